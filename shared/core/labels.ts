@@ -1,0 +1,80 @@
+/** Well-known node labels (Kubernetes, Karpenter, Karpenter's AWS provider). */
+export const LABEL_NODEPOOL = 'karpenter.sh/nodepool';
+export const LABEL_CAPACITY_TYPE = 'karpenter.sh/capacity-type';
+export const LABEL_NODECLASS = 'karpenter.k8s.aws/ec2nodeclass';
+export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
+export const LABEL_ZONE = 'topology.kubernetes.io/zone';
+export const LABEL_REGION = 'topology.kubernetes.io/region';
+export const LABEL_ARCH = 'kubernetes.io/arch';
+export const LABEL_OS = 'kubernetes.io/os';
+export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
+export const LABEL_WINDOWS_BUILD = 'node.kubernetes.io/windows-build';
+export const LABEL_INSTANCE_CATEGORY = 'karpenter.k8s.aws/instance-category';
+export const LABEL_INSTANCE_FAMILY = 'karpenter.k8s.aws/instance-family';
+export const LABEL_INSTANCE_GENERATION = 'karpenter.k8s.aws/instance-generation';
+export const LABEL_INSTANCE_SIZE = 'karpenter.k8s.aws/instance-size';
+export const LABEL_INSTANCE_CPU = 'karpenter.k8s.aws/instance-cpu';
+export const LABEL_INSTANCE_CPU_MANUFACTURER = 'karpenter.k8s.aws/instance-cpu-manufacturer';
+export const LABEL_INSTANCE_MEMORY = 'karpenter.k8s.aws/instance-memory';
+export const LABEL_INSTANCE_GPU_NAME = 'karpenter.k8s.aws/instance-gpu-name';
+export const LABEL_INSTANCE_GPU_MANUFACTURER = 'karpenter.k8s.aws/instance-gpu-manufacturer';
+export const LABEL_INSTANCE_GPU_COUNT = 'karpenter.k8s.aws/instance-gpu-count';
+export const LABEL_INSTANCE_GPU_MEMORY = 'karpenter.k8s.aws/instance-gpu-memory';
+export const LABEL_INSTANCE_LOCAL_NVME = 'karpenter.k8s.aws/instance-local-nvme';
+export const LABEL_INSTANCE_HYPERVISOR = 'karpenter.k8s.aws/instance-hypervisor';
+export const LABEL_INSTANCE_NETWORK_BANDWIDTH = 'karpenter.k8s.aws/instance-network-bandwidth';
+export const LABEL_INSTANCE_EBS_BANDWIDTH = 'karpenter.k8s.aws/instance-ebs-bandwidth';
+export const LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT =
+  'karpenter.k8s.aws/instance-encryption-in-transit-supported';
+export const LABEL_INSTANCE_CAPABILITY_FLEX = 'karpenter.k8s.aws/instance-capability-flex';
+
+/**
+ * Labels a pod may require even though a NodePool does not mention them: every instance type
+ * defines them, so they are checked against instance types instead (Karpenter's
+ * WellKnownLabels).
+ */
+export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
+  LABEL_NODEPOOL,
+  LABEL_CAPACITY_TYPE,
+  LABEL_NODECLASS,
+  LABEL_INSTANCE_TYPE,
+  LABEL_ZONE,
+  LABEL_REGION,
+  LABEL_ARCH,
+  LABEL_OS,
+  LABEL_WINDOWS_BUILD,
+  LABEL_INSTANCE_CATEGORY,
+  LABEL_INSTANCE_FAMILY,
+  LABEL_INSTANCE_GENERATION,
+  LABEL_INSTANCE_SIZE,
+  LABEL_INSTANCE_CPU,
+  LABEL_INSTANCE_CPU_MANUFACTURER,
+  LABEL_INSTANCE_MEMORY,
+  LABEL_INSTANCE_GPU_NAME,
+  LABEL_INSTANCE_GPU_MANUFACTURER,
+  LABEL_INSTANCE_GPU_COUNT,
+  LABEL_INSTANCE_GPU_MEMORY,
+  LABEL_INSTANCE_LOCAL_NVME,
+  LABEL_INSTANCE_HYPERVISOR,
+  LABEL_INSTANCE_NETWORK_BANDWIDTH,
+  LABEL_INSTANCE_EBS_BANDWIDTH,
+  LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT,
+  LABEL_INSTANCE_CAPABILITY_FLEX,
+]);
+
+/**
+ * Label domains NodePools may not set in template labels or requirements (Karpenter's
+ * RestrictedLabelDomains), except for the well-known labels above and the
+ * node-restriction.kubernetes.io/ and node.kubernetes.io/ exceptions Karpenter allows.
+ */
+export const RESTRICTED_LABEL_DOMAINS: readonly string[] = [
+  'kubernetes.io',
+  'k8s.io',
+  'karpenter.sh',
+  'karpenter.k8s.aws',
+];
+
+/** Taint every new node registers with until podlift has initialised it. */
+export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' } as const;
+/** Taint put on nodes being disrupted. */
+export const DISRUPTED_TAINT = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' } as const;
