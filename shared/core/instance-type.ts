@@ -87,3 +87,25 @@ export interface InstanceType {
 export function offeringKey(instanceType: string, zone: string, capacityType: CapacityType): string {
   return `${capacityType}:${instanceType}:${zone}`;
 }
+
+/** Prices of a region: on-demand per type, spot per type and zone (USD per hour). */
+export interface PriceTable {
+  readonly onDemand: ReadonlyMap<string, number>;
+  readonly spot: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/**
+ * What is known about one region: its availability zones, the instance types offered there
+ * and their prices. Built from the bundled data (shared/catalog) or live from EC2 (shared/aws).
+ */
+export interface Catalog {
+  readonly region: string;
+  readonly zones: readonly string[];
+  readonly types: readonly InstanceTypeInfo[];
+  readonly prices: PriceTable;
+  /**
+   * Zones where a type is offered; absent = every zone of the region (the bundled data has no
+   * per-zone availability, DescribeInstanceTypeOfferings does).
+   */
+  readonly typeZones?: ReadonlyMap<string, ReadonlySet<string>>;
+}
