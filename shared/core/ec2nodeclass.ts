@@ -21,6 +21,12 @@ export interface SelectorTerm {
   readonly id?: string;
   readonly name?: string;
   readonly owner?: string;
+  /** Subnet terms: the subnet's CIDR block. */
+  readonly cidr?: string;
+  /** Capacity reservation terms: the 12-digit account that owns the reservation. */
+  readonly ownerID?: string;
+  /** Capacity reservation terms: which reservations instances may use. */
+  readonly instanceMatchCriteria?: 'open' | 'targeted';
 }
 
 export interface AmiSelectorTerm {
@@ -45,6 +51,8 @@ export interface BlockDeviceMapping {
     readonly kmsKeyID?: string;
     readonly deleteOnTermination?: boolean;
     readonly snapshotID?: string;
+    /** MiB/s at which a volume created from snapshotID is initialised (100..300). */
+    readonly volumeInitializationRate?: number;
   };
 }
 
@@ -66,6 +74,8 @@ export interface EC2NodeClass {
   /** From amiFamily, or inferred from an alias term ("al2023@latest" → AL2023). */
   readonly amiFamily: AmiFamily;
   readonly associatePublicIPAddress?: boolean;
+  /** Number of IPv4 prefixes assigned to the primary network interface. */
+  readonly ipPrefixCount?: number;
   /** Exactly one of role / instanceProfile is set. */
   readonly role?: string;
   readonly instanceProfile?: string;

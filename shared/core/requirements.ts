@@ -154,15 +154,16 @@ export class Requirement {
     return this.values.values().next().value;
   }
 
-  /** Back to the API form (Gt and Lt both set become two requirements). */
+  /** Back to the API form (Gt, Lt and excluded values each become their own requirement). */
   toSelectorRequirements(): NodeSelectorRequirement[] {
     const mv = this.minValues !== undefined ? { minValues: this.minValues } : {};
-    if (
-      this.complement &&
-      this.values.size === 0 &&
-      (this.greaterThan !== undefined || this.lessThan !== undefined)
-    ) {
+    if (this.complement && (this.greaterThan !== undefined || this.lessThan !== undefined)) {
+      // NotIn ∩ Gt/Lt keeps both the excluded values and the bounds; dropping either would
+      // widen what the requirement admits.
       const out: NodeSelectorRequirement[] = [];
+      if (this.values.size > 0) {
+        out.push({ key: this.key, operator: 'NotIn', values: [...this.values].sort(), ...mv });
+      }
       if (this.greaterThan !== undefined) {
         out.push({ key: this.key, operator: 'Gt', values: [String(this.greaterThan)], ...mv });
       }
@@ -276,6 +277,20 @@ export class Requirements {
       return `incompatible requirement ${req} (allowed: ${existing})`;
     }
     return undefined;
+  }
+
+  /**
+   * Whether every value these requirements allow is allowed by `other` on each of other's keys
+   * (so intersecting with `other` would change nothing). Only finite sets can imply.
+   */
+  implies(other: Requirements): boolean {
+    for (const [key, req] of other.byKey) {
+      const mine = this.byKey.get(key);
+      if (!mine || mine.complement) return false;
+      for (const v of mine.values) if (!req.has(v)) return false;
+      if (req.minValues !== undefined && (mine.minValues ?? 0) < req.minValues) return false;
+    }
+    return true;
   }
 
   /** Labels implied by the requirements: every key with exactly one allowed value. */

@@ -13,3 +13,45 @@ export interface Toleration {
   readonly effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
   readonly tolerationSeconds?: number;
 }
+
+/**
+ * Whether `toleration` tolerates `taint`, exactly as core/v1 Toleration.ToleratesTaint: an
+ * empty effect matches every effect, an empty key matches every key, and the operator
+ * (default Equal) then decides: Exists ignores the value, Equal compares it (absent = "").
+ * So `{ operator: 'Exists' }` alone tolerates every taint.
+ */
+export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
+  if (toleration.effect && toleration.effect !== taint.effect) return false;
+  if (toleration.key && toleration.key !== taint.key) return false;
+  switch (toleration.operator ?? 'Equal') {
+    case 'Equal':
+      return (toleration.value ?? '') === (taint.value ?? '');
+    case 'Exists':
+      return true;
+    default:
+      // An operator the API does not know tolerates nothing (as in Kubernetes).
+      return false;
+  }
+}
+
+/** Whether any of `tolerations` tolerates `taint`. */
+export function taintTolerated(tolerations: readonly Toleration[], taint: Taint): boolean {
+  return tolerations.some((t) => toleratesTaint(t, taint));
+}
+
+/**
+ * The first taint that keeps a pod with `tolerations` off a node, or undefined when it may
+ * schedule there. Only NoSchedule and NoExecute block: PreferNoSchedule is a preference the
+ * scheduler may ignore, so it never makes a node unusable.
+ */
+export function firstUntoleratedTaint(
+  tolerations: readonly Toleration[],
+  taints: readonly Taint[],
+): Taint | undefined {
+  return taints.find((t) => t.effect !== 'PreferNoSchedule' && !taintTolerated(tolerations, t));
+}
+
+/** `key=value:Effect`, or `key:Effect` when the value is empty, as kubectl prints taints. */
+export function formatTaint(taint: Taint): string {
+  return `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
+}

@@ -26,6 +26,8 @@ export interface StateNode {
   /** Taints that apply to scheduling (for in-flight claims: not the startup taints). */
   readonly taints: readonly Taint[];
   readonly allocatable: Resources;
+  /** What counts against NodePool limits (Karpenter counts capacity); defaults to allocatable. */
+  readonly capacity?: Resources;
   /** Pods bound (or, for in-flight claims, nominated) to it, DaemonSet pods included. */
   readonly pods: readonly Pod[];
   /** The NodePool it belongs to (label karpenter.sh/nodepool), if Karpenter-managed. */

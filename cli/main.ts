@@ -1,0 +1,24 @@
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
+import { run } from './run';
+
+/**
+ * The `podlift` command: wires the CLI to the process. Everything else lives in run.ts, which
+ * tests drive in-process.
+ */
+// `podlift plan ... | head` closes the pipe early; that is not a failure.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
+process.exitCode = await run(process.argv.slice(2), {
+  stdin: () => text(process.stdin),
+  stdout: (s) => {
+    process.stdout.write(s);
+  },
+  stderr: (s) => {
+    process.stderr.write(s);
+  },
+  readFile: (path) => readFile(path, 'utf8'),
+});

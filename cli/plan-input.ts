@@ -1,0 +1,394 @@
+import type { Type } from 'js-yaml';
+import * as jsYaml from 'js-yaml';
+import { parseEC2NodeClass } from '../shared/core/ec2nodeclass-schema';
+import type { EC2NodeClass } from '../shared/core/ec2nodeclass';
+import { ValidationError, type ValidationLocation } from '../shared/core/errors';
+import type { PodManifest, PodTemplateManifest } from '../shared/core/kube-objects';
+import { manifestRef } from '../shared/core/manifest-kind';
+import type { NodePool } from '../shared/core/nodepool';
+import { parseNodePool } from '../shared/core/nodepool-schema';
+import type { Pod } from '../shared/core/pod';
+import { nodeFromManifest, podFromManifest, podTemplateToPod } from '../shared/core/pod-manifest';
+import type { DaemonSet, StateNode } from '../shared/core/scheduling/types';
+
+/** Everything `podlift plan` reads from its input file, validated. */
+export interface PlanInput {
+  readonly nodePools: readonly NodePool[];
+  readonly nodeClasses: readonly EC2NodeClass[];
+  /** Pending pods: the Pods without spec.nodeName plus the pods workloads would create. */
+  readonly pods: readonly Pod[];
+  readonly daemonSets: readonly DaemonSet[];
+  /** Existing Nodes, each with the Pods bound to it by spec.nodeName. */
+  readonly nodes: readonly StateNode[];
+  /** Things the user should know that do not stop the plan, without the `warning: ` prefix. */
+  readonly warnings: readonly string[];
+}
+
+/** Kinds that stamp pods from spec.template, with the kind of their pods' controlling owner. */
+const WORKLOADS: Readonly<Record<string, string>> = {
+  Deployment: 'ReplicaSet',
+  ReplicaSet: 'ReplicaSet',
+  StatefulSet: 'StatefulSet',
+  Job: 'Job',
+};
+
+/** Skipped objects reported one by one; the rest are summed up in one line. */
+const MAX_SKIP_WARNINGS = 20;
+
+// @types/js-yaml does not declare `types`, which js-yaml 4 exports at runtime.
+const { types: yamlTypes } = jsYaml as unknown as { types: { merge: Type } };
+
+/**
+ * YAML 1.2 core plus merge keys. Kubernetes reads YAML by converting it to JSON, so an unquoted
+ * `2024-01-01` stays a string (js-yaml's default schema would make it a Date).
+ */
+const KUBERNETES_YAML = jsYaml.CORE_SCHEMA.extend({ implicit: [yamlTypes.merge] });
+
+/** A plain object (not null, not an array). */
+type Obj = Readonly<Record<string, unknown>>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An object of the input, with where it was found. */
+interface Located {
+  readonly obj: Obj;
+  readonly kind: string;
+  readonly name: string;
+  readonly location: ValidationLocation;
+}
+
+/**
+ * Reads a kubectl-style multi-document YAML stream (`kind: List` and `*List` objects are
+ * flattened, also nested) into what the planner needs. Pure: takes the text, returns data.
+ *
+ * - NodePool, EC2NodeClass: validated by their schemas; duplicate names are errors.
+ * - Pod: pending unless spec.nodeName is set; bound pods consume their Node's capacity and must
+ *   name a Node of the input. Finished pods (status.phase Succeeded or Failed) are ignored.
+ * - Deployment, ReplicaSet, StatefulSet (spec.replicas, default 1) and Job (spec.parallelism,
+ *   default 1, at most spec.completions; none when suspended) expand into pending pods named
+ *   `<controller>-<i>`, i from 0.
+ * - DaemonSet: its pod runs on every eligible node, new ones included.
+ * - Node: existing capacity (labels, allocatable, taints).
+ * - Any other kind is skipped with a warning; empty documents are ignored.
+ *
+ * A NodePool whose nodeClassRef names an EC2NodeClass missing from the input is kept (with a
+ * warning): it can launch nothing, and the scheduler says so for the pods only it could take.
+ *
+ * @param source the file name used in messages (`-` for standard input is shown as `<stdin>`)
+ * @throws ValidationError naming the source, document index, `Kind/name`, field and value
+ */
+export function readPlanInput(text: string, source: string): PlanInput {
+  const reader = new PlanInputReader(source);
+  let documents: unknown[];
+  try {
+    documents = jsYaml.loadAll(text, null, { schema: KUBERNETES_YAML, filename: source });
+  } catch (e) {
+    if (e instanceof jsYaml.YAMLException) {
+      const { line, column } = e.mark ?? { line: 0, column: 0 };
+      throw new ValidationError(
+        [{ field: `line ${line + 1}, column ${column + 1}`, value: undefined, message: `not valid YAML: ${e.reason}` }],
+        { source },
+        { cause: e },
+      );
+    }
+    throw e;
+  }
+  documents.forEach((doc, index) => {
+    reader.document(doc, index);
+  });
+  return reader.finish();
+}
+
+/** Accumulates the objects of one input stream; `finish` resolves cross-references. */
+class PlanInputReader {
+  private readonly nodePools = new Map<string, { pool: NodePool; location: ValidationLocation }>();
+  private readonly nodeClasses = new Map<string, { nodeClass: EC2NodeClass; location: ValidationLocation }>();
+  private readonly pending: Pod[] = [];
+  private readonly bound = new Map<string, { pod: Pod; location: ValidationLocation }[]>();
+  private readonly podLocations = new Map<string, ValidationLocation>();
+  private readonly daemonSets = new Map<string, { daemonSet: DaemonSet; location: ValidationLocation }>();
+  private readonly nodes = new Map<string, Located>();
+  private readonly warnings: string[] = [];
+  private readonly skipped = new Map<string, number>();
+  private skippedCount = 0;
+  private finishedPods = 0;
+
+  constructor(private readonly source: string) {}
+
+  document(doc: unknown, documentIndex: number): void {
+    if (doc === null || doc === undefined) return;
+    this.object(doc, { source: this.source, documentIndex }, []);
+  }
+
+  /** @param itemPath indexes into enclosing Lists, outermost first */
+  private object(doc: unknown, base: ValidationLocation, itemPath: readonly number[]): void {
+    const within = itemPath.length > 0 ? ` (List item ${itemPath.join('.')})` : '';
+    const at = (object?: string): ValidationLocation => ({
+      ...base,
+      object: object === undefined ? (within ? within.slice(2, -1) : undefined) : `${object}${within}`,
+    });
+    if (!isObject(doc)) {
+      throw new ValidationError(
+        [{ field: '(document)', value: doc, message: 'expected a Kubernetes object (a mapping with kind)' }],
+        at(),
+      );
+    }
+    const kind = doc.kind;
+    if (typeof kind !== 'string' || kind === '') {
+      throw new ValidationError([{ field: 'kind', value: kind, message: 'must be a non-empty string' }], at());
+    }
+    if (kind === 'List' || (kind.endsWith('List') && 'items' in doc)) {
+      const items = doc.items ?? [];
+      if (!Array.isArray(items)) {
+        throw new ValidationError([{ field: 'items', value: items, message: 'must be a list' }], at(kind));
+      }
+      items.forEach((item, i) => {
+        if (item !== null && item !== undefined) this.object(item, base, [...itemPath, i]);
+      });
+      return;
+    }
+    const metadata = isObject(doc.metadata) ? doc.metadata : {};
+    const name = metadata.name;
+    const location = at(manifestRef(doc));
+    try {
+      this.kind({ obj: doc, kind, name: typeof name === 'string' ? name : '', location });
+    } catch (e) {
+      throw e instanceof ValidationError ? e.at(location) : e;
+    }
+  }
+
+  private kind(o: Located): void {
+    switch (o.kind) {
+      case 'NodePool':
+        return this.nodePool(o);
+      case 'EC2NodeClass':
+        return this.nodeClass(o);
+      case 'Pod':
+        return this.pod(o);
+      case 'DaemonSet':
+        return this.daemonSet(o);
+      case 'Node':
+        return this.node(o);
+      default:
+        if (o.kind in WORKLOADS) return this.workload(o);
+        return this.skip(o);
+    }
+  }
+
+  private nodePool(o: Located): void {
+    const pool = parseNodePool(o.obj, o.location);
+    const first = this.nodePools.get(pool.name);
+    if (first) throw duplicate('NodePool', pool.name, first.location);
+    this.nodePools.set(pool.name, { pool, location: o.location });
+  }
+
+  private nodeClass(o: Located): void {
+    const nodeClass = parseEC2NodeClass(o.obj, o.location);
+    const first = this.nodeClasses.get(nodeClass.name);
+    if (first) throw duplicate('EC2NodeClass', nodeClass.name, first.location);
+    this.nodeClasses.set(nodeClass.name, { nodeClass, location: o.location });
+  }
+
+  private pod(o: Located): void {
+    const phase = isObject(o.obj.status) ? o.obj.status.phase : undefined;
+    if (phase === 'Succeeded' || phase === 'Failed') {
+      // A finished pod holds no resources and will not be scheduled again.
+      this.finishedPods++;
+      return;
+    }
+    const pod = podFromManifest(o.obj as PodManifest, o.location);
+    this.addPod(pod, o.location);
+  }
+
+  private addPod(pod: Pod, location: ValidationLocation): void {
+    const key = `${pod.namespace}/${pod.name}`;
+    const first = this.podLocations.get(key);
+    if (first) throw duplicate('Pod', key, first);
+    this.podLocations.set(key, location);
+    if (pod.nodeName === undefined) {
+      this.pending.push(pod);
+      return;
+    }
+    let onNode = this.bound.get(pod.nodeName);
+    if (!onNode) {
+      onNode = [];
+      this.bound.set(pod.nodeName, onNode);
+    }
+    onNode.push({ pod, location });
+  }
+
+  private workload(o: Located): void {
+    const { name, obj, location } = o;
+    if (name === '') {
+      throw new ValidationError([{ field: 'metadata.name', value: name, message: 'is required' }], location);
+    }
+    const spec = isObject(obj.spec) ? obj.spec : {};
+    const template = spec.template;
+    if (!isObject(template)) {
+      throw new ValidationError(
+        [{ field: 'spec.template', value: template, message: 'is required: a pod template' }],
+        location,
+      );
+    }
+    const replicas = workloadReplicas(o.kind, spec);
+    if (replicas === 0) return;
+    const namespace = namespaceOf(obj);
+    const first = templatePod(template, namespace, `${name}-0`, WORKLOADS[o.kind], location);
+    for (let i = 0; i < replicas; i++) {
+      const podName = `${name}-${i}`;
+      const labels =
+        o.kind === 'StatefulSet'
+          ? {
+              ...first.labels,
+              'statefulset.kubernetes.io/pod-name': podName,
+              'apps.kubernetes.io/pod-index': String(i),
+            }
+          : first.labels;
+      // Replicas differ only in name: copy the validated first pod rather than re-parse.
+      this.addPod({ ...first, name: podName, uid: `${namespace}/${podName}`, labels }, location);
+    }
+  }
+
+  private daemonSet(o: Located): void {
+    const { name, obj, location } = o;
+    if (name === '') {
+      throw new ValidationError([{ field: 'metadata.name', value: name, message: 'is required' }], location);
+    }
+    const spec = isObject(obj.spec) ? obj.spec : {};
+    if (!isObject(spec.template)) {
+      throw new ValidationError(
+        [{ field: 'spec.template', value: spec.template, message: 'is required: a pod template' }],
+        location,
+      );
+    }
+    const namespace = namespaceOf(obj);
+    const key = `${namespace}/${name}`;
+    const first = this.daemonSets.get(key);
+    if (first) throw duplicate('DaemonSet', key, first.location);
+    const pod = templatePod(spec.template, namespace, name, 'DaemonSet', location);
+    this.daemonSets.set(key, { daemonSet: { namespace, name, pod }, location });
+  }
+
+  private node(o: Located): void {
+    if (o.name === '') {
+      throw new ValidationError([{ field: 'metadata.name', value: o.name, message: 'is required' }], o.location);
+    }
+    const first = this.nodes.get(o.name);
+    if (first) throw duplicate('Node', o.name, first.location);
+    // Built in finish(): the pods bound to it may come later in the stream.
+    this.nodes.set(o.name, o);
+  }
+
+  private skip(o: Located): void {
+    this.skippedCount++;
+    if (this.skippedCount <= MAX_SKIP_WARNINGS) {
+      this.warnings.push(`${where(o.location)}: skipping ${o.location.object}: podlift plan does not use this kind`);
+    } else {
+      this.skipped.set(o.kind, (this.skipped.get(o.kind) ?? 0) + 1);
+    }
+  }
+
+  finish(): PlanInput {
+    const nodes: StateNode[] = [];
+    for (const [name, o] of this.nodes) {
+      const pods = (this.bound.get(name) ?? []).map((b) => b.pod);
+      try {
+        nodes.push(nodeFromManifest(o.obj, o.location, pods));
+      } catch (e) {
+        throw e instanceof ValidationError ? e.at(o.location) : e;
+      }
+    }
+    for (const [nodeName, pods] of this.bound) {
+      if (this.nodes.has(nodeName)) continue;
+      const { pod, location } = pods[0];
+      throw new ValidationError(
+        [
+          {
+            field: 'spec.nodeName',
+            value: pod.nodeName,
+            message:
+              'names no Node in the input: add that Node, or remove spec.nodeName to plan the pod as pending',
+          },
+        ],
+        location,
+      );
+    }
+    const nodeClassNames = new Set(this.nodeClasses.keys());
+    for (const { pool, location } of this.nodePools.values()) {
+      const ref = pool.template.nodeClassRef.name;
+      if (!nodeClassNames.has(ref)) {
+        this.warnings.push(
+          `${where(location)}: ${location.object}: spec.template.spec.nodeClassRef names EC2NodeClass "${ref}", which is not in the input; this NodePool can launch no nodes`,
+        );
+      }
+    }
+    if (this.skipped.size > 0) {
+      const kinds = [...this.skipped].map(([kind, n]) => `${kind}: ${n}`).join(', ');
+      const more = this.skippedCount - MAX_SKIP_WARNINGS;
+      this.warnings.push(`${this.source}: skipping ${more} more objects podlift plan does not use (${kinds})`);
+    }
+    if (this.finishedPods > 0) {
+      this.warnings.push(
+        `${this.source}: ignoring ${this.finishedPods} finished pod(s) (status.phase Succeeded or Failed)`,
+      );
+    }
+    return {
+      nodePools: [...this.nodePools.values()].map((p) => p.pool),
+      nodeClasses: [...this.nodeClasses.values()].map((c) => c.nodeClass),
+      pods: this.pending,
+      daemonSets: [...this.daemonSets.values()].map((d) => d.daemonSet),
+      nodes,
+      warnings: this.warnings,
+    };
+  }
+}
+
+/** How many pods a workload runs now. */
+function workloadReplicas(kind: string, spec: Obj): number {
+  if (kind !== 'Job') return count(spec, 'replicas', 1);
+  if (spec.suspend === true) return 0;
+  const parallelism = count(spec, 'parallelism', 1);
+  const completions = spec.completions === undefined || spec.completions === null ? undefined : count(spec, 'completions', 1);
+  return completions === undefined ? parallelism : Math.min(parallelism, completions);
+}
+
+function count(spec: Obj, field: string, fallback: number): number {
+  const v = spec[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw new ValidationError([{ field: `spec.${field}`, value: v, message: 'must be a non-negative integer' }]);
+  }
+  return v;
+}
+
+function namespaceOf(obj: Obj): string {
+  const ns = isObject(obj.metadata) ? obj.metadata.namespace : undefined;
+  return typeof ns === 'string' && ns !== '' ? ns : 'default';
+}
+
+function templatePod(
+  template: Obj,
+  namespace: string,
+  name: string,
+  ownerKind: string,
+  location: ValidationLocation,
+): Pod {
+  return podTemplateToPod(template as PodTemplateManifest, { namespace, name, ownerKind, location });
+}
+
+function duplicate(kind: string, name: string, first: ValidationLocation): ValidationError {
+  return new ValidationError([
+    {
+      field: 'metadata.name',
+      value: name,
+      message: `duplicate ${kind}: already defined at ${where(first)}${first.object ? ` (${first.object})` : ''}`,
+    },
+  ]);
+}
+
+/** `file document N`, as warnings print a location. */
+function where(location: ValidationLocation): string {
+  return `${location.source}${location.documentIndex === undefined ? '' : ` document ${location.documentIndex}`}`;
+}

@@ -1,0 +1,139 @@
+import type { CapacityType } from '../capacity-type';
+import type { InstanceType } from '../instance-type';
+import { LABEL_CAPACITY_TYPE } from '../labels';
+import type { Requirements } from '../requirements';
+import { addInto, fits, type Resources } from '../resources';
+import { cheapestOffering } from './nodepool-context';
+import type { InstanceTypeOption } from './types';
+
+/** CreateFleet takes at most this many overrides; Karpenter caps options the same way. */
+export const MAX_INSTANCE_TYPE_OPTIONS = 60;
+
+/** How much dearer per pod an option may be than the best and still be packed towards. */
+const EFFICIENCY_TOLERANCE = 0.1;
+
+/**
+ * The instance types worth filling for a new node: those whose price per "average pending
+ * pod" is within 10 % of the best. Karpenter fills a new node towards the largest compatible
+ * type and only then picks the cheapest that fits, so its nodes end up sized by whichever type
+ * happens to be biggest; choosing the target by price per pod-equivalent (the pending pods'
+ * average request, including the pods slot) packs towards the types that are cheap for this
+ * workload's shape, and the node is still right-sized when it is finalised.
+ */
+export function efficientOptions(
+  types: readonly InstanceType[],
+  requirements: Requirements,
+  daemonSetOverhead: Resources,
+  averagePod: Resources,
+): InstanceType[] {
+  const scored: { it: InstanceType; cost: number }[] = [];
+  let best = Number.POSITIVE_INFINITY;
+  for (const it of types) {
+    const price = cheapestOffering(it, requirements)?.price;
+    if (price === undefined) continue;
+    let podEquivalents = Number.POSITIVE_INFINITY;
+    for (const k in averagePod) {
+      const avg = averagePod[k];
+      if (avg <= 0) continue;
+      const free = (it.allocatable[k] ?? 0) - (daemonSetOverhead[k] ?? 0);
+      podEquivalents = Math.min(podEquivalents, free / avg);
+    }
+    if (!(podEquivalents > 0) || !Number.isFinite(podEquivalents)) continue;
+    const cost = price / podEquivalents;
+    scored.push({ it, cost });
+    if (cost < best) best = cost;
+  }
+  const kept = scored.filter((s) => s.cost <= best * (1 + EFFICIENCY_TOLERANCE)).map((s) => s.it);
+  return kept.length > 0 ? kept : [...types];
+}
+
+/** The launch decision for a finished planned node. */
+export interface LaunchChoice {
+  readonly capacityType: CapacityType;
+  readonly options: readonly InstanceTypeOption[];
+  readonly zones: readonly string[];
+}
+
+/**
+ * Prices the instance types that can hold `used + daemonSetOverhead` and decides the capacity
+ * type: spot whenever the requirements allow it and some option has an available spot offering
+ * (Karpenter's rule), else on-demand, else reserved. Options come cheapest first, at most 60,
+ * keeping every requirement's minValues satisfied; undefined when nothing fits.
+ */
+export function chooseLaunch(
+  types: readonly InstanceType[],
+  requirements: Requirements,
+  used: Resources,
+  daemonSetOverhead: Resources,
+): LaunchChoice | string {
+  const need = { ...used };
+  addInto(need, daemonSetOverhead);
+  const fitting = types.filter((it) => fits(need, {}, it.allocatable));
+  if (fitting.length === 0) return 'no instance type holds the pods and DaemonSet overhead';
+  const allowed = requirements.get(LABEL_CAPACITY_TYPE);
+  for (const capacityType of ['spot', 'on-demand', 'reserved'] as const) {
+    if (allowed && !allowed.has(capacityType)) continue;
+    const priced: { it: InstanceType; option: InstanceTypeOption }[] = [];
+    for (const it of fitting) {
+      const o = cheapestOffering(it, requirements, capacityType);
+      if (o) priced.push({ it, option: { name: it.name, price: o.price, capacityType, zone: o.zone } });
+    }
+    if (priced.length === 0) continue;
+    priced.sort((a, b) => a.option.price - b.option.price || (a.option.name < b.option.name ? -1 : 1));
+    const chosen = truncateKeepingMinValues(priced, requirements);
+    if (typeof chosen === 'string') return chosen;
+    const zones = new Set<string>();
+    for (const { it } of chosen) {
+      for (const o of it.offerings) {
+        if (o.capacityType === capacityType && o.available && (requirements.get('topology.kubernetes.io/zone')?.has(o.zone) ?? true)) {
+          zones.add(o.zone);
+        }
+      }
+    }
+    return { capacityType, options: chosen.map((c) => c.option), zones: [...zones].sort() };
+  }
+  return 'no instance type that fits has an available offering';
+}
+
+function distinctValues(items: readonly { it: InstanceType }[], key: string): Set<string> {
+  const out = new Set<string>();
+  for (const { it } of items) {
+    const r = it.requirements.get(key);
+    if (r && !r.complement) for (const v of r.values) out.add(v);
+  }
+  return out;
+}
+
+function truncateKeepingMinValues<T extends { it: InstanceType }>(
+  sorted: readonly T[],
+  requirements: Requirements,
+): T[] | string {
+  const minValues = [...requirements.values()].filter((r) => r.minValues !== undefined);
+  for (const r of minValues) {
+    const have = distinctValues(sorted, r.key).size;
+    if (have < (r.minValues ?? 0)) {
+      return `minValues ${r.minValues} for ${r.key} not satisfied: only ${have} value(s) among instance types that fit`;
+    }
+  }
+  if (sorted.length <= MAX_INSTANCE_TYPE_OPTIONS) return [...sorted];
+  const head = sorted.slice(0, MAX_INSTANCE_TYPE_OPTIONS);
+  if (minValues.every((r) => distinctValues(head, r.key).size >= (r.minValues ?? 0))) return head;
+  // Take the cheapest type of each missing value first, then fill by price.
+  const picked = new Set<T>();
+  for (const r of minValues) {
+    const seen = new Set<string>();
+    for (const item of sorted) {
+      if (seen.size >= (r.minValues ?? 0)) break;
+      const v = item.it.requirements.get(r.key)?.single;
+      if (v !== undefined && !seen.has(v)) {
+        seen.add(v);
+        picked.add(item);
+      }
+    }
+  }
+  for (const item of sorted) {
+    if (picked.size >= MAX_INSTANCE_TYPE_OPTIONS) break;
+    picked.add(item);
+  }
+  return sorted.filter((item) => picked.has(item));
+}

@@ -1,0 +1,134 @@
+import type { CapacityType } from '../capacity-type';
+import type { EC2NodeClass } from '../ec2nodeclass';
+import type { InstanceType, Offering } from '../instance-type';
+import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE, WELL_KNOWN_LABELS } from '../labels';
+import { NODES_LIMIT, type NodePool } from '../nodepool';
+import { Requirement, Requirements } from '../requirements';
+import { addInto, type MutableResources, type Resources } from '../resources';
+import { firstUntoleratedTaint } from '../taints';
+import type { DaemonSet, StateNode } from './types';
+
+/** Whether an offering is usable under `requirements` (zone and capacity type allowed, available). */
+export function offeringAllowed(o: Offering, requirements: Requirements): boolean {
+  if (!o.available) return false;
+  const zone = requirements.get(LABEL_ZONE);
+  if (zone && !zone.has(o.zone)) return false;
+  const ct = requirements.get(LABEL_CAPACITY_TYPE);
+  return !ct || ct.has(o.capacityType);
+}
+
+/** The cheapest usable offering of `it` under `requirements`, optionally of one capacity type. */
+export function cheapestOffering(
+  it: InstanceType,
+  requirements: Requirements,
+  capacityType?: CapacityType,
+): Offering | undefined {
+  let best: Offering | undefined;
+  for (const o of it.offerings) {
+    if (capacityType && o.capacityType !== capacityType) continue;
+    if (!offeringAllowed(o, requirements)) continue;
+    if (!best || o.price < best.price || (o.price === best.price && o.zone < best.zone)) best = o;
+  }
+  return best;
+}
+
+/**
+ * Everything about one NodePool the scheduler needs, computed once per run: its requirements
+ * (template requirements ∩ template labels ∩ its own name), the instance types it may launch,
+ * its taints, the resources its limits still allow and the DaemonSets that run on its nodes.
+ */
+export class NodePoolContext {
+  readonly requirements: Requirements;
+  readonly instanceTypes: readonly InstanceType[];
+  /** Set when the NodePool cannot launch anything at all. */
+  readonly unusable?: string;
+  /** Limits minus existing and in-flight capacity minus what this run has reserved. */
+  readonly remaining: MutableResources;
+  readonly daemonSets: readonly DaemonSet[];
+
+  constructor(
+    readonly nodePool: NodePool,
+    readonly nodeClass: EC2NodeClass | undefined,
+    instanceTypes: readonly InstanceType[],
+    nodes: readonly StateNode[],
+    daemonSets: readonly DaemonSet[],
+  ) {
+    const t = nodePool.template;
+    this.requirements = Requirements.from(t.requirements)
+      .intersect(Requirements.fromLabels(t.labels))
+      .with(Requirement.of(LABEL_NODEPOOL, 'In', [nodePool.name]))
+      .with(Requirement.of(LABEL_NODECLASS, 'In', [t.nodeClassRef.name]));
+    this.instanceTypes = instanceTypes.filter(
+      (it) =>
+        this.requirements.intersects(it.requirements) === undefined &&
+        it.offerings.some((o) => offeringAllowed(o, this.requirements)),
+    );
+    if (!nodeClass) {
+      this.unusable = `NodePool ${nodePool.name}: ${t.nodeClassRef.kind} ${t.nodeClassRef.name} not found`;
+    } else if (this.instanceTypes.length === 0) {
+      this.unusable = `NodePool ${nodePool.name}: no instance type with an available offering satisfies its requirements`;
+    }
+    this.remaining = {};
+    for (const [k, v] of Object.entries(nodePool.limits)) this.remaining[k] = v;
+    for (const n of nodes) {
+      if (n.nodePool !== nodePool.name) continue;
+      for (const k of Object.keys(this.remaining)) {
+        this.remaining[k] -= k === NODES_LIMIT ? 1 : ((n.capacity ?? n.allocatable)[k] ?? 0);
+      }
+    }
+    // DaemonSet pods that tolerate the pool's taints and can run on its nodes add overhead to
+    // every new node. Checked against the pool's requirements: conservative when a DaemonSet
+    // targets only some of the pool's nodes (e.g. one architecture).
+    this.daemonSets = daemonSets.filter(
+      (ds) =>
+        firstUntoleratedTaint(ds.pod.tolerations, [...t.taints, ...t.startupTaints]) === undefined &&
+        daemonSetRequirementTerms(ds).some(
+          (term) => this.requirements.compatible(term, WELL_KNOWN_LABELS) === undefined,
+        ),
+    );
+  }
+
+  /** Requests of the DaemonSets that would run on a node with `requirements`. */
+  daemonSetOverhead(requirements: Requirements): Resources {
+    const out: MutableResources = {};
+    for (const ds of this.daemonSets) {
+      if (
+        daemonSetRequirementTerms(ds).some((term) => requirements.compatible(term, WELL_KNOWN_LABELS) === undefined)
+      ) {
+        addInto(out, ds.pod.requests);
+      }
+    }
+    return out;
+  }
+
+  /** Whether launching `capacity` stays within the limits; returns the first exceeded limit. */
+  exceededLimit(capacity: Resources): string | undefined {
+    for (const [k, left] of Object.entries(this.remaining)) {
+      const need = k === NODES_LIMIT ? 1 : (capacity[k] ?? 0);
+      if (need > left) return k;
+    }
+    return undefined;
+  }
+
+  reserve(capacity: Resources, sign: 1 | -1): void {
+    for (const k of Object.keys(this.remaining)) {
+      this.remaining[k] -= sign * (k === NODES_LIMIT ? 1 : (capacity[k] ?? 0));
+    }
+  }
+}
+
+const dsTermCache = new WeakMap<DaemonSet, Requirements[]>();
+
+function daemonSetRequirementTerms(ds: DaemonSet): Requirements[] {
+  let terms = dsTermCache.get(ds);
+  if (!terms) {
+    const base = Requirements.fromLabels(ds.pod.nodeSelector);
+    const affinity = ds.pod.requiredNodeAffinity;
+    terms =
+      affinity && affinity.length > 0
+        ? affinity.map((t) => base.intersect(Requirements.from(t.matchExpressions)))
+        : [base];
+    dsTermCache.set(ds, terms);
+  }
+  return terms;
+}

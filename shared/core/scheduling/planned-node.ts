@@ -1,0 +1,122 @@
+import type { InstanceType } from '../instance-type';
+import { WELL_KNOWN_LABELS } from '../labels';
+import type { Pod } from '../pod';
+import type { Requirements } from '../requirements';
+import { addInto, copiesThatFit, fits, type MutableResources, maxResources, type Resources } from '../resources';
+import { type NodePoolContext, offeringAllowed } from './nodepool-context';
+
+/** What adding pods to a planned node would make of it. */
+export interface PlannedFit {
+  readonly requirements: Requirements;
+  readonly options: readonly InstanceType[];
+  readonly daemonSetOverhead: Resources;
+  /** How many copies of the request fit. */
+  readonly copies: number;
+}
+
+/** Instance types of `types` compatible with `requirements` with a usable offering. */
+export function compatibleTypes(types: readonly InstanceType[], requirements: Requirements): InstanceType[] {
+  return types.filter(
+    (it) =>
+      requirements.intersects(it.requirements) === undefined &&
+      it.offerings.some((o) => offeringAllowed(o, requirements)),
+  );
+}
+
+/** Element-wise max capacity over instance types: what a node with these options may count against limits. */
+export function maxCapacity(types: readonly InstanceType[]): Resources {
+  let out: Resources = {};
+  for (const it of types) out = maxResources(out, it.capacity);
+  return out;
+}
+
+/**
+ * A node the scheduler is planning to create (Karpenter's in-memory NodeClaim): the NodePool,
+ * requirements narrowed by the pods placed so far, the instance types that could still hold
+ * them, and the pods. Its capacity is reserved against the NodePool's limits as the maximum
+ * over its remaining options, so whichever option launches the limits hold.
+ */
+export class PlannedNode {
+  readonly pods: Pod[] = [];
+  readonly used: MutableResources = {};
+  private reserved: Resources;
+  private readonly evaluations = new Map<string, { version: number; requirements: Requirements; options: InstanceType[]; ds: Resources }>();
+  private version = 0;
+
+  constructor(
+    readonly name: string,
+    readonly context: NodePoolContext,
+    public requirements: Requirements,
+    public options: readonly InstanceType[],
+    public daemonSetOverhead: Resources,
+  ) {
+    this.reserved = maxCapacity(options);
+    context.reserve(this.reserved, 1);
+  }
+
+  /**
+   * Whether `copies` (at most) pods with `request` and requirements `term` fit. `termKey`
+   * identifies `term` for caching (the scheduler evaluates the same term many times).
+   */
+  evaluate(term: Requirements, termKey: string, request: Resources, maxCopies: number): PlannedFit | string {
+    let e = this.evaluations.get(termKey);
+    if (!e || e.version !== this.version) {
+      const incompatible = this.requirements.compatible(term, WELL_KNOWN_LABELS);
+      if (incompatible) return incompatible;
+      const requirements = this.requirements.implies(term) ? this.requirements : this.requirements.intersect(term);
+      const options = requirements === this.requirements ? [...this.options] : compatibleTypes(this.options, requirements);
+      const ds = requirements === this.requirements ? this.daemonSetOverhead : this.context.daemonSetOverhead(requirements);
+      e = { version: this.version, requirements, options, ds };
+      this.evaluations.set(termKey, e);
+    }
+    if (e.options.length === 0) return 'no instance type option is compatible';
+    const base = { ...this.used };
+    addInto(base, e.ds);
+    let best = 0;
+    for (const it of e.options) {
+      const n = copiesThatFit(request, base, it.allocatable);
+      if (n > best) best = n;
+      if (best >= maxCopies) break;
+    }
+    const copies = Math.min(best, maxCopies);
+    if (copies === 0) return 'no instance type option has room';
+    const need = { ...base };
+    addInto(need, request, copies);
+    const options = e.options.filter((it) => fits(need, {}, it.allocatable));
+    return { requirements: e.requirements, options, daemonSetOverhead: e.ds, copies };
+  }
+
+  /** Adds pods according to a fit returned by `evaluate`. */
+  commit(fit: PlannedFit, pods: readonly Pod[], request: Resources): void {
+    this.pods.push(...pods);
+    addInto(this.used, request, pods.length);
+    if (fit.requirements !== this.requirements || fit.options.length !== this.options.length) {
+      this.requirements = fit.requirements;
+      this.options = fit.options;
+      this.daemonSetOverhead = fit.daemonSetOverhead;
+      this.version++;
+      const reserved = maxCapacity(this.options);
+      this.context.reserve(this.reserved, -1);
+      this.context.reserve(reserved, 1);
+      this.reserved = reserved;
+    }
+  }
+
+  /** Narrows the requirements (e.g. pins a zone) without adding pods. */
+  narrow(requirements: Requirements, options: readonly InstanceType[]): void {
+    this.requirements = requirements;
+    this.options = options;
+    this.daemonSetOverhead = this.context.daemonSetOverhead(requirements);
+    this.version++;
+    const reserved = maxCapacity(options);
+    this.context.reserve(this.reserved, -1);
+    this.context.reserve(reserved, 1);
+    this.reserved = reserved;
+  }
+
+  /** Releases this node's reservation against the NodePool limits (before finalising it). */
+  release(): void {
+    this.context.reserve(this.reserved, -1);
+    this.reserved = {};
+  }
+}

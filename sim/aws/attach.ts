@@ -1,0 +1,38 @@
+import type { MetadataBearer, MiddlewareStack } from '@smithy/types';
+import type { FakeAwsService } from './fake-service';
+import { responseMetadata } from './service-error';
+
+/** The part of an SDK v3 client `attachFake` needs. */
+export interface SdkClientLike {
+  // biome-ignore lint/suspicious/noExplicitAny: every client's stack is typed with its own input/output unions.
+  readonly middlewareStack: MiddlewareStack<any, MetadataBearer>;
+}
+
+const MIDDLEWARE_NAME = 'podliftFakeAwsService';
+
+/**
+ * Puts `fake` behind a real SDK v3 client: a middleware at the top of the client's stack
+ * (step `initialize`, priority `high`) answers every command from the fake, so no request is
+ * serialized, signed or sent. Callers keep using `client.send(new XCommand(...))` and the
+ * SDK's paginators unchanged. The SDK's retry middleware sits further down the stack, so
+ * injected throttling reaches the caller on the first attempt.
+ *
+ * Returns a function that detaches the fake again.
+ */
+export function attachFake(client: SdkClientLike, fake: FakeAwsService): () => void {
+  client.middlewareStack.add(
+    (_next, context) => async (args) => {
+      const clientName = context.clientName;
+      if (clientName !== undefined && clientName !== fake.clientName) {
+        throw new Error(`${fake.constructor.name} answers ${fake.clientName}, but it is attached to a ${clientName}`);
+      }
+      const operation = (context.commandName ?? '').replace(/Command$/, '');
+      const result = fake.invoke(operation, args.input);
+      return { output: { $metadata: responseMetadata(200), ...result }, response: {} };
+    },
+    { step: 'initialize', priority: 'high', name: MIDDLEWARE_NAME, tags: ['PODLIFT_FAKE'] },
+  );
+  return () => {
+    client.middlewareStack.remove(MIDDLEWARE_NAME);
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The resource types the fake API server serves, described the way the real server's
+ * discovery does: group, version, plural, kind, scope and whether `/status` is a subresource.
+ */
+
+/** One served resource type. */
+export interface ResourceType {
+  /** API group; `''` for the core group (served under `/api/v1`). */
+  readonly group: string;
+  readonly version: string;
+  /** Lower-case plural used in paths (`pods`, `nodeclaims`). */
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  /** With a status subresource, main updates ignore `status` and `/status` updates change only it. */
+  readonly statusSubresource: boolean;
+  /**
+   * Custom resource (CRD) semantics: `status` is dropped on create, updates must carry a
+   * resourceVersion, strategic merge patch is refused, list items keep `apiVersion`/`kind`.
+   */
+  readonly custom: boolean;
+  /** Field selector labels beyond `metadata.name` and `metadata.namespace`. */
+  readonly selectableFields?: readonly string[];
+}
+
+/** Names of the resources served out of the box, as kubectl spells them (`plural.group`). */
+export type KnownResource =
+  | 'pods'
+  | 'nodes'
+  | 'events'
+  | 'namespaces'
+  | 'daemonsets.apps'
+  | 'poddisruptionbudgets.policy'
+  | 'leases.coordination.k8s.io'
+  | 'nodepools.karpenter.sh'
+  | 'nodeclaims.karpenter.sh'
+  | 'ec2nodeclasses.karpenter.k8s.aws';
+
+const builtin = (
+  group: string,
+  version: string,
+  plural: string,
+  kind: string,
+  namespaced: boolean,
+  statusSubresource: boolean,
+  selectableFields: readonly string[] = [],
+): ResourceType => ({ group, version, plural, kind, namespaced, statusSubresource, custom: false, selectableFields });
+
+const crd = (group: string, plural: string, kind: string): ResourceType => ({
+  group,
+  version: 'v1',
+  plural,
+  kind,
+  namespaced: false,
+  statusSubresource: true,
+  custom: true,
+});
+
+/** What podlift's functions, watcher and simulator touch. */
+export const defaultResources: readonly ResourceType[] = [
+  builtin('', 'v1', 'pods', 'Pod', true, true, [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ]),
+  builtin('', 'v1', 'nodes', 'Node', false, true, ['spec.unschedulable']),
+  builtin('', 'v1', 'events', 'Event', true, false, [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'type',
+  ]),
+  builtin('', 'v1', 'namespaces', 'Namespace', false, true, ['status.phase']),
+  builtin('apps', 'v1', 'daemonsets', 'DaemonSet', true, true),
+  builtin('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, true),
+  builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', true, false),
+  crd('karpenter.sh', 'nodepools', 'NodePool'),
+  crd('karpenter.sh', 'nodeclaims', 'NodeClaim'),
+  crd('karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass'),
+];
+
+/** `v1` for the core group, `group/version` otherwise. */
+export function apiVersionOf(resource: ResourceType): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+}
+
+/** `pods`, `nodeclaims.karpenter.sh`: how the real server names a resource in its messages. */
+export function qualifiedName(resource: ResourceType): string {
+  return resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
+}
+
+/** `Pod`, `NodeClaim.karpenter.sh`: how the real server names a kind in validation messages. */
+export function qualifiedKind(resource: ResourceType): string {
+  return resource.group === '' ? resource.kind : `${resource.kind}.${resource.group}`;
+}
+
+/** Looks resource types up by name or by path segments. */
+export class ResourceRegistry {
+  readonly all: readonly ResourceType[];
+  private readonly byName = new Map<string, ResourceType>();
+
+  constructor(resources: readonly ResourceType[]) {
+    this.all = resources;
+    for (const resource of resources) this.byName.set(qualifiedName(resource), resource);
+  }
+
+  /** The resource called `name` (`pods`, `nodeclaims.karpenter.sh`); throws for an unknown name. */
+  named(name: string): ResourceType {
+    const resource = this.byName.get(name);
+    if (!resource) {
+      throw new Error(`unknown resource ${JSON.stringify(name)}; served: ${[...this.byName.keys()].join(', ')}`);
+    }
+    return resource;
+  }
+
+  /** The resource served at `/apis/{group}/{version}/{plural}` (group `''` for `/api/v1`). */
+  atPath(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.all.find((r) => r.group === group && r.version === version && r.plural === plural);
+  }
+}

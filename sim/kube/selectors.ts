@@ -1,0 +1,168 @@
+/**
+ * Label and field selectors: the string forms of list/watch query parameters and the
+ * `matchLabels`/`matchExpressions` form PodDisruptionBudgets carry, with the real semantics
+ * (`!=` and `notin` also match objects without the label).
+ */
+import type { KubeObject } from './kube-object';
+import { isJsonObject } from './kube-object';
+
+/** One requirement of a label selector. */
+export interface LabelRequirement {
+  readonly key: string;
+  readonly operator: 'exists' | 'doesNotExist' | 'equals' | 'notEquals' | 'in' | 'notIn' | 'gt' | 'lt';
+  readonly values: readonly string[];
+}
+
+/** One requirement of a field selector. */
+export interface FieldRequirement {
+  readonly field: string;
+  readonly operator: 'equals' | 'notEquals';
+  readonly value: string;
+}
+
+/** A selector string the server cannot parse; the HTTP layer answers 400. */
+export class SelectorSyntaxError extends Error {
+  override readonly name = 'SelectorSyntaxError';
+}
+
+const KEY = '[A-Za-z0-9](?:[-A-Za-z0-9_./]*[A-Za-z0-9])?';
+const VALUE = '(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?';
+const existsRe = new RegExp(`^(${KEY})$`);
+const notExistsRe = new RegExp(`^!\\s*(${KEY})$`);
+const equalityRe = new RegExp(`^(${KEY})\\s*(==|=|!=)\\s*(${VALUE})$`);
+const setRe = new RegExp(`^(${KEY})\\s+(in|notin)\\s*\\(([^()]*)\\)$`);
+const compareRe = new RegExp(`^(${KEY})\\s*(>|<)\\s*(-?\\d+)$`);
+const valueRe = new RegExp(`^${VALUE}$`);
+
+/** Splits on commas outside parentheses. */
+function splitTerms(text: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      terms.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(text.slice(start));
+  return terms.map((t) => t.trim());
+}
+
+/** Parses `a=b,c!=d,e in (f,g),!h,i`; the empty string selects everything. */
+export function parseLabelSelector(text: string): LabelRequirement[] {
+  if (text.trim() === '') return [];
+  return splitTerms(text).map((term) => {
+    let m = notExistsRe.exec(term);
+    if (m) return { key: m[1], operator: 'doesNotExist', values: [] };
+    m = existsRe.exec(term);
+    if (m) return { key: m[1], operator: 'exists', values: [] };
+    m = equalityRe.exec(term);
+    if (m) return { key: m[1], operator: m[2] === '!=' ? 'notEquals' : 'equals', values: [m[3]] };
+    m = setRe.exec(term);
+    if (m) {
+      const values = m[3].split(',').map((v) => v.trim());
+      const bad = values.find((v) => !valueRe.test(v));
+      if (bad !== undefined) throw new SelectorSyntaxError(`unable to parse requirement: invalid label value: "${bad}"`);
+      return { key: m[1], operator: m[2] === 'in' ? 'in' : 'notIn', values };
+    }
+    m = compareRe.exec(term);
+    if (m) return { key: m[1], operator: m[2] === '>' ? 'gt' : 'lt', values: [m[3]] };
+    throw new SelectorSyntaxError(`unable to parse requirement: found '${term}', expected: a label requirement`);
+  });
+}
+
+/** Whether `labels` satisfy every requirement. */
+export function labelsMatch(requirements: readonly LabelRequirement[], labels: Record<string, string> = {}): boolean {
+  return requirements.every(({ key, operator, values }) => {
+    const has = Object.hasOwn(labels, key);
+    const value = labels[key];
+    switch (operator) {
+      case 'exists':
+        return has;
+      case 'doesNotExist':
+        return !has;
+      case 'equals':
+      case 'in':
+        return has && values.includes(value);
+      case 'notEquals':
+      case 'notIn':
+        return !has || !values.includes(value);
+      case 'gt':
+        return has && /^-?\d+$/.test(value) && Number(value) > Number(values[0]);
+      case 'lt':
+        return has && /^-?\d+$/.test(value) && Number(value) < Number(values[0]);
+    }
+  });
+}
+
+/** A `metav1.LabelSelector` (`matchLabels` + `matchExpressions`). */
+export interface LabelSelectorObject {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/**
+ * Whether an object-form selector selects `labels`. `null`/absent selects nothing and `{}`
+ * selects everything, as for a policy/v1 PodDisruptionBudget.
+ */
+export function labelSelectorObjectMatches(selector: unknown, labels: Record<string, string> = {}): boolean {
+  if (!isJsonObject(selector)) return false;
+  const { matchLabels, matchExpressions } = selector as LabelSelectorObject;
+  const requirements: LabelRequirement[] = Object.entries(matchLabels ?? {}).map(([key, value]) => ({
+    key,
+    operator: 'equals',
+    values: [value],
+  }));
+  for (const { key, operator, values = [] } of matchExpressions ?? []) {
+    const op = ({ In: 'in', NotIn: 'notIn', Exists: 'exists', DoesNotExist: 'doesNotExist' } as const)[
+      operator as 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'
+    ];
+    if (!op) return false;
+    requirements.push({ key, operator: op, values });
+  }
+  return labelsMatch(requirements, labels);
+}
+
+/** Parses `metadata.name=x,spec.nodeName!=,status.phase==Running` (backslash escapes `,` `=` `!` `\`). */
+export function parseFieldSelector(text: string): FieldRequirement[] {
+  if (text.trim() === '') return [];
+  const terms: string[] = [];
+  let current = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\' && i + 1 < text.length) {
+      current += c + text[++i];
+    } else if (c === ',') {
+      terms.push(current);
+      current = '';
+    } else current += c;
+  }
+  terms.push(current);
+  return terms.map((term) => {
+    const m = /^([^=!]+?)\s*(==|=|!=)\s*(.*)$/.exec(term.replace(/\\(.)/g, '\u0000$1'));
+    if (!m) throw new SelectorSyntaxError(`invalid selector: '${term}'; can't understand '${term}'`);
+    const unescape = (s: string) => s.replace(/\u0000(.)/g, '$1');
+    return {
+      field: unescape(m[1].trim()),
+      operator: m[2] === '!=' ? 'notEquals' : 'equals',
+      value: unescape(m[3].trim()),
+    };
+  });
+}
+
+/** The string value a field selector compares: missing fields read as `''`. */
+export function fieldValue(object: KubeObject, field: string): string {
+  let value: unknown = object;
+  for (const part of field.split('.')) value = isJsonObject(value) ? value[part] : undefined;
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** Whether `object` satisfies every field requirement. */
+export function fieldsMatch(requirements: readonly FieldRequirement[], object: KubeObject): boolean {
+  return requirements.every(({ field, operator, value }) => (fieldValue(object, field) === value) === (operator === 'equals'));
+}
