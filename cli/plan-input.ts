@@ -1,7 +1,7 @@
 import type { Type } from 'js-yaml';
 import * as jsYaml from 'js-yaml';
-import { parseEC2NodeClass } from '../shared/core/ec2nodeclass-schema';
 import type { EC2NodeClass } from '../shared/core/ec2nodeclass';
+import { parseEC2NodeClass } from '../shared/core/ec2nodeclass-schema';
 import { ValidationError, type ValidationLocation } from '../shared/core/errors';
 import type { PodManifest, PodTemplateManifest } from '../shared/core/kube-objects';
 import { manifestRef } from '../shared/core/manifest-kind';
@@ -76,7 +76,7 @@ interface Located {
  * A NodePool whose nodeClassRef names an EC2NodeClass missing from the input is kept (with a
  * warning): it can launch nothing, and the scheduler says so for the pods only it could take.
  *
- * @param source the file name used in messages (`-` for standard input is shown as `<stdin>`)
+ * @param source the file name used in messages (the CLI passes `<stdin>` for standard input)
  * @throws ValidationError naming the source, document index, `Kind/name`, field and value
  */
 export function readPlanInput(text: string, source: string): PlanInput {
@@ -87,8 +87,16 @@ export function readPlanInput(text: string, source: string): PlanInput {
   } catch (e) {
     if (e instanceof jsYaml.YAMLException) {
       const { line, column } = e.mark ?? { line: 0, column: 0 };
+      // The offending line stands in for the value: it is what the user has to find and fix.
+      const lineText = text.split(/\r?\n/, line + 1)[line];
       throw new ValidationError(
-        [{ field: `line ${line + 1}, column ${column + 1}`, value: undefined, message: `not valid YAML: ${e.reason}` }],
+        [
+          {
+            field: `line ${line + 1}, column ${column + 1}`,
+            value: lineText,
+            message: `not valid YAML: ${e.reason}`,
+          },
+        ],
         { source },
         { cause: e },
       );
@@ -137,7 +145,10 @@ class PlanInputReader {
     }
     const kind = doc.kind;
     if (typeof kind !== 'string' || kind === '') {
-      throw new ValidationError([{ field: 'kind', value: kind, message: 'must be a non-empty string' }], at());
+      throw new ValidationError(
+        [{ field: 'kind', value: kind, message: 'must be a non-empty string' }],
+        at(),
+      );
     }
     if (kind === 'List' || (kind.endsWith('List') && 'items' in doc)) {
       const items = doc.items ?? [];
@@ -162,18 +173,23 @@ class PlanInputReader {
   private kind(o: Located): void {
     switch (o.kind) {
       case 'NodePool':
-        return this.nodePool(o);
+        this.nodePool(o);
+        break;
       case 'EC2NodeClass':
-        return this.nodeClass(o);
+        this.nodeClass(o);
+        break;
       case 'Pod':
-        return this.pod(o);
+        this.pod(o);
+        break;
       case 'DaemonSet':
-        return this.daemonSet(o);
+        this.daemonSet(o);
+        break;
       case 'Node':
-        return this.node(o);
+        this.node(o);
+        break;
       default:
-        if (o.kind in WORKLOADS) return this.workload(o);
-        return this.skip(o);
+        if (o.kind in WORKLOADS) this.workload(o);
+        else this.skip(o);
     }
   }
 
@@ -273,7 +289,10 @@ class PlanInputReader {
 
   private node(o: Located): void {
     if (o.name === '') {
-      throw new ValidationError([{ field: 'metadata.name', value: o.name, message: 'is required' }], o.location);
+      throw new ValidationError(
+        [{ field: 'metadata.name', value: o.name, message: 'is required' }],
+        o.location,
+      );
     }
     const first = this.nodes.get(o.name);
     if (first) throw duplicate('Node', o.name, first.location);
@@ -284,7 +303,9 @@ class PlanInputReader {
   private skip(o: Located): void {
     this.skippedCount++;
     if (this.skippedCount <= MAX_SKIP_WARNINGS) {
-      this.warnings.push(`${where(o.location)}: skipping ${o.location.object}: podlift plan does not use this kind`);
+      this.warnings.push(
+        `${where(o.location)}: skipping ${o.location.object}: podlift plan does not use this kind`,
+      );
     } else {
       this.skipped.set(o.kind, (this.skipped.get(o.kind) ?? 0) + 1);
     }
@@ -327,7 +348,9 @@ class PlanInputReader {
     if (this.skipped.size > 0) {
       const kinds = [...this.skipped].map(([kind, n]) => `${kind}: ${n}`).join(', ');
       const more = this.skippedCount - MAX_SKIP_WARNINGS;
-      this.warnings.push(`${this.source}: skipping ${more} more objects podlift plan does not use (${kinds})`);
+      this.warnings.push(
+        `${this.source}: skipping ${more} more objects podlift plan does not use (${kinds})`,
+      );
     }
     if (this.finishedPods > 0) {
       this.warnings.push(
@@ -350,7 +373,8 @@ function workloadReplicas(kind: string, spec: Obj): number {
   if (kind !== 'Job') return count(spec, 'replicas', 1);
   if (spec.suspend === true) return 0;
   const parallelism = count(spec, 'parallelism', 1);
-  const completions = spec.completions === undefined || spec.completions === null ? undefined : count(spec, 'completions', 1);
+  const completions =
+    spec.completions === undefined || spec.completions === null ? undefined : count(spec, 'completions', 1);
   return completions === undefined ? parallelism : Math.min(parallelism, completions);
 }
 
@@ -358,7 +382,9 @@ function count(spec: Obj, field: string, fallback: number): number {
   const v = spec[field];
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw new ValidationError([{ field: `spec.${field}`, value: v, message: 'must be a non-negative integer' }]);
+    throw new ValidationError([
+      { field: `spec.${field}`, value: v, message: 'must be a non-negative integer' },
+    ]);
   }
   return v;
 }

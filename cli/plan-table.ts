@@ -40,7 +40,10 @@ export function formatPlanTable(plan: PlanJson): string {
         `${plan.summary.pods} (${plan.summary.pods - onExisting} on new nodes, ${onExisting} on existing nodes)`,
       ],
       ['New nodes:', String(plan.summary.nodeClaims)],
-      ['Cost:', `$${plan.summary.hourlyCost.toFixed(4)}/hour, $${monthly.toFixed(2)}/month (${HOURS_PER_MONTH} h)`],
+      [
+        'Cost:',
+        `$${plan.summary.hourlyCost.toFixed(4)}/hour, $${monthly.toFixed(2)}/month (${HOURS_PER_MONTH} h)`,
+      ],
       ['Unschedulable:', String(plan.unschedulable.length)],
     ]),
   );
@@ -71,7 +74,10 @@ export function formatPlanTable(plan: PlanJson): string {
  * Pads cells so columns line up, two spaces apart; `right` holds the indexes of numeric
  * columns, aligned right. The last column is never padded, so no line ends in spaces.
  */
-function alignColumns(rows: readonly (readonly string[])[], right: ReadonlySet<number> = new Set()): string[] {
+function alignColumns(
+  rows: readonly (readonly string[])[],
+  right: ReadonlySet<number> = new Set(),
+): string[] {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {

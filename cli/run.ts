@@ -84,7 +84,9 @@ Examples:
   kubectl get nodepools,ec2nodeclasses,nodes,daemonsets,pods -A -o yaml | podlift plan - -o json
 `;
 
-const COMMANDS: Readonly<Record<string, { help: string; run: (args: string[], io: CliIO) => Promise<void> }>> = {
+const COMMANDS: Readonly<
+  Record<string, { help: string; run: (args: string[], io: CliIO) => Promise<void> }>
+> = {
   plan: { help: PLAN_HELP, run: planCommand },
 };
 
@@ -151,7 +153,7 @@ function report(e: unknown, command: string | undefined, io: CliIO): number {
 }
 
 async function planCommand(args: string[], io: CliIO): Promise<void> {
-  const { values, positionals } = parseCommandArgs(args, {
+  const { values, positionals } = parseCommandArgs('plan', args, {
     region: { type: 'string', default: 'us-east-1' },
     output: { type: 'string', short: 'o', default: 'table' },
     'spot-prices': { type: 'string' },
@@ -165,7 +167,10 @@ async function planCommand(args: string[], io: CliIO): Promise<void> {
     throw new UsageError("missing the input file (use '-' to read standard input)", 'plan');
   }
   if (positionals.length > 1) {
-    throw new UsageError(`expected one input file, got ${positionals.length}: ${positionals.join(' ')}`, 'plan');
+    throw new UsageError(
+      `expected one input file, got ${positionals.length}: ${positionals.join(' ')}`,
+      'plan',
+    );
   }
   const [file] = positionals;
   const spotPrices =
@@ -204,7 +209,7 @@ function loadCatalog(
   }
 }
 
-/** Instance types in --spot-prices the region does not have: likely typos. */
+/** Instance types in --spot-prices podlift does not know: likely typos. */
 function spotPriceWarnings(
   spotPrices: SpotPriceOverrides | undefined,
   source: string | undefined,
@@ -223,13 +228,20 @@ function spotPriceWarnings(
 
 type OptionSpec = Readonly<Record<string, { type: 'string' | 'boolean'; short?: string; default?: string }>>;
 
-function parseCommandArgs(args: string[], options: OptionSpec): ReturnType<typeof parseArgs> {
+function parseCommandArgs(
+  command: string,
+  args: string[],
+  options: OptionSpec,
+): ReturnType<typeof parseArgs> {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
     // node:util reports unknown flags and missing values as TypeErrors with an ERR_PARSE_ARGS code.
     if (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')) {
-      throw new UsageError(e.message, 'plan');
+      // Node's unknown-option message goes on about '--'; the option's name is what helps.
+      const option =
+        e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec(e.message)?.[1] : undefined;
+      throw new UsageError(option ? `unknown option '${option}'` : e.message, command);
     }
     throw e;
   }

@@ -27,9 +27,14 @@ export type ServiceExceptionClass = new (options: ServiceExceptionInit) => Error
 
 /**
  * A modeled exception class, e.g. IAM's `NoSuchEntityException`. Their constructors take
- * `{ $metadata, message, ...modeled fields }`; the fakes never set the optional modeled fields.
+ * `{ $metadata, message, ...modeled fields }`; the only modeled field the fakes set is the
+ * `Message` some of them carry besides `message`.
  */
-export type ModeledExceptionClass = new (options: { $metadata: ResponseMetadata; message: string }) => Error;
+export type ModeledExceptionClass = new (options: {
+  $metadata: ResponseMetadata;
+  message: string;
+  Message: string | undefined;
+}) => Error;
 
 /** Fault and HTTP status of the error codes a service is known to return. */
 export type KnownErrorTable = Readonly<Record<string, { readonly fault: Fault; readonly httpStatusCode: number }>>;
@@ -67,7 +72,7 @@ export class ServiceErrorFactory {
     const httpStatusCode = spec.httpStatusCode ?? known?.httpStatusCode ?? (fault === 'client' ? 400 : 500);
     const $metadata = responseMetadata(httpStatusCode);
     const Modeled = this.modeled[spec.name];
-    if (Modeled !== undefined) return new Modeled({ $metadata, message: spec.message });
+    if (Modeled !== undefined) return new Modeled({ $metadata, message: spec.message, Message: spec.message });
     return new this.base({ name: spec.name, $fault: fault, $metadata, message: spec.message });
   }
 }

@@ -5,8 +5,7 @@
 import type { KubeObject } from './kube-object';
 import { formatKubeTime, isJsonObject, jsonEqual } from './kube-object';
 import { labelSelectorObjectMatches } from './selectors';
-import type { StoredEvent } from './store';
-import type { KubeStore } from './store';
+import type { KubeStore, StoredEvent } from './store';
 
 /** What a budget allows right now. */
 export interface DisruptionBudget {
@@ -31,22 +30,31 @@ export function isPodHealthy(pod: KubeObject): boolean {
 export function budgetSelects(budget: KubeObject, pod: KubeObject): boolean {
   const spec = isJsonObject(budget.spec) ? budget.spec : {};
   return (
-    budget.metadata.namespace === pod.metadata.namespace && labelSelectorObjectMatches(spec.selector, pod.metadata.labels)
+    budget.metadata.namespace === pod.metadata.namespace &&
+    labelSelectorObjectMatches(spec.selector, pod.metadata.labels)
   );
 }
 
 /** An int-or-percent scaled against `total`, rounding up (`intstr.GetScaledValueFromIntOrPercent(…, true)`). */
 function scaled(value: unknown, total: number): number {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string' && /^\d+%$/.test(value)) return Math.ceil((Number(value.slice(0, -1)) * total) / 100);
+  if (typeof value === 'string' && /^\d+%$/.test(value))
+    return Math.ceil((Number(value.slice(0, -1)) * total) / 100);
   if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
   throw new Error(`invalid int-or-percent value ${JSON.stringify(value)}`);
 }
 
 /**
- * The budget over `pods` (any pods; the ones it selects and that are not terminal count). The
- * real controller takes expectedPods from the owning controllers' scale; here it is the number
- * of selected non-terminal pods.
+ * Annotation on a PodDisruptionBudget that fixes its expectedPods. The real disruption
+ * controller reads expectedPods from the scale of the pods' owners (Deployment, StatefulSet…);
+ * this fake runs no workload controllers, so an evicted pod is never replaced and, without the
+ * annotation, expectedPods is simply the number of selected non-terminal pods.
+ */
+export const expectedPodsAnnotation = 'sim.podlift.dev/expected-pods';
+
+/**
+ * The budget over `pods` (any pods; the ones it selects and that are not terminal count).
+ * expectedPods comes from {@link expectedPodsAnnotation} when set, else from the selected pods.
  */
 export function computeBudget(budget: KubeObject, pods: readonly KubeObject[]): DisruptionBudget {
   const spec = isJsonObject(budget.spec) ? budget.spec : {};
@@ -54,7 +62,8 @@ export function computeBudget(budget: KubeObject, pods: readonly KubeObject[]): 
     const phase = isJsonObject(pod.status) ? pod.status.phase : undefined;
     return budgetSelects(budget, pod) && !terminalPhases.has(String(phase));
   });
-  const expectedPods = selected.length;
+  const declared = budget.metadata.annotations?.[expectedPodsAnnotation];
+  const expectedPods = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : selected.length;
   const currentHealthy = selected.filter(isPodHealthy).length;
   let desiredHealthy = 0;
   if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
@@ -62,7 +71,12 @@ export function computeBudget(budget: KubeObject, pods: readonly KubeObject[]): 
   } else if (spec.minAvailable !== undefined && spec.minAvailable !== null) {
     desiredHealthy = scaled(spec.minAvailable, expectedPods);
   }
-  return { expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy) };
+  return {
+    expectedPods,
+    desiredHealthy,
+    currentHealthy,
+    disruptionsAllowed: Math.max(0, currentHealthy - desiredHealthy),
+  };
 }
 
 /**
@@ -77,7 +91,8 @@ export function maintainDisruptionBudgetStatus(store: KubeStore): () => void {
     const podsInNamespace = store.list(pods, { namespace }).items;
     for (const budget of store.list(budgets, { namespace }).items) {
       const status = nextStatus(budget, computeBudget(budget, podsInNamespace), store);
-      if (!jsonEqual(status, budget.status)) store.updateStatus(budgets, { ...budget, status }, { namespace });
+      if (!jsonEqual(status, budget.status))
+        store.updateStatus(budgets, { ...budget, status }, { namespace });
     }
   };
   return store.subscribe((event: StoredEvent) => {
@@ -87,7 +102,11 @@ export function maintainDisruptionBudgetStatus(store: KubeStore): () => void {
   });
 }
 
-function nextStatus(budget: KubeObject, computed: DisruptionBudget, store: KubeStore): Record<string, unknown> {
+function nextStatus(
+  budget: KubeObject,
+  computed: DisruptionBudget,
+  store: KubeStore,
+): Record<string, unknown> {
   const previous = isJsonObject(budget.status) ? budget.status : {};
   const allowed = computed.disruptionsAllowed > 0 ? 'True' : 'False';
   const conditions = Array.isArray(previous.conditions) ? previous.conditions : [];

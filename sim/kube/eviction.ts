@@ -2,12 +2,13 @@
  * The `pods/{name}/eviction` subresource: a pod is deleted unless that would violate the one
  * PodDisruptionBudget selecting it, in which case the answer is 429 with the real server's message.
  */
+
+import { budgetSelects, computeBudget, isPodHealthy } from './disruption';
 import type { KubeObject } from './kube-object';
 import { isJsonObject } from './kube-object';
-import { budgetSelects, computeBudget, isPodHealthy } from './disruption';
-import type { DeletePreconditions, KubeStore } from './store';
 import type { StatusBody } from './status';
 import { badRequest, failureStatus, KubeApiError, successStatus } from './status';
+import type { DeletePreconditions, KubeStore } from './store';
 
 /** The message of a 429 eviction refusal. */
 export const evictionBlockedMessage = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -27,9 +28,9 @@ export function evictPod(store: KubeStore, namespace: string, name: string, evic
     throw badRequest('name in URL does not match name in Eviction object');
   }
   const deleteOptions = isJsonObject(body.deleteOptions) ? body.deleteOptions : {};
-  const preconditions = (isJsonObject(deleteOptions.preconditions) ? deleteOptions.preconditions : undefined) as
-    | DeletePreconditions
-    | undefined;
+  const preconditions = (
+    isJsonObject(deleteOptions.preconditions) ? deleteOptions.preconditions : undefined
+  ) as DeletePreconditions | undefined;
   if (!budgetsApply(pod)) {
     store.delete('pods', name, { namespace, preconditions });
     return successStatus(201);
@@ -40,7 +41,10 @@ export function evictPod(store: KubeStore, namespace: string, name: string, evic
     .items.filter((budget) => budgetSelects(budget, pod));
   if (budgets.length > 1) {
     throw new KubeApiError(
-      failureStatus(500, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'),
+      failureStatus(
+        500,
+        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+      ),
     );
   }
   const [budget] = budgets;
@@ -49,7 +53,8 @@ export function evictPod(store: KubeStore, namespace: string, name: string, evic
     const spec = isJsonObject(budget.spec) ? budget.spec : {};
     const allowed = isPodHealthy(pod)
       ? computed.disruptionsAllowed > 0
-      : spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' || computed.currentHealthy >= computed.desiredHealthy;
+      : spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' ||
+        computed.currentHealthy >= computed.desiredHealthy;
     if (!allowed) {
       throw new KubeApiError(
         failureStatus(429, evictionBlockedMessage, 'TooManyRequests', {
@@ -70,5 +75,7 @@ export function evictPod(store: KubeStore, namespace: string, name: string, evic
 /** Budgets are ignored for pods that are not running or are already terminating. */
 function budgetsApply(pod: KubeObject): boolean {
   const phase = isJsonObject(pod.status) ? pod.status.phase : undefined;
-  return !pod.metadata.deletionTimestamp && phase !== 'Pending' && phase !== 'Succeeded' && phase !== 'Failed';
+  return (
+    !pod.metadata.deletionTimestamp && phase !== 'Pending' && phase !== 'Succeeded' && phase !== 'Failed'
+  );
 }

@@ -90,7 +90,9 @@ function mergeList(current: unknown, patch: unknown[], mergeKey: string | null, 
       continue;
     }
     if (!isJsonObject(item)) throw new PatchError(`${path}: list element is not an object`, true);
-    const index = result.findIndex((existing) => isJsonObject(existing) && existing[mergeKey] === item[mergeKey]);
+    const index = result.findIndex(
+      (existing) => isJsonObject(existing) && existing[mergeKey] === item[mergeKey],
+    );
     if (item.$patch === 'delete') {
       if (index >= 0) result.splice(index, 1);
     } else if (index >= 0) result[index] = applyStrategicMergePatch(result[index], item, path);
@@ -172,7 +174,8 @@ function remove(doc: unknown, pointer: string): unknown {
 
 /** RFC 6902 JSON patch; a failed `test` throws a (non-malformed) {@link PatchError}. */
 export function applyJsonPatch(target: unknown, patch: unknown): unknown {
-  if (!Array.isArray(patch)) throw new PatchError('json: cannot unmarshal object into Go value of type jsonpatch.Patch', true);
+  if (!Array.isArray(patch))
+    throw new PatchError('json: cannot unmarshal object into Go value of type jsonpatch.Patch', true);
   let doc = cloneObject(target);
   for (const raw of patch) {
     if (!isJsonObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {

@@ -44,7 +44,16 @@ const builtin = (
   namespaced: boolean,
   statusSubresource: boolean,
   selectableFields: readonly string[] = [],
-): ResourceType => ({ group, version, plural, kind, namespaced, statusSubresource, custom: false, selectableFields });
+): ResourceType => ({
+  group,
+  version,
+  plural,
+  kind,
+  namespaced,
+  statusSubresource,
+  custom: false,
+  selectableFields,
+});
 
 const crd = (group: string, plural: string, kind: string): ResourceType => ({
   group,
@@ -119,7 +128,9 @@ export class ResourceRegistry {
   named(name: string): ResourceType {
     const resource = this.byName.get(name);
     if (!resource) {
-      throw new Error(`unknown resource ${JSON.stringify(name)}; served: ${[...this.byName.keys()].join(', ')}`);
+      throw new Error(
+        `unknown resource ${JSON.stringify(name)}; served: ${[...this.byName.keys()].join(', ')}`,
+      );
     }
     return resource;
   }

@@ -66,17 +66,23 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
     if (m) {
       const values = m[3].split(',').map((v) => v.trim());
       const bad = values.find((v) => !valueRe.test(v));
-      if (bad !== undefined) throw new SelectorSyntaxError(`unable to parse requirement: invalid label value: "${bad}"`);
+      if (bad !== undefined)
+        throw new SelectorSyntaxError(`unable to parse requirement: invalid label value: "${bad}"`);
       return { key: m[1], operator: m[2] === 'in' ? 'in' : 'notIn', values };
     }
     m = compareRe.exec(term);
     if (m) return { key: m[1], operator: m[2] === '>' ? 'gt' : 'lt', values: [m[3]] };
-    throw new SelectorSyntaxError(`unable to parse requirement: found '${term}', expected: a label requirement`);
+    throw new SelectorSyntaxError(
+      `unable to parse requirement: found '${term}', expected: a label requirement`,
+    );
   });
 }
 
 /** Whether `labels` satisfy every requirement. */
-export function labelsMatch(requirements: readonly LabelRequirement[], labels: Record<string, string> = {}): boolean {
+export function labelsMatch(
+  requirements: readonly LabelRequirement[],
+  labels: Record<string, string> = {},
+): boolean {
   return requirements.every(({ key, operator, values }) => {
     const has = Object.hasOwn(labels, key);
     const value = labels[key];
@@ -95,6 +101,8 @@ export function labelsMatch(requirements: readonly LabelRequirement[], labels: R
         return has && /^-?\d+$/.test(value) && Number(value) > Number(values[0]);
       case 'lt':
         return has && /^-?\d+$/.test(value) && Number(value) < Number(values[0]);
+      default:
+        return false;
     }
   });
 }
@@ -130,28 +138,34 @@ export function labelSelectorObjectMatches(selector: unknown, labels: Record<str
 /** Parses `metadata.name=x,spec.nodeName!=,status.phase==Running` (backslash escapes `,` `=` `!` `\`). */
 export function parseFieldSelector(text: string): FieldRequirement[] {
   if (text.trim() === '') return [];
-  const terms: string[] = [];
-  let current = '';
+  const requirements: FieldRequirement[] = [];
+  let field = '';
+  let value = '';
+  let operator: FieldRequirement['operator'] | undefined;
+  const finish = () => {
+    if (operator === undefined || field.trim() === '') {
+      throw new SelectorSyntaxError(`invalid selector: '${text}'; can't understand '${field}${value}'`);
+    }
+    requirements.push({ field: field.trim(), operator, value: value.trim() });
+    [field, value, operator] = ['', '', undefined];
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (c === '\\' && i + 1 < text.length) {
-      current += c + text[++i];
-    } else if (c === ',') {
-      terms.push(current);
-      current = '';
-    } else current += c;
+    let literal: string | undefined;
+    if (c === '\\' && i + 1 < text.length) literal = text[++i];
+    else if (c === ',') {
+      finish();
+      continue;
+    } else if (operator === undefined && (c === '=' || (c === '!' && text[i + 1] === '='))) {
+      operator = c === '!' ? 'notEquals' : 'equals';
+      if (c === '!' || text[i + 1] === '=') i++;
+      continue;
+    } else literal = c;
+    if (operator === undefined) field += literal;
+    else value += literal;
   }
-  terms.push(current);
-  return terms.map((term) => {
-    const m = /^([^=!]+?)\s*(==|=|!=)\s*(.*)$/.exec(term.replace(/\\(.)/g, '\u0000$1'));
-    if (!m) throw new SelectorSyntaxError(`invalid selector: '${term}'; can't understand '${term}'`);
-    const unescape = (s: string) => s.replace(/\u0000(.)/g, '$1');
-    return {
-      field: unescape(m[1].trim()),
-      operator: m[2] === '!=' ? 'notEquals' : 'equals',
-      value: unescape(m[3].trim()),
-    };
-  });
+  finish();
+  return requirements;
 }
 
 /** The string value a field selector compares: missing fields read as `''`. */
@@ -164,5 +178,7 @@ export function fieldValue(object: KubeObject, field: string): string {
 
 /** Whether `object` satisfies every field requirement. */
 export function fieldsMatch(requirements: readonly FieldRequirement[], object: KubeObject): boolean {
-  return requirements.every(({ field, operator, value }) => (fieldValue(object, field) === value) === (operator === 'equals'));
+  return requirements.every(
+    ({ field, operator, value }) => (fieldValue(object, field) === value) === (operator === 'equals'),
+  );
 }

@@ -72,7 +72,12 @@ const reasonByCode: Record<number, string> = {
 };
 
 /** A Failure Status; `reason` defaults to the one the real server uses for `code`. */
-export function failureStatus(code: number, message: string, reason?: string, details?: StatusDetails): StatusBody {
+export function failureStatus(
+  code: number,
+  message: string,
+  reason?: string,
+  details?: StatusDetails,
+): StatusBody {
   const body: StatusBody = {
     kind: 'Status',
     apiVersion: 'v1',
@@ -102,7 +107,12 @@ function resourceDetails(resource: ResourceType, name: string): StatusDetails {
 /** 404 `pods "x" not found`. */
 export function notFound(resource: ResourceType, name: string): KubeApiError {
   return new KubeApiError(
-    failureStatus(404, `${qualifiedName(resource)} "${name}" not found`, 'NotFound', resourceDetails(resource, name)),
+    failureStatus(
+      404,
+      `${qualifiedName(resource)} "${name}" not found`,
+      'NotFound',
+      resourceDetails(resource, name),
+    ),
   );
 }
 

@@ -6,11 +6,23 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from './kube-object';
 import { cloneObject, formatKubeTime, isJsonObject, jsonEqual, toKubeObject } from './kube-object';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, patchContentTypes } from './patch';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  PatchError,
+  patchContentTypes,
+} from './patch';
 import type { KnownResource, ResourceType } from './resources';
 import { apiVersionOf, defaultResources, ResourceRegistry } from './resources';
 import type { FieldRequirement, LabelRequirement } from './selectors';
-import { fieldsMatch, labelsMatch, parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from './selectors';
+import {
+  fieldsMatch,
+  labelsMatch,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorSyntaxError,
+} from './selectors';
 import {
   alreadyExists,
   badRequest,
@@ -174,7 +186,11 @@ export class KubeStore {
    * resourceVersion, honours generateName, and resets `.status` the way the real registry does
    * (pods start `Pending`, CRDs with a status subresource lose it) unless `keepStatus`.
    */
-  create(resource: ResourceRef, input: object, options: WriteOptions & { keepStatus?: boolean } = {}): KubeObject {
+  create(
+    resource: ResourceRef,
+    input: object,
+    options: WriteOptions & { keepStatus?: boolean } = {},
+  ): KubeObject {
     const type = this.resolve(resource);
     const object = toKubeObject(input);
     const namespace = this.namespaceFor(type, object, options.namespace);
@@ -183,7 +199,11 @@ export class KubeStore {
     if (!name) {
       if (!meta.generateName) {
         throw invalid(type, '', [
-          { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
+          {
+            reason: 'FieldValueRequired',
+            message: 'Required value: name or generateName is required',
+            field: 'metadata.name',
+          },
         ]);
       }
       do name = meta.generateName + this.randomSuffix();
@@ -263,9 +283,12 @@ export class KubeStore {
     else {
       id = this.nextSnapshotId++;
       this.snapshots.set(id, { resourceVersion, items });
-      if (this.snapshots.size > maxListSnapshots) this.snapshots.delete(this.snapshots.keys().next().value as number);
+      if (this.snapshots.size > maxListSnapshots)
+        this.snapshots.delete(this.snapshots.keys().next().value as number);
     }
-    const next = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: Number(resourceVersion), id, offset: offset + page.length })).toString('base64url');
+    const next = Buffer.from(
+      JSON.stringify({ v: 'meta.k8s.io/v1', rv: Number(resourceVersion), id, offset: offset + page.length }),
+    ).toString('base64url');
     return selecting
       ? { items: page, resourceVersion, continue: next }
       : { items: page, resourceVersion, continue: next, remainingItemCount: remaining };
@@ -300,7 +323,11 @@ export class KubeStore {
   }
 
   /** {@link update} of the status subresource. */
-  updateStatus(resource: ResourceRef, input: object, options: Omit<WriteOptions, 'subresource'> = {}): KubeObject {
+  updateStatus(
+    resource: ResourceRef,
+    input: object,
+    options: Omit<WriteOptions, 'subresource'> = {},
+  ): KubeObject {
     return this.update(resource, input, { ...options, subresource: 'status' });
   }
 
@@ -310,7 +337,13 @@ export class KubeStore {
    * a failed JSON-patch `test` is 422, a malformed patch 400; strategic merge on a custom
    * resource and server-side apply are 415.
    */
-  patch(resource: ResourceRef, name: string, patch: unknown, contentType: string, options: WriteOptions = {}): KubeObject {
+  patch(
+    resource: ResourceRef,
+    name: string,
+    patch: unknown,
+    contentType: string,
+    options: WriteOptions = {},
+  ): KubeObject {
     const type = this.resolve(resource);
     const namespace = type.namespaced ? (options.namespace ?? 'default') : '';
     const current = this.objectsOf(type).get(objectKey(namespace, name));
@@ -324,15 +357,17 @@ export class KubeStore {
           patched = applyMergePatch(current, patch);
           break;
         case patchContentTypes.strategicMerge:
-          if (type.custom) throw unsupportedPatch(mediaType, [patchContentTypes.json, patchContentTypes.merge]);
-          if (!isJsonObject(patch)) throw new PatchError('a strategic merge patch must be a JSON object', true);
+          if (type.custom)
+            throw unsupportedPatch([patchContentTypes.json, patchContentTypes.merge]);
+          if (!isJsonObject(patch))
+            throw new PatchError('a strategic merge patch must be a JSON object', true);
           patched = applyStrategicMergePatch(current, patch);
           break;
         case patchContentTypes.json:
           patched = applyJsonPatch(current, patch);
           break;
         default:
-          throw unsupportedPatch(mediaType, [
+          throw unsupportedPatch([
             patchContentTypes.json,
             patchContentTypes.merge,
             ...(type.custom ? [] : [patchContentTypes.strategicMerge]),
@@ -352,7 +387,9 @@ export class KubeStore {
     }
     const result = patched as KubeObject;
     if (result.metadata.name !== name) {
-      throw badRequest(`the name of the object (${String(result.metadata.name)}) does not match the name on the URL (${name})`);
+      throw badRequest(
+        `the name of the object (${String(result.metadata.name)}) does not match the name on the URL (${name})`,
+      );
     }
     if (result.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(type, name);
     return this.write(type, current, result, options.subresource);
@@ -374,7 +411,11 @@ export class KubeStore {
     if (!current) throw notFound(type, name);
     const { uid, resourceVersion } = options.preconditions ?? {};
     if (uid && uid !== current.metadata.uid) {
-      throw conflict(type, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
+      throw conflict(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`,
+      );
     }
     if (resourceVersion && resourceVersion !== current.metadata.resourceVersion) {
       throw conflict(
@@ -422,7 +463,10 @@ export class KubeStore {
   }
 
   /** Compiles list filters for `type` (400 for a bad selector or an unsupported field). */
-  matcher(type: ResourceType, options: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>): (object: KubeObject) => boolean {
+  matcher(
+    type: ResourceType,
+    options: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
+  ): (object: KubeObject) => boolean {
     let labels: LabelRequirement[];
     let fields: FieldRequirement[];
     try {
@@ -441,7 +485,12 @@ export class KubeStore {
       fieldsMatch(fields, object);
   }
 
-  private write(type: ResourceType, current: KubeObject, desired: KubeObject, subresource?: 'status'): KubeObject {
+  private write(
+    type: ResourceType,
+    current: KubeObject,
+    desired: KubeObject,
+    subresource?: 'status',
+  ): KubeObject {
     let next: KubeObject;
     if (subresource === 'status') {
       if (!type.statusSubresource) throw notFound(type, current.metadata.name ?? '');
@@ -451,7 +500,12 @@ export class KubeStore {
     } else {
       next = cloneObject(desired);
       const keep = current.metadata;
-      next.metadata = { ...next.metadata, name: keep.name, uid: keep.uid, creationTimestamp: keep.creationTimestamp };
+      next.metadata = {
+        ...next.metadata,
+        name: keep.name,
+        uid: keep.uid,
+        creationTimestamp: keep.creationTimestamp,
+      };
       if (type.namespaced) next.metadata.namespace = keep.namespace;
       else delete next.metadata.namespace;
       delete next.metadata.deletionTimestamp;
@@ -489,7 +543,12 @@ export class KubeStore {
     return this.commit(type, 'MODIFIED', next, current);
   }
 
-  private commit(type: ResourceType, eventType: StoredEvent['type'], object: KubeObject, previous?: KubeObject): KubeObject {
+  private commit(
+    type: ResourceType,
+    eventType: StoredEvent['type'],
+    object: KubeObject,
+    previous?: KubeObject,
+  ): KubeObject {
     this.revision += 1;
     object.metadata.resourceVersion = String(this.revision);
     const key = objectKey(object.metadata.namespace ?? '', object.metadata.name ?? '');
@@ -534,14 +593,17 @@ export class KubeStore {
     if (!type.namespaced) return '';
     const own = object.metadata.namespace;
     if (requested !== undefined && own !== undefined && own !== '' && own !== requested) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     return requested ?? (own || 'default');
   }
 
   private randomSuffix(): string {
     let suffix = '';
-    for (let i = 0; i < 5; i++) suffix += generateNameAlphabet[Math.floor(this.random() * generateNameAlphabet.length)];
+    for (let i = 0; i < 5; i++)
+      suffix += generateNameAlphabet[Math.floor(this.random() * generateNameAlphabet.length)];
     return suffix;
   }
 
@@ -558,7 +620,7 @@ export class KubeStore {
   }
 }
 
-function unsupportedPatch(mediaType: string, accepted: readonly string[]): KubeApiError {
+function unsupportedPatch(accepted: readonly string[]): KubeApiError {
   return new KubeApiError(
     failureStatus(
       415,

@@ -7,8 +7,8 @@ import type { ServerResponse } from 'node:http';
 import type { KubeObject } from './kube-object';
 import type { ResourceType } from './resources';
 import { apiVersionOf } from './resources';
-import type { KubeStore, StoredEvent } from './store';
 import { badRequest, isKubeApiError } from './status';
+import type { KubeStore, StoredEvent } from './store';
 
 /** What a watch request asks for. */
 export interface WatchRequest {
@@ -135,7 +135,10 @@ export class WatchHub {
  * How a change looks through a filtered watch: an object entering the filter is ADDED, one
  * leaving it is DELETED, as the real watch cache reports them.
  */
-function visibleAs(event: StoredEvent, matches: (object: KubeObject) => boolean): StoredEvent['type'] | undefined {
+function visibleAs(
+  event: StoredEvent,
+  matches: (object: KubeObject) => boolean,
+): StoredEvent['type'] | undefined {
   const now = matches(event.object);
   if (event.type === 'ADDED') return now ? 'ADDED' : undefined;
   const before = event.previous !== undefined && matches(event.previous);

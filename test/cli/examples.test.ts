@@ -26,7 +26,9 @@ async function planExample(name: string): Promise<PlanJson> {
 }
 
 function vcpus(plan: PlanJson, nodePool: string): number {
-  return plan.nodeClaims.filter((c) => c.nodePool === nodePool).reduce((n, c) => n + VCPU.get(c.instanceType)!, 0);
+  return plan.nodeClaims
+    .filter((c) => c.nodePool === nodePool)
+    .reduce((n, c) => n + VCPU.get(c.instanceType)!, 0);
 }
 
 describe('examples', () => {
@@ -70,8 +72,9 @@ describe('examples', () => {
   it('multi-nodepool.yaml fills spot up to its limit, falls back to on-demand and keeps team pods on their pool', async () => {
     const plan = await planExample('multi-nodepool');
     expect(plan.unschedulable).toEqual([]);
-    expect(plan.summary.pods).toBe(12 + 3 + 4);
+    expect(plan.summary.pods).toBe(20 + 3 + 4);
     expect(plan.nodeClaims.some((c) => c.nodePool === 'spot')).toBe(true);
+    expect(plan.nodeClaims.some((c) => c.nodePool === 'on-demand')).toBe(true);
     expect(vcpus(plan, 'spot')).toBeLessThanOrEqual(16);
     for (const claim of plan.nodeClaims) {
       expect(claim.capacityType).toBe(claim.nodePool === 'spot' ? 'spot' : 'on-demand');

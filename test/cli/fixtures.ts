@@ -31,7 +31,11 @@ export function nodePool(
             { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
           ],
           ...(options.taints ? { taints: options.taints } : {}),
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: options.nodeClass ?? 'default' },
+          nodeClassRef: {
+            group: 'karpenter.k8s.aws',
+            kind: 'EC2NodeClass',
+            name: options.nodeClass ?? 'default',
+          },
         },
       },
       ...(options.limits ? { limits: options.limits } : {}),
@@ -67,7 +71,10 @@ interface PodOptions {
 }
 
 function podSpec(options: PodOptions): Manifest {
-  const requests: Record<string, string | number> = { cpu: options.cpu ?? '500m', memory: options.memory ?? '256Mi' };
+  const requests: Record<string, string | number> = {
+    cpu: options.cpu ?? '500m',
+    memory: options.memory ?? '256Mi',
+  };
   return {
     ...(options.nodeName ? { nodeName: options.nodeName } : {}),
     ...(options.tolerations ? { tolerations: options.tolerations } : {}),

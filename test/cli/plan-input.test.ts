@@ -54,7 +54,9 @@ describe('readPlanInput', () => {
     expect(input.daemonSets.map((d) => [d.namespace, d.name, d.pod.requests.cpu])).toEqual([
       ['kube-system', 'agent', 100],
     ]);
-    expect(input.nodes.map((n) => [n.name, n.pods.map((p) => p.name)])).toEqual([['ip-10-0-0-1', ['running']]]);
+    expect(input.nodes.map((n) => [n.name, n.pods.map((p) => p.name)])).toEqual([
+      ['ip-10-0-0-1', ['running']],
+    ]);
     expect(input.warnings).toEqual([]);
   });
 
@@ -74,7 +76,9 @@ describe('readPlanInput', () => {
 
   describe('workload expansion', () => {
     it('names replicas <controller>-<i> from 0 in the workload namespace', () => {
-      const input = read(yamlStream(workload('Deployment', 'web', { replicas: 3 }, { namespace: 'shop', cpu: '250m' })));
+      const input = read(
+        yamlStream(workload('Deployment', 'web', { replicas: 3 }, { namespace: 'shop', cpu: '250m' })),
+      );
       expect(podNames(input)).toEqual(['shop/web-0', 'shop/web-1', 'shop/web-2']);
       expect(input.pods.map((p) => p.uid)).toEqual(['shop/web-0', 'shop/web-1', 'shop/web-2']);
       expect(input.pods.every((p) => p.requests.cpu === 250 && p.labels.app === 'web')).toBe(true);
@@ -118,7 +122,12 @@ describe('readPlanInput', () => {
 
   it('attaches bound pods to their Node, wherever the Node appears, and keeps them out of the pending pods', () => {
     const input = read(
-      yamlStream(pod('early', { nodeName: 'n1', cpu: 1 }), node('n1'), pod('late', { nodeName: 'n1' }), pod('pending')),
+      yamlStream(
+        pod('early', { nodeName: 'n1', cpu: 1 }),
+        node('n1'),
+        pod('late', { nodeName: 'n1' }),
+        pod('pending'),
+      ),
     );
     expect(podNames(input)).toEqual(['default/pending']);
     expect(input.nodes).toHaveLength(1);
@@ -127,9 +136,13 @@ describe('readPlanInput', () => {
   });
 
   it('ignores finished pods, saying how many', () => {
-    const input = read(yamlStream(pod('done', { phase: 'Succeeded', nodeName: 'gone' }), pod('failed', { phase: 'Failed' })));
+    const input = read(
+      yamlStream(pod('done', { phase: 'Succeeded', nodeName: 'gone' }), pod('failed', { phase: 'Failed' })),
+    );
     expect(input.pods).toEqual([]);
-    expect(input.warnings).toEqual([`${FILE}: ignoring 2 finished pod(s) (status.phase Succeeded or Failed)`]);
+    expect(input.warnings).toEqual([
+      `${FILE}: ignoring 2 finished pod(s) (status.phase Succeeded or Failed)`,
+    ]);
   });
 
   it('skips kinds it does not use with a warning naming file, document and object', () => {
@@ -146,10 +159,15 @@ describe('readPlanInput', () => {
   });
 
   it('sums up skipped objects beyond the first 20 in one line', () => {
-    const configMaps = Array.from({ length: 25 }, (_, i) => ({ kind: 'ConfigMap', metadata: { name: `c${i}` } }));
+    const configMaps = Array.from({ length: 25 }, (_, i) => ({
+      kind: 'ConfigMap',
+      metadata: { name: `c${i}` },
+    }));
     const input = read(yamlStream(list(...configMaps)));
     expect(input.warnings).toHaveLength(21);
-    expect(input.warnings[20]).toBe(`${FILE}: skipping 5 more objects podlift plan does not use (ConfigMap: 5)`);
+    expect(input.warnings[20]).toBe(
+      `${FILE}: skipping 5 more objects podlift plan does not use (ConfigMap: 5)`,
+    );
   });
 
   it('keeps a NodePool whose EC2NodeClass is missing, with a warning', () => {
@@ -184,7 +202,7 @@ describe('readPlanInput', () => {
       {
         what: 'YAML syntax',
         text: 'kind: Pod\nmetadata:\n  name: a\n   bad: indent\n',
-        parts: [FILE, 'line 4', 'not valid YAML'],
+        parts: [FILE, 'line 4, column 7', 'not valid YAML', '(got "   bad: indent")'],
       },
       {
         what: 'a document that is not an object',
@@ -199,9 +217,17 @@ describe('readPlanInput', () => {
       {
         what: 'a bad NodePool field',
         text: yamlStream(
-          nodePool('default', { requirements: [{ key: 'kubernetes.io/arch', operator: 'Maybe', values: ['amd64'] }] }),
+          nodePool('default', {
+            requirements: [{ key: 'kubernetes.io/arch', operator: 'Maybe', values: ['amd64'] }],
+          }),
         ),
-        parts: [FILE, 'document 0', 'NodePool/default', 'spec.template.spec.requirements[0].operator', '"Maybe"'],
+        parts: [
+          FILE,
+          'document 0',
+          'NodePool/default',
+          'spec.template.spec.requirements[0].operator',
+          '"Maybe"',
+        ],
       },
       {
         what: 'a bad EC2NodeClass field',
@@ -216,7 +242,13 @@ describe('readPlanInput', () => {
       {
         what: 'a bad quantity in a workload template',
         text: withDefaultPool(workload('Deployment', 'web', { replicas: 2 }, { memory: 'big' })),
-        parts: [FILE, 'document 2', 'Deployment/web', 'spec.template.spec.containers[0].resources.requests.memory', '"big"'],
+        parts: [
+          FILE,
+          'document 2',
+          'Deployment/web',
+          'spec.template.spec.containers[0].resources.requests.memory',
+          '"big"',
+        ],
       },
       {
         what: 'bad replicas',
@@ -230,13 +262,24 @@ describe('readPlanInput', () => {
       },
       {
         what: 'a workload without a template',
-        text: yamlStream({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { replicas: 1 } }),
+        text: yamlStream({
+          apiVersion: 'apps/v1',
+          kind: 'StatefulSet',
+          metadata: { name: 'db' },
+          spec: { replicas: 1 },
+        }),
         parts: [FILE, 'document 0', 'StatefulSet/db', 'spec.template', 'is required'],
       },
       {
         what: 'a bad object inside a List',
         text: yamlStream(list(pod('fine'), list(pod('bad', { cpu: '-1' })))),
-        parts: [FILE, 'document 0', 'Pod/bad (List item 1.0)', 'spec.containers[0].resources.requests.cpu', '"-1"'],
+        parts: [
+          FILE,
+          'document 0',
+          'Pod/bad (List item 1.0)',
+          'spec.containers[0].resources.requests.cpu',
+          '"-1"',
+        ],
       },
       {
         what: 'a duplicate NodePool',
@@ -251,7 +294,14 @@ describe('readPlanInput', () => {
       {
         what: 'a Pod that duplicates a replica',
         text: withDefaultPool(workload('Deployment', 'web', { replicas: 2 }), pod('web-1')),
-        parts: [FILE, 'document 3', 'Pod/web-1', 'duplicate Pod', '"default/web-1"', 'document 2 (Deployment/web)'],
+        parts: [
+          FILE,
+          'document 3',
+          'Pod/web-1',
+          'duplicate Pod',
+          '"default/web-1"',
+          'document 2 (Deployment/web)',
+        ],
       },
       {
         what: 'a duplicate Node',

@@ -59,7 +59,9 @@ const RESULT: SchedulingResult = {
     { node: 'ip-10-0-2-2', pods: pods('late-0') },
     { node: 'ip-10-0-1-1', pods: pods('early-0', 'early-1') },
   ],
-  unschedulable: [{ pod: pods('gpu-0')[0], reason: 'no NodePool tolerates taint nvidia.com/gpu=true:NoSchedule' }],
+  unschedulable: [
+    { pod: pods('gpu-0')[0], reason: 'no NodePool tolerates taint nvidia.com/gpu=true:NoSchedule' },
+  ],
 };
 
 const EMPTY: SchedulingResult = { nodeClaims: [], placements: [], unschedulable: [] };
@@ -98,7 +100,9 @@ describe('planToJson', () => {
         { node: 'ip-10-0-1-1', pods: ['shop/early-0', 'shop/early-1'] },
         { node: 'ip-10-0-2-2', pods: ['shop/late-0'] },
       ],
-      unschedulable: [{ pod: 'shop/gpu-0', reason: 'no NodePool tolerates taint nvidia.com/gpu=true:NoSchedule' }],
+      unschedulable: [
+        { pod: 'shop/gpu-0', reason: 'no NodePool tolerates taint nvidia.com/gpu=true:NoSchedule' },
+      ],
       summary: { pods: 7, nodeClaims: 2, hourlyCost: 0.2195 },
     });
   });

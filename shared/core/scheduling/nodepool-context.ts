@@ -102,12 +102,26 @@ export class NodePoolContext {
   }
 
   /** Whether launching `capacity` stays within the limits; returns the first exceeded limit. */
-  exceededLimit(capacity: Resources): string | undefined {
+  exceededLimit(capacity: Resources, newNode = true): string | undefined {
     for (const [k, left] of Object.entries(this.remaining)) {
-      const need = k === NODES_LIMIT ? 1 : (capacity[k] ?? 0);
+      const need = k === NODES_LIMIT ? (newNode ? 1 : 0) : (capacity[k] ?? 0);
       if (need > left) return k;
     }
     return undefined;
+  }
+
+  /** Whether the NodePool has any limit. */
+  get limited(): boolean {
+    return Object.keys(this.nodePool.limits).length > 0;
+  }
+
+  /** Whether `capacity` is at most `factor` × `reference` on every limited resource. */
+  withinFactor(capacity: Resources, reference: Resources, factor: number): boolean {
+    for (const k of Object.keys(this.nodePool.limits)) {
+      if (k === NODES_LIMIT) continue;
+      if ((capacity[k] ?? 0) > (reference[k] ?? 0) * factor) return false;
+    }
+    return true;
   }
 
   reserve(capacity: Resources, sign: 1 | -1): void {

@@ -2,8 +2,16 @@ import type { InstanceType } from '../instance-type';
 import { WELL_KNOWN_LABELS } from '../labels';
 import type { Pod } from '../pod';
 import type { Requirements } from '../requirements';
-import { addInto, copiesThatFit, fits, type MutableResources, maxResources, type Resources } from '../resources';
-import { type NodePoolContext, offeringAllowed } from './nodepool-context';
+import {
+  addInto,
+  copiesThatFit,
+  fits,
+  type MutableResources,
+  maxResources,
+  type Resources,
+  subtractResources,
+} from '../resources';
+import { cheapestOffering, type NodePoolContext, offeringAllowed } from './nodepool-context';
 
 /** What adding pods to a planned node would make of it. */
 export interface PlannedFit {
@@ -12,6 +20,8 @@ export interface PlannedFit {
   readonly daemonSetOverhead: Resources;
   /** How many copies of the request fit. */
   readonly copies: number;
+  /** What the node would then count against its NodePool's limits. */
+  readonly reserved: Resources;
 }
 
 /** Instance types of `types` compatible with `requirements` with a usable offering. */
@@ -30,6 +40,45 @@ export function maxCapacity(types: readonly InstanceType[]): Resources {
   return out;
 }
 
+/** Limited resources may grow to this multiple of the expected instance type's size among a NodeClaim's options. */
+export const LIMITED_OPTION_SPREAD = 1.5;
+
+/**
+ * What a node with these options counts against its NodePool's limits. Any option may launch,
+ * so the largest counts (Karpenter's rule); for a limited NodePool the options are those within
+ * {@link LIMITED_OPTION_SPREAD} × the cheapest option that holds `need`, which is also how the
+ * NodeClaim's options are cut when it is finalised, so packing never reserves more headroom
+ * than the launch will.
+ */
+export function reservationFor(context: NodePoolContext, options: readonly InstanceType[], need: Resources): Resources {
+  if (!context.limited) return {};
+  const band = limitedBand(context, options, need);
+  return maxCapacity(band.length > 0 ? band : options);
+}
+
+/** The options within the limited size band around the cheapest option that holds `need`. */
+export function limitedBand(
+  context: NodePoolContext,
+  options: readonly InstanceType[],
+  need: Resources,
+): InstanceType[] {
+  let expected: InstanceType | undefined;
+  let price = Number.POSITIVE_INFINITY;
+  for (const it of options) {
+    if (!fits(need, {}, it.allocatable)) continue;
+    const p = cheapestOffering(it, context.requirements)?.price ?? Number.POSITIVE_INFINITY;
+    if (p < price) {
+      price = p;
+      expected = it;
+    }
+  }
+  if (!expected) return [];
+  const reference = expected.capacity;
+  return options.filter(
+    (it) => fits(need, {}, it.allocatable) && context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD),
+  );
+}
+
 /**
  * A node the scheduler is planning to create (Karpenter's in-memory NodeClaim): the NodePool,
  * requirements narrowed by the pods placed so far, the instance types that could still hold
@@ -39,6 +88,8 @@ export function maxCapacity(types: readonly InstanceType[]): Resources {
 export class PlannedNode {
   readonly pods: Pod[] = [];
   readonly used: MutableResources = {};
+  /** Whether any pod on it takes part in topology (spread, affinity): then it may not be split. */
+  topologyBound = false;
   private reserved: Resources;
   private readonly evaluations = new Map<string, { version: number; requirements: Requirements; options: InstanceType[]; ds: Resources }>();
   private version = 0;
@@ -50,7 +101,7 @@ export class PlannedNode {
     public options: readonly InstanceType[],
     public daemonSetOverhead: Resources,
   ) {
-    this.reserved = maxCapacity(options);
+    this.reserved = reservationFor(context, options, daemonSetOverhead);
     context.reserve(this.reserved, 1);
   }
 
@@ -78,16 +129,26 @@ export class PlannedNode {
       if (n > best) best = n;
       if (best >= maxCopies) break;
     }
-    const copies = Math.min(best, maxCopies);
+    let copies = Math.min(best, maxCopies);
     if (copies === 0) return 'no instance type option has room';
-    const need = { ...base };
-    addInto(need, request, copies);
-    const options = e.options.filter((it) => fits(need, {}, it.allocatable));
-    return { requirements: e.requirements, options, daemonSetOverhead: e.ds, copies };
+    for (;;) {
+      const need = { ...base };
+      addInto(need, request, copies);
+      const options = e.options.filter((it) => fits(need, {}, it.allocatable));
+      const reserved = reservationFor(this.context, options, need);
+      const grows = subtractResources(reserved, this.reserved);
+      const limit = this.context.exceededLimit(grows, false);
+      if (limit === undefined) {
+        return { requirements: e.requirements, options, daemonSetOverhead: e.ds, copies, reserved };
+      }
+      if (copies === 1) return `limit ${limit} reached`;
+      copies = 1;
+    }
   }
 
   /** Adds pods according to a fit returned by `evaluate`. */
-  commit(fit: PlannedFit, pods: readonly Pod[], request: Resources): void {
+  commit(fit: PlannedFit, pods: readonly Pod[], request: Resources, topologyBound: boolean): void {
+    if (topologyBound) this.topologyBound = true;
     this.pods.push(...pods);
     addInto(this.used, request, pods.length);
     if (fit.requirements !== this.requirements || fit.options.length !== this.options.length) {
@@ -95,23 +156,10 @@ export class PlannedNode {
       this.options = fit.options;
       this.daemonSetOverhead = fit.daemonSetOverhead;
       this.version++;
-      const reserved = maxCapacity(this.options);
-      this.context.reserve(this.reserved, -1);
-      this.context.reserve(reserved, 1);
-      this.reserved = reserved;
     }
-  }
-
-  /** Narrows the requirements (e.g. pins a zone) without adding pods. */
-  narrow(requirements: Requirements, options: readonly InstanceType[]): void {
-    this.requirements = requirements;
-    this.options = options;
-    this.daemonSetOverhead = this.context.daemonSetOverhead(requirements);
-    this.version++;
-    const reserved = maxCapacity(options);
     this.context.reserve(this.reserved, -1);
-    this.context.reserve(reserved, 1);
-    this.reserved = reserved;
+    this.context.reserve(fit.reserved, 1);
+    this.reserved = fit.reserved;
   }
 
   /** Releases this node's reservation against the NodePool limits (before finalising it). */

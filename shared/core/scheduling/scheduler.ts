@@ -6,10 +6,11 @@ import { Requirements } from '../requirements';
 import { addInto, copiesThatFit, type MutableResources, type Resources } from '../resources';
 import { firstUntoleratedTaint, formatTaint } from '../taints';
 import { type PlacementProfile, placementProfiles, pinTerm, type RequirementTerm } from './group-profile';
-import { chooseLaunch, efficientOptions } from './instance-selection';
+import { chooseLaunch, efficientOptions, type LaunchChoice } from './instance-selection';
 import { NodePoolContext, offeringAllowed } from './nodepool-context';
 import { groupPods, type PodGroup } from './pod-groups';
-import { compatibleTypes, maxCapacity, PlannedNode } from './planned-node';
+import { compatibleTypes, LIMITED_OPTION_SPREAD, maxCapacity, PlannedNode } from './planned-node';
+import { splitForCost } from './tail-split';
 import { type GroupTopology, recordPlacement, TopologyRegistry } from './topology';
 import type {
   NodeClaimPlan,
@@ -190,7 +191,7 @@ class Scheduler {
         for (const pinned of this.pinAlternatives(term, pinKeys, restrictions, node.requirements, node.options)) {
           const fit = node.evaluate(pinned.requirements, pinned.key, request, cap);
           if (typeof fit === 'string') continue;
-          node.commit(fit, pending.slice(0, fit.copies), request);
+          node.commit(fit, pending.slice(0, fit.copies), request, isTopologyBound(topology));
           recordPlacement(topology, fit.copies, (key) => plannedDomain(node, key));
           return { placed: fit.copies };
         }
@@ -355,7 +356,7 @@ class Scheduler {
       return `NodePool ${ctx.nodePool.name}: ${fit}`;
     }
     this.planned.push(node);
-    node.commit(fit, pending.slice(0, fit.copies), group.requests);
+    node.commit(fit, pending.slice(0, fit.copies), group.requests, isTopologyBound(topology));
     recordPlacement(topology, fit.copies, (key) => plannedDomain(node, key));
     return fit.copies;
   }
@@ -481,25 +482,63 @@ class Scheduler {
     return u;
   }
 
-  /** Turns planned nodes into NodeClaim plans: final instance type options, capacity type, zone, price. */
+  /**
+   * Turns planned nodes into NodeClaim plans: final instance type options, capacity type, zone
+   * and price. A node whose pods take no part in topology may be split in two when that is
+   * cheaper (see splitForCost).
+   */
   private finalise(): NodeClaimPlan[] {
     const plans: NodeClaimPlan[] = [];
     for (const node of this.planned) {
       const ctx = node.context;
       node.release();
       const ds = ctx.daemonSetOverhead(node.requirements);
-      const candidates = compatibleTypes(ctx.instanceTypes, node.requirements).filter(
-        (it) => ctx.exceededLimit(it.capacity) === undefined,
-      );
-      const choice = chooseLaunch(candidates.length > 0 ? candidates : node.options, node.requirements, node.used, ds);
-      if (typeof choice === 'string') {
-        for (const pod of node.pods) this.unschedulable.push({ pod, reason: `NodePool ${ctx.nodePool.name}: ${choice}` });
+      const compatible = compatibleTypes(ctx.instanceTypes, node.requirements);
+      const parts = node.topologyBound ? [node.pods] : splitForCost(compatible, node.requirements, node.pods, ds);
+      let made = this.planParts(node, parts, compatible, ds);
+      if (typeof made === 'string' && parts.length > 1) made = this.planParts(node, [node.pods], compatible, ds);
+      if (typeof made === 'string') {
+        for (const pod of node.pods) this.unschedulable.push({ pod, reason: `NodePool ${ctx.nodePool.name}: ${made}` });
         continue;
       }
-      const byName = new Map(candidates.map((it) => [it.name, it]));
-      ctx.reserve(maxCapacity(choice.options.map((o) => byName.get(o.name)).filter((it) => it !== undefined)), 1);
+      plans.push(...made);
+    }
+    return plans;
+  }
+
+  /** Plans one NodeClaim per part, within the NodePool's limits; all or nothing. */
+  private planParts(
+    node: PlannedNode,
+    parts: readonly (readonly Pod[])[],
+    compatible: readonly InstanceType[],
+    ds: Resources,
+  ): NodeClaimPlan[] | string {
+    const ctx = node.context;
+    const reserved: Resources[] = [];
+    const plans: NodeClaimPlan[] = [];
+    for (const pods of parts) {
+      const used: MutableResources = {};
+      for (const p of pods) addInto(used, p.requests);
+      const withinLimits = compatible.filter((it) => ctx.exceededLimit(it.capacity) === undefined);
+      let choice = chooseLaunch(withinLimits.length > 0 ? withinLimits : node.options, node.requirements, used, ds);
+      if (typeof choice !== 'string' && ctx.limited) {
+        // Any option may launch, so the largest counts against the limits: keep options near
+        // the expected size so one NodeClaim does not reserve the headroom of the next.
+        const expected = compatible.find((it) => it.name === (choice as LaunchChoice).options[0].name);
+        const near = expected ? withinLimits.filter((it) => ctx.withinFactor(it.capacity, expected.capacity, LIMITED_OPTION_SPREAD)) : [];
+        const narrowed = near.length > 0 ? chooseLaunch(near, node.requirements, used, ds) : choice;
+        if (typeof narrowed !== 'string') choice = narrowed;
+      }
+      if (typeof choice === 'string') {
+        for (const r of reserved) ctx.reserve(r, -1);
+        return choice;
+      }
+      const byName = new Map(compatible.map((it) => [it.name, it]));
+      const capacity = maxCapacity(choice.options.map((o) => byName.get(o.name)).filter((it) => it !== undefined));
+      ctx.reserve(capacity, 1);
+      reserved.push(capacity);
       const expected = choice.options[0];
-      const requests = { ...node.used };
+      const requests = { ...used };
       addInto(requests, ds);
       plans.push({
         nodePool: ctx.nodePool.name,
@@ -515,13 +554,20 @@ class Scheduler {
         labels: node.requirements.labels(),
         taints: ctx.nodePool.template.taints,
         startupTaints: ctx.nodePool.template.startupTaints,
-        pods: node.pods,
+        pods,
         requests,
         daemonSetRequests: ds,
       });
     }
     return plans;
   }
+}
+
+function isTopologyBound(t: GroupTopology): boolean {
+  return (
+    t.spreads.length + t.affinities.length + t.antiAffinities.length + t.feeds.length + t.repelledBy.length + t.owns.length >
+    0
+  );
 }
 
 function existingDomain(slot: ExistingSlot, key: string): string | undefined {

@@ -1,0 +1,127 @@
+/**
+ * What each verb does to the store for a resource route, and the response body the real server
+ * would send (lists shaped `{kind: PodList, metadata: {resourceVersion, continue}, items}`).
+ */
+import { evictPod } from './eviction';
+import type { KubeObject } from './kube-object';
+import { isJsonObject } from './kube-object';
+import { apiVersionOf } from './resources';
+import type { KubeVerb, ResourceRoute } from './routes';
+import { badRequest, failureStatus, KubeApiError, notFound } from './status';
+import type { DeletePreconditions, KubeStore } from './store';
+
+/** A decoded non-watch request to a resource path. */
+export interface ResourceRequest {
+  readonly verb: Exclude<KubeVerb, 'watch'>;
+  readonly route: ResourceRoute;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly contentType: string;
+}
+
+/** HTTP status and JSON body to answer. */
+export interface ApiResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** Carries out `request` against `store`; refusals are thrown as {@link KubeApiError}. */
+export function handleResourceRequest(store: KubeStore, request: ResourceRequest): ApiResponse {
+  const { verb, route, query, body } = request;
+  const { resource, namespace, name, subresource } = route;
+  if (subresource !== undefined) {
+    const known =
+      (subresource === 'status' && resource.statusSubresource) ||
+      (subresource === 'eviction' && resource.group === '' && resource.plural === 'pods');
+    if (!known) throw notFound(resource, `${name}/${subresource}`);
+    if (subresource === 'eviction' && verb !== 'create') throw methodNotAllowed(verb);
+    if (subresource === 'status' && verb !== 'get' && verb !== 'update' && verb !== 'patch')
+      throw methodNotAllowed(verb);
+  }
+  const status = subresource === 'status' ? ('status' as const) : undefined;
+  switch (verb) {
+    case 'list':
+      return { status: 200, body: listBody(store, route, query) };
+    case 'get':
+      return { status: 200, body: store.get(resource, name ?? '', namespace) };
+    case 'create':
+      if (subresource === 'eviction') {
+        return { status: 201, body: evictPod(store, namespace ?? 'default', name ?? '', body) };
+      }
+      if (resource.namespaced && namespace === undefined) throw methodNotAllowed(verb);
+      return { status: 201, body: store.create(resource, objectBody(body), { namespace }) };
+    case 'update': {
+      const object = objectBody(body);
+      if (object.metadata.name !== undefined && object.metadata.name !== name) {
+        throw badRequest(
+          `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
+        );
+      }
+      return {
+        status: 200,
+        body: store.update(
+          resource,
+          { ...object, metadata: { ...object.metadata, name } },
+          { namespace, subresource: status },
+        ),
+      };
+    }
+    case 'patch':
+      return {
+        status: 200,
+        body: store.patch(resource, name ?? '', body, request.contentType, {
+          namespace,
+          subresource: status,
+        }),
+      };
+    case 'delete': {
+      const options = isJsonObject(body) ? body : {};
+      const preconditions = (isJsonObject(options.preconditions) ? options.preconditions : undefined) as
+        | DeletePreconditions
+        | undefined;
+      return { status: 200, body: store.delete(resource, name ?? '', { namespace, preconditions }) };
+    }
+    case 'deletecollection':
+      throw methodNotAllowed(verb);
+  }
+}
+
+function listBody(store: KubeStore, route: ResourceRoute, query: URLSearchParams): unknown {
+  const { resource } = route;
+  const limit = query.get('limit');
+  if (limit !== null && !/^\d+$/.test(limit)) throw badRequest(`invalid limit: ${JSON.stringify(limit)}`);
+  const page = store.list(resource, {
+    namespace: route.namespace,
+    labelSelector: query.get('labelSelector') ?? undefined,
+    fieldSelector: query.get('fieldSelector') ?? undefined,
+    limit: limit === null ? undefined : Number(limit),
+    continue: query.get('continue') ?? undefined,
+  });
+  const metadata: Record<string, unknown> = { resourceVersion: page.resourceVersion };
+  if (page.continue !== undefined) metadata.continue = page.continue;
+  if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+  return {
+    kind: `${resource.kind}List`,
+    apiVersion: apiVersionOf(resource),
+    metadata,
+    // Built-in lists carry apiVersion/kind once, on the list; custom resource items keep theirs.
+    items: resource.custom ? page.items : page.items.map(({ apiVersion: _v, kind: _k, ...item }) => item),
+  };
+}
+
+function objectBody(body: unknown): KubeObject {
+  if (!isJsonObject(body)) throw badRequest('the request body must be a JSON object');
+  const metadata = body.metadata ?? {};
+  if (!isJsonObject(metadata)) throw badRequest('metadata must be a JSON object');
+  return { ...body, metadata };
+}
+
+function methodNotAllowed(verb: string): KubeApiError {
+  return new KubeApiError(
+    failureStatus(
+      405,
+      `the server does not allow this method on the requested resource (${verb})`,
+      'MethodNotAllowed',
+    ),
+  );
+}

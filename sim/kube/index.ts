@@ -1,0 +1,32 @@
+/** The fake Kubernetes API server and what tests need to drive and inspect it. */
+export {
+  budgetSelects,
+  computeBudget,
+  type DisruptionBudget,
+  expectedPodsAnnotation,
+  isPodHealthy,
+} from './disruption';
+export { evictionBlockedMessage } from './eviction';
+export { cloneObject, formatKubeTime, type KubeObject, type ObjectMeta, toKubeObject } from './kube-object';
+export { patchContentTypes } from './patch';
+export { defaultResources, type KnownResource, qualifiedName, type ResourceType } from './resources';
+export type { KubeVerb } from './routes';
+export {
+  FakeKubeApiServer,
+  type FakeKubeApiServerOptions,
+  type FaultOptions,
+  type RecordedRequest,
+  startFakeKubeApiServer,
+} from './server';
+export { isKubeApiError, KubeApiError, type StatusBody, type StatusCause } from './status';
+export {
+  continueExpiredMessage,
+  type DeletePreconditions,
+  KubeStore,
+  type KubeStoreOptions,
+  type ListOptions,
+  type ListResult,
+  type ResourceRef,
+  type StoredEvent,
+  type WriteOptions,
+} from './store';
