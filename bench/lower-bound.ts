@@ -1,6 +1,6 @@
 import type { InstanceType } from '../shared/core/instance-type';
 import type { Requirements } from '../shared/core/requirements';
-import { CPU, MEMORY } from '../shared/core/resources';
+import { CPU, MEMORY, PODS } from '../shared/core/resources';
 import { cheapestOffering } from '../shared/core/scheduling/nodepool-context';
 import { compatibleTypes } from '../shared/core/scheduling/planned-node';
 
@@ -11,6 +11,8 @@ export interface PricedType {
   readonly cpu: number;
   /** Allocatable bytes. */
   readonly memory: number;
+  /** Allocatable pods (max pods per node). */
+  readonly pods: number;
   /** USD per hour of its cheapest allowed, available offering (spot or on-demand). */
   readonly price: number;
 }
@@ -40,7 +42,7 @@ export function pricedTypes(types: readonly InstanceType[], requirements: Requir
     const cpu = it.allocatable[CPU] ?? 0;
     const memory = it.allocatable[MEMORY] ?? 0;
     if (offering === undefined || cpu <= 0 || memory <= 0) continue;
-    out.push({ name: it.name, cpu, memory, price: offering.price });
+    out.push({ name: it.name, cpu, memory, pods: it.allocatable[PODS] ?? 0, price: offering.price });
   }
   return out;
 }
@@ -90,6 +92,30 @@ export function lowerBound(types: readonly PricedType[], demand: Demand): LowerB
         };
       }
     }
+  }
+  return best;
+}
+
+/** What a homogeneous fleet must hold: totals, pod count and the largest single request. */
+export interface FleetDemand extends Demand {
+  readonly pods: number;
+  readonly largest: Demand;
+}
+
+/**
+ * Not a bound, a yardstick: the cheapest fleet of a single instance type that can hold the
+ * largest pod on its own, sized fractionally as max(cpu, memory, pod count ratios) × price.
+ * It respects what the LP bound ignores (every pod's cpu and memory on one node, max pods per
+ * node) but not fragmentation, and a plan mixing types can beat it; a plan near or below it is
+ * packing well, one far above it is not.
+ */
+export function singleTypeReference(types: readonly PricedType[], demand: FleetDemand): LowerBound {
+  let best: LowerBound = { cost: Number.POSITIVE_INFINITY, mix: [] };
+  for (const t of types) {
+    if (t.cpu < demand.largest.cpu || t.memory < demand.largest.memory || t.pods < 1) continue;
+    const count = Math.max(demand.cpu / t.cpu, demand.memory / t.memory, demand.pods / t.pods);
+    const cost = count * t.price;
+    if (cost < best.cost) best = { cost, mix: [{ name: t.name, count }] };
   }
   return best;
 }

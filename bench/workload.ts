@@ -78,6 +78,11 @@ const FIVE_KINDS: readonly PodKind[] = [
   'hostname-anti-affinity',
 ];
 
+/** The kind a pod made by {@link workload} was generated as, from its name. */
+export function podKind(pod: Pick<Pod, 'name'>): PodKind {
+  return pod.name.slice(0, pod.name.lastIndexOf('-')) as PodKind;
+}
+
 /**
  * `count` pending pods of a shape, the same for the same seed. Draws happen in the order
  * Karpenter's generators make them (labels, selector, cpu, memory), though the numbers differ

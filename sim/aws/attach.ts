@@ -24,7 +24,9 @@ export function attachFake(client: SdkClientLike, fake: FakeAwsService): () => v
     (_next, context) => async (args) => {
       const clientName = context.clientName;
       if (clientName !== undefined && clientName !== fake.clientName) {
-        throw new Error(`${fake.constructor.name} answers ${fake.clientName}, but it is attached to a ${clientName}`);
+        throw new Error(
+          `${fake.constructor.name} answers ${fake.clientName}, but it is attached to a ${clientName}`,
+        );
       }
       const operation = (context.commandName ?? '').replace(/Command$/, '');
       const result = fake.invoke(operation, args.input);

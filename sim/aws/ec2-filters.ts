@@ -32,7 +32,10 @@ export function matchesFilters<T>(
 }
 
 /** Rejects filters whose names `fields` does not support, naming the bad filter. */
-export function assertKnownFilters(filters: readonly Filter[] | undefined, fields: FilterFields<never>): void {
+export function assertKnownFilters(
+  filters: readonly Filter[] | undefined,
+  fields: FilterFields<never>,
+): void {
   for (const filter of filters ?? []) {
     const name = filter.Name ?? '';
     const isTagFilter = name.startsWith('tag:') || name === 'tag-key' || name === 'tag-value';
@@ -59,7 +62,10 @@ function filterValues<T>(
 
 /** EC2 filter values: `*` matches any run of characters, `?` one character, the rest literally. */
 function wildcardPattern(value: string): RegExp {
-  const escaped = value.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = value
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`, 's');
 }
 

@@ -36,7 +36,8 @@ export const FLEET_ERROR_MESSAGES: Readonly<Record<string, (pool: Pool) => strin
     pool.capacityType === 'spot'
       ? 'There is no Spot capacity available that matches your request.'
       : `We currently do not have sufficient ${pool.instanceType} capacity in the Availability Zone you requested (${pool.availabilityZone}). Our system will be working on provisioning additional capacity. You can currently get ${pool.instanceType} capacity by not specifying an Availability Zone in your request or choosing a different Availability Zone.`,
-  UnfulfillableCapacity: () => 'Unable to fulfill capacity due to your request configuration. Please adjust your request and try again.',
+  UnfulfillableCapacity: () =>
+    'Unable to fulfill capacity due to your request configuration. Please adjust your request and try again.',
   MaxSpotInstanceCountExceeded: () => 'Max spot instance count exceeded',
   VcpuLimitExceeded: () =>
     'You have requested more vCPU capacity than your current vCPU limit of 0 allows for the instance bucket that the specified instance type belongs to. Please visit http://aws.amazon.com/contact-us/ec2-request to request an adjustment to this limit.',
@@ -60,7 +61,10 @@ function selects(selector: PoolSelector, pool: Pool): boolean {
 export class FleetCapacity {
   private readonly rules: CapacityRule[] = [];
   private readonly injected: InjectedLaunchError[] = [];
-  private readonly vcpuLimits: { spot: number; 'on-demand': number } = { spot: Infinity, 'on-demand': Infinity };
+  private readonly vcpuLimits: { spot: number; 'on-demand': number } = {
+    spot: Infinity,
+    'on-demand': Infinity,
+  };
 
   /**
    * Caps the live (not terminated) instances in the matching pools at `instances` each.
@@ -83,7 +87,12 @@ export class FleetCapacity {
    * Makes the next `times` launch attempts in matching pools fail with `code` (default
    * `InsufficientInstanceCapacity`, i.e. an ICE), whatever the capacity says.
    */
-  injectLaunchError(selector: PoolSelector, code = 'InsufficientInstanceCapacity', times = 1, message?: string): void {
+  injectLaunchError(
+    selector: PoolSelector,
+    code = 'InsufficientInstanceCapacity',
+    times = 1,
+    message?: string,
+  ): void {
     this.injected.push({ selector, code, message, remaining: times });
   }
 
@@ -118,7 +127,10 @@ export class FleetCapacity {
 
 /** The message AWS pairs with a per-override fleet error code. */
 export function fleetErrorMessage(code: string, pool: Pool): string {
-  return FLEET_ERROR_MESSAGES[code]?.(pool) ?? `The fleet could not launch ${pool.instanceType} in ${pool.availabilityZone}: ${code}`;
+  return (
+    FLEET_ERROR_MESSAGES[code]?.(pool) ??
+    `The fleet could not launch ${pool.instanceType} in ${pool.availabilityZone}: ${code}`
+  );
 }
 
 /** A candidate the fleet may launch into, with what the allocation strategies look at. */

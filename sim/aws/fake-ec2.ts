@@ -38,8 +38,8 @@ import {
   type InstanceTypeOffering,
   type LaunchTemplate,
   type LocationType,
-  type Reservation,
   type RequestLaunchTemplateData,
+  type Reservation,
   type SecurityGroup,
   type SpotPrice,
   type StateReason,
@@ -50,7 +50,13 @@ import {
   type TerminateInstancesCommandOutput,
 } from '@aws-sdk/client-ec2';
 import type { Clock } from '../../shared/core/clock';
-import { assertKnownFilters, type FilterFields, flag, InvalidFilterError, matchesFilters } from './ec2-filters';
+import {
+  assertKnownFilters,
+  type FilterFields,
+  flag,
+  InvalidFilterError,
+  matchesFilters,
+} from './ec2-filters';
 import {
   allocationOrder,
   type CapacityType,
@@ -60,7 +66,7 @@ import {
   type RankedPool,
 } from './fake-ec2-fleet';
 import { FakeAwsService, type OperationOutput } from './fake-service';
-import { type PageRules, PageRequestError, paginate, listingKey, stableJson } from './pagination';
+import { listingKey, PageRequestError, type PageRules, paginate, stableJson } from './pagination';
 import { type KnownErrorTable, ServiceErrorFactory } from './service-error';
 
 /** Tags as a compact record, for seeding. */
@@ -361,7 +367,10 @@ export class FakeEc2 extends FakeAwsService {
   private readonly onDemandPrices = new Map<string, number>();
   private readonly spotPriceHistory: SpotPrice[] = [];
   private readonly instances = new Map<string, InstanceRecord>();
-  private readonly fleetsByToken = new Map<string, { fingerprint: string; output: OperationOutput<CreateFleetCommandOutput> }>();
+  private readonly fleetsByToken = new Map<
+    string,
+    { fingerprint: string; output: OperationOutput<CreateFleetCommandOutput> }
+  >();
   private readonly defaultVpcId = 'vpc-0000000000000000a';
   private counter = 0;
 
@@ -369,7 +378,8 @@ export class FakeEc2 extends FakeAwsService {
     super(options.clock);
     this.region = options.region ?? 'us-east-1';
     this.accountId = options.accountId ?? '123456789012';
-    this.availabilityZones = options.availabilityZones ?? ['a', 'b', 'c'].map((zone) => `${this.region}${zone}`);
+    this.availabilityZones =
+      options.availabilityZones ?? ['a', 'b', 'c'].map((zone) => `${this.region}${zone}`);
     this.timings = {
       pendingMs: options.timings?.pendingMs ?? 15_000,
       shuttingDownMs: options.timings?.shuttingDownMs ?? 30_000,
@@ -380,7 +390,8 @@ export class FakeEc2 extends FakeAwsService {
     for (const subnet of options.subnets ?? []) this.addSubnet(subnet);
     for (const group of options.securityGroups ?? []) this.addSecurityGroup(group);
     for (const image of options.images ?? []) this.addImage(image);
-    for (const [type, price] of Object.entries(options.onDemandPrices ?? {})) this.onDemandPrices.set(type, price);
+    for (const [type, price] of Object.entries(options.onDemandPrices ?? {}))
+      this.onDemandPrices.set(type, price);
     for (const price of options.spotPrices ?? []) this.addSpotPrice(price);
   }
 
@@ -391,7 +402,9 @@ export class FakeEc2 extends FakeAwsService {
   }
 
   /** Restricts which instance types are offered in which zones (replacing "everything everywhere"). */
-  setOfferings(offerings: ReadonlyArray<{ readonly instanceType: string; readonly availabilityZone: string }>): void {
+  setOfferings(
+    offerings: ReadonlyArray<{ readonly instanceType: string; readonly availabilityZone: string }>,
+  ): void {
     this.offeringSet = new Set(offerings.map((o) => `${o.instanceType}|${o.availabilityZone}`));
   }
 
@@ -493,7 +506,9 @@ export class FakeEc2 extends FakeAwsService {
 
   /** The data a launch template was created with, by name or id. */
   launchTemplateData(nameOrId: string): RequestLaunchTemplateData | undefined {
-    const record = this.findLaunchTemplate({ LaunchTemplateId: nameOrId }) ?? this.findLaunchTemplate({ LaunchTemplateName: nameOrId });
+    const record =
+      this.findLaunchTemplate({ LaunchTemplateId: nameOrId }) ??
+      this.findLaunchTemplate({ LaunchTemplateName: nameOrId });
     return record === undefined ? undefined : structuredClone(record.data);
   }
 
@@ -504,8 +519,10 @@ export class FakeEc2 extends FakeAwsService {
    */
   reclaimSpot(instanceId: string, noticeMs = 120_000): SpotReclaim {
     const record = this.instances.get(instanceId);
-    if (record === undefined || !this.isVisible(record)) throw new Error(`reclaimSpot: no instance ${instanceId}`);
-    if (record.capacityType !== 'spot') throw new Error(`reclaimSpot: ${instanceId} is an on-demand instance`);
+    if (record === undefined || !this.isVisible(record))
+      throw new Error(`reclaimSpot: no instance ${instanceId}`);
+    if (record.capacityType !== 'spot')
+      throw new Error(`reclaimSpot: ${instanceId} is an on-demand instance`);
     const now = this.clock.now();
     record.reclaimAt = now + noticeMs;
     return {
@@ -519,15 +536,22 @@ export class FakeEc2 extends FakeAwsService {
 
   // ── Instance types and prices ───────────────────────────────────────────────────────────
 
-  describeInstanceTypes(input: DescribeInstanceTypesCommandInput): OperationOutput<DescribeInstanceTypesCommandOutput> {
+  describeInstanceTypes(
+    input: DescribeInstanceTypesCommandInput,
+  ): OperationOutput<DescribeInstanceTypesCommandOutput> {
     const missing = (input.InstanceTypes ?? []).filter((type) => !this.instanceTypes.has(type));
     if (missing.length > 0) {
-      throw this.fail('InvalidInstanceType', `The following supplied instance types do not exist: [${missing.join(', ')}]`);
+      throw this.fail(
+        'InvalidInstanceType',
+        `The following supplied instance types do not exist: [${missing.join(', ')}]`,
+      );
     }
     const wanted = input.InstanceTypes === undefined ? undefined : new Set<string>(input.InstanceTypes);
-    const types = this.filtered([...this.instanceTypes.values()], input.Filters, INSTANCE_TYPE_FILTERS).filter(
-      (t) => wanted === undefined || wanted.has(t.InstanceType ?? ''),
-    );
+    const types = this.filtered(
+      [...this.instanceTypes.values()],
+      input.Filters,
+      INSTANCE_TYPE_FILTERS,
+    ).filter((t) => wanted === undefined || wanted.has(t.InstanceType ?? ''));
     const page = this.page(types, input, PAGES.instanceTypes, 'DescribeInstanceTypes');
     return { InstanceTypes: page.items, NextToken: page.nextToken };
   }
@@ -550,7 +574,11 @@ export class FakeEc2 extends FakeAwsService {
               ? zones
               : [];
       for (const location of locations) {
-        offerings.push({ InstanceType: type as _InstanceType, LocationType: locationType, Location: location });
+        offerings.push({
+          InstanceType: type as _InstanceType,
+          LocationType: locationType,
+          Location: location,
+        });
       }
     }
     const page = this.page(
@@ -601,7 +629,8 @@ export class FakeEc2 extends FakeAwsService {
 
   describeSubnets(input: DescribeSubnetsCommandInput): OperationOutput<DescribeSubnetsCommandOutput> {
     const missing = (input.SubnetIds ?? []).filter((id) => !this.subnets.has(id));
-    if (missing.length > 0) throw this.fail('InvalidSubnetID.NotFound', `The subnet ID '${missing.join(', ')}' does not exist`);
+    if (missing.length > 0)
+      throw this.fail('InvalidSubnetID.NotFound', `The subnet ID '${missing.join(', ')}' does not exist`);
     const wanted = input.SubnetIds === undefined ? undefined : new Set(input.SubnetIds);
     const subnets = this.filtered(
       [...this.subnets.values()].map((r) => r.subnet),
@@ -612,14 +641,20 @@ export class FakeEc2 extends FakeAwsService {
     return { Subnets: page.items, NextToken: page.nextToken };
   }
 
-  describeSecurityGroups(input: DescribeSecurityGroupsCommandInput): OperationOutput<DescribeSecurityGroupsCommandOutput> {
+  describeSecurityGroups(
+    input: DescribeSecurityGroupsCommandInput,
+  ): OperationOutput<DescribeSecurityGroupsCommandOutput> {
     const groups = [...this.securityGroups.values()];
     for (const id of input.GroupIds ?? []) {
-      if (!this.securityGroups.has(id)) throw this.fail('InvalidGroup.NotFound', `The security group '${id}' does not exist`);
+      if (!this.securityGroups.has(id))
+        throw this.fail('InvalidGroup.NotFound', `The security group '${id}' does not exist`);
     }
     for (const name of input.GroupNames ?? []) {
       if (!groups.some((g) => g.GroupName === name && g.VpcId === this.defaultVpcId)) {
-        throw this.fail('InvalidGroup.NotFound', `The security group '${name}' does not exist in default VPC '${this.defaultVpcId}'`);
+        throw this.fail(
+          'InvalidGroup.NotFound',
+          `The security group '${name}' does not exist in default VPC '${this.defaultVpcId}'`,
+        );
       }
     }
     const ids = input.GroupIds === undefined ? undefined : new Set(input.GroupIds);
@@ -640,23 +675,33 @@ export class FakeEc2 extends FakeAwsService {
       if (!/^ami-[0-9a-f]{8,17}$/.test(id)) throw this.fail('InvalidAMIID.Malformed', `Invalid id: "${id}"`);
     }
     const missing = (input.ImageIds ?? []).filter((id) => !this.images.has(id));
-    if (missing.length > 0) throw this.fail('InvalidAMIID.NotFound', `The image id '[${missing.join(', ')}]' does not exist`);
+    if (missing.length > 0)
+      throw this.fail('InvalidAMIID.NotFound', `The image id '[${missing.join(', ')}]' does not exist`);
     const ids = input.ImageIds === undefined ? undefined : new Set(input.ImageIds);
     const owners = input.Owners === undefined ? undefined : new Set(input.Owners);
     const now = this.clock.now();
-    const selected = this.filtered([...this.images.values()], input.Filters, IMAGE_FILTERS).filter((image) => {
-      if (ids !== undefined && !ids.has(image.ImageId!)) return false;
-      if (owners !== undefined && !this.ownedBy(image, owners)) return false;
-      const deprecated = image.DeprecationTime !== undefined && Date.parse(image.DeprecationTime) <= now;
-      return !deprecated || input.IncludeDeprecated === true || ids !== undefined || image.OwnerId === this.accountId;
-    });
+    const selected = this.filtered([...this.images.values()], input.Filters, IMAGE_FILTERS).filter(
+      (image) => {
+        if (ids !== undefined && !ids.has(image.ImageId!)) return false;
+        if (owners !== undefined && !this.ownedBy(image, owners)) return false;
+        const deprecated = image.DeprecationTime !== undefined && Date.parse(image.DeprecationTime) <= now;
+        return (
+          !deprecated ||
+          input.IncludeDeprecated === true ||
+          ids !== undefined ||
+          image.OwnerId === this.accountId
+        );
+      },
+    );
     const page = this.page(selected, input, PAGES.resources, 'DescribeImages');
     return { Images: page.items, NextToken: page.nextToken };
   }
 
   // ── Launch templates ────────────────────────────────────────────────────────────────────
 
-  createLaunchTemplate(input: CreateLaunchTemplateCommandInput): OperationOutput<CreateLaunchTemplateCommandOutput> {
+  createLaunchTemplate(
+    input: CreateLaunchTemplateCommandInput,
+  ): OperationOutput<CreateLaunchTemplateCommandOutput> {
     const name = input.LaunchTemplateName ?? '';
     if (!/^[a-zA-Z0-9().\-/_]{3,128}$/.test(name)) {
       throw this.fail(
@@ -668,7 +713,10 @@ export class FakeEc2 extends FakeAwsService {
       throw this.fail('MissingParameter', 'The request must contain the parameter LaunchTemplateData');
     }
     if ([...this.launchTemplates.values()].some((r) => r.template.LaunchTemplateName === name)) {
-      throw this.fail('InvalidLaunchTemplateName.AlreadyExistsException', `Launch template name already in use.`);
+      throw this.fail(
+        'InvalidLaunchTemplateName.AlreadyExistsException',
+        `Launch template name already in use.`,
+      );
     }
     const template: LaunchTemplate = {
       LaunchTemplateId: `lt-${this.hexId(17)}`,
@@ -683,25 +731,31 @@ export class FakeEc2 extends FakeAwsService {
     return { LaunchTemplate: template };
   }
 
-  describeLaunchTemplates(input: DescribeLaunchTemplatesCommandInput): OperationOutput<DescribeLaunchTemplatesCommandOutput> {
+  describeLaunchTemplates(
+    input: DescribeLaunchTemplatesCommandInput,
+  ): OperationOutput<DescribeLaunchTemplatesCommandOutput> {
     const all = [...this.launchTemplates.values()].map((r) => r.template);
     for (const id of input.LaunchTemplateIds ?? []) {
       if (!this.launchTemplates.has(id)) throw this.launchTemplateNotFound({ LaunchTemplateId: id });
     }
     for (const name of input.LaunchTemplateNames ?? []) {
-      if (!all.some((t) => t.LaunchTemplateName === name)) throw this.launchTemplateNotFound({ LaunchTemplateName: name });
+      if (!all.some((t) => t.LaunchTemplateName === name))
+        throw this.launchTemplateNotFound({ LaunchTemplateName: name });
     }
     const ids = input.LaunchTemplateIds === undefined ? undefined : new Set(input.LaunchTemplateIds);
     const names = input.LaunchTemplateNames === undefined ? undefined : new Set(input.LaunchTemplateNames);
     const selected = this.filtered(all, input.Filters, LAUNCH_TEMPLATE_FILTERS).filter(
       (t) =>
-        (ids === undefined || ids.has(t.LaunchTemplateId!)) && (names === undefined || names.has(t.LaunchTemplateName!)),
+        (ids === undefined || ids.has(t.LaunchTemplateId!)) &&
+        (names === undefined || names.has(t.LaunchTemplateName!)),
     );
     const page = this.page(selected, input, PAGES.launchTemplates, 'DescribeLaunchTemplates');
     return { LaunchTemplates: page.items, NextToken: page.nextToken };
   }
 
-  deleteLaunchTemplate(input: DeleteLaunchTemplateCommandInput): OperationOutput<DeleteLaunchTemplateCommandOutput> {
+  deleteLaunchTemplate(
+    input: DeleteLaunchTemplateCommandInput,
+  ): OperationOutput<DeleteLaunchTemplateCommandOutput> {
     const record = this.findLaunchTemplate(input);
     if (record === undefined) throw this.launchTemplateNotFound(input);
     this.launchTemplates.delete(record.template.LaunchTemplateId!);
@@ -731,14 +785,22 @@ export class FakeEc2 extends FakeAwsService {
       }
     }
     if (input.Type !== 'instant') {
-      throw new Error(`FakeEc2 models only instant fleets; CreateFleet was called with Type ${String(input.Type)}`);
+      throw new Error(
+        `FakeEc2 models only instant fleets; CreateFleet was called with Type ${String(input.Type)}`,
+      );
     }
     const target = input.TargetCapacitySpecification;
     if (target?.TotalTargetCapacity === undefined) {
-      throw this.fail('MissingParameter', 'The request must contain the parameter TargetCapacitySpecification.TotalTargetCapacity');
+      throw this.fail(
+        'MissingParameter',
+        'The request must contain the parameter TargetCapacitySpecification.TotalTargetCapacity',
+      );
     }
     if (!Number.isInteger(target.TotalTargetCapacity) || target.TotalTargetCapacity < 1) {
-      throw this.fail('InvalidParameterValue', `Invalid value '${target.TotalTargetCapacity}' for TotalTargetCapacity`);
+      throw this.fail(
+        'InvalidParameterValue',
+        `Invalid value '${target.TotalTargetCapacity}' for TotalTargetCapacity`,
+      );
     }
     if ((input.LaunchTemplateConfigs ?? []).length === 0) {
       throw this.fail('MissingParameter', 'The request must contain the parameter LaunchTemplateConfigs');
@@ -747,7 +809,9 @@ export class FakeEc2 extends FakeAwsService {
     const defaultType = target.DefaultTargetCapacityType ?? 'on-demand';
     const total = target.TotalTargetCapacity;
     const spotTarget =
-      defaultType === 'spot' ? total - (target.OnDemandTargetCapacity ?? 0) : (target.SpotTargetCapacity ?? 0);
+      defaultType === 'spot'
+        ? total - (target.OnDemandTargetCapacity ?? 0)
+        : (target.SpotTargetCapacity ?? 0);
     const onDemandTarget = total - spotTarget;
     const errors: CreateFleetError[] = [];
     const launched: CreateFleetInstance[] = [];
@@ -761,7 +825,9 @@ export class FakeEc2 extends FakeAwsService {
           ? (input.SpotOptions?.AllocationStrategy ?? 'lowest-price')
           : (input.OnDemandOptions?.AllocationStrategy ?? 'lowest-price');
       const minTarget =
-        capacityType === 'spot' ? input.SpotOptions?.MinTargetCapacity : input.OnDemandOptions?.MinTargetCapacity;
+        capacityType === 'spot'
+          ? input.SpotOptions?.MinTargetCapacity
+          : input.OnDemandOptions?.MinTargetCapacity;
       const pools = this.resolvePools(input, capacityType, errors);
       this.launchInto(allocationOrder(pools, strategy), units, minTarget, input, fleetId, errors, launched);
     }
@@ -803,7 +869,9 @@ export class FakeEc2 extends FakeAwsService {
    * Terminating an unknown id fails the whole call with InvalidInstanceID.NotFound and
    * terminates nothing, as the real API does; terminating twice succeeds.
    */
-  terminateInstances(input: TerminateInstancesCommandInput): OperationOutput<TerminateInstancesCommandOutput> {
+  terminateInstances(
+    input: TerminateInstancesCommandInput,
+  ): OperationOutput<TerminateInstancesCommandOutput> {
     if ((input.InstanceIds ?? []).length === 0) {
       throw this.fail('MissingParameter', 'The request must contain the parameter InstanceId');
     }
@@ -820,7 +888,11 @@ export class FakeEc2 extends FakeAwsService {
           };
           this.releaseAddress(record);
         }
-        return { InstanceId: record.instance.InstanceId, PreviousState: previous, CurrentState: this.stateOf(record) };
+        return {
+          InstanceId: record.instance.InstanceId,
+          PreviousState: previous,
+          CurrentState: this.stateOf(record),
+        };
       }),
     };
   }
@@ -829,7 +901,10 @@ export class FakeEc2 extends FakeAwsService {
     const tags = input.Tags ?? [];
     for (const tag of tags) {
       if (tag.Key?.toLowerCase().startsWith('aws:')) {
-        throw this.fail('InvalidParameterValue', `Tag keys starting with 'aws:' are reserved for internal use`);
+        throw this.fail(
+          'InvalidParameterValue',
+          `Tag keys starting with 'aws:' are reserved for internal use`,
+        );
       }
     }
     const targets = (input.Resources ?? []).map((id) => this.taggable(id));
@@ -839,7 +914,11 @@ export class FakeEc2 extends FakeAwsService {
 
   // ── Internals ───────────────────────────────────────────────────────────────────────────
 
-  private resolvePools(input: CreateFleetCommandInput, capacityType: CapacityType, errors: CreateFleetError[]): FleetPool[] {
+  private resolvePools(
+    input: CreateFleetCommandInput,
+    capacityType: CapacityType,
+    errors: CreateFleetError[],
+  ): FleetPool[] {
     const pools: FleetPool[] = [];
     let index = 0;
     for (const config of input.LaunchTemplateConfigs ?? []) {
@@ -850,7 +929,10 @@ export class FakeEc2 extends FakeAwsService {
         index += 1;
         const report = (code: string, message: string) =>
           errors.push({
-            LaunchTemplateAndOverrides: { LaunchTemplateSpecification: echoSpec(spec), Overrides: echoOverride(override) },
+            LaunchTemplateAndOverrides: {
+              LaunchTemplateSpecification: echoSpec(spec),
+              Overrides: echoOverride(override),
+            },
             Lifecycle: capacityType,
             ErrorCode: code,
             ErrorMessage: message,
@@ -892,7 +974,10 @@ export class FakeEc2 extends FakeAwsService {
           continue;
         }
         if (!(info.SupportedUsageClasses ?? []).includes(capacityType)) {
-          report('Unsupported', 'The requested configuration is currently not supported. Please check the documentation for supported configurations.');
+          report(
+            'Unsupported',
+            'The requested configuration is currently not supported. Please check the documentation for supported configurations.',
+          );
           continue;
         }
         const imageId = override.ImageId ?? template.data.ImageId;
@@ -912,7 +997,10 @@ export class FakeEc2 extends FakeAwsService {
         const pool: Pool = { instanceType, availabilityZone: zone, capacityType };
         const price = this.priceOf(pool);
         if (capacityType === 'spot' && override.MaxPrice !== undefined && Number(override.MaxPrice) < price) {
-          report('SpotMaxPriceTooLow', `Your Spot request price of ${override.MaxPrice} is lower than the minimum required Spot request fulfillment price of ${price}.`);
+          report(
+            'SpotMaxPriceTooLow',
+            `Your Spot request price of ${override.MaxPrice} is lower than the minimum required Spot request fulfillment price of ${price}.`,
+          );
           continue;
         }
         const weight = override.WeightedCapacity ?? 1;
@@ -951,7 +1039,10 @@ export class FakeEc2 extends FakeAwsService {
       if (remaining <= 0) break;
       const report = (code: string, message: string) =>
         poolErrors.push({
-          LaunchTemplateAndOverrides: { LaunchTemplateSpecification: echoSpec(pool.spec), Overrides: echoOverride(pool.override) },
+          LaunchTemplateAndOverrides: {
+            LaunchTemplateSpecification: echoSpec(pool.spec),
+            Overrides: echoOverride(pool.override),
+          },
           Lifecycle: pool.capacityType,
           ErrorCode: code,
           ErrorMessage: message,
@@ -965,8 +1056,11 @@ export class FakeEc2 extends FakeAwsService {
       const vcpus = pool.info.VCpuInfo?.DefaultVCpus ?? 1;
       const usedVcpus = this.liveVcpus(pool.capacityType) + (pending.get(pool.capacityType) ?? 0);
       const byQuota = Math.floor((this.capacity.vcpuLimit(pool.capacityType) - usedVcpus) / vcpus);
-      const byCapacity = this.availableIn(pool) - planned.filter((p) => samePool(p.pool, pool)).reduce((n, p) => n + p.count, 0);
-      const byAddresses = pool.subnet === undefined ? Infinity : (pool.subnet.subnet.AvailableIpAddressCount ?? 0);
+      const byCapacity =
+        this.availableIn(pool) -
+        planned.filter((p) => samePool(p.pool, pool)).reduce((n, p) => n + p.count, 0);
+      const byAddresses =
+        pool.subnet === undefined ? Infinity : (pool.subnet.subnet.AvailableIpAddressCount ?? 0);
       const count = Math.max(0, Math.min(wanted, byQuota, byCapacity, byAddresses));
       if (count > 0) {
         planned.push({ pool, count });
@@ -1000,7 +1094,10 @@ export class FakeEc2 extends FakeAwsService {
             }),
         Lifecycle: first?.capacityType,
         ErrorCode: 'UnfulfillableCapacity',
-        ErrorMessage: fleetErrorMessage('UnfulfillableCapacity', first ?? { instanceType: '', availabilityZone: '', capacityType: 'spot' }),
+        ErrorMessage: fleetErrorMessage(
+          'UnfulfillableCapacity',
+          first ?? { instanceType: '', availabilityZone: '', capacityType: 'spot' },
+        ),
       });
       return;
     }
@@ -1008,9 +1105,13 @@ export class FakeEc2 extends FakeAwsService {
     for (const { pool, count } of planned) {
       const reservationId = `r-${this.hexId(17)}`;
       const ids: string[] = [];
-      for (let i = 0; i < count; i += 1) ids.push(this.launchInstance(pool, input, fleetId, reservationId, i));
+      for (let i = 0; i < count; i += 1)
+        ids.push(this.launchInstance(pool, input, fleetId, reservationId, i));
       launched.push({
-        LaunchTemplateAndOverrides: { LaunchTemplateSpecification: echoSpec(pool.spec), Overrides: echoOverride(pool.override) },
+        LaunchTemplateAndOverrides: {
+          LaunchTemplateSpecification: echoSpec(pool.spec),
+          Overrides: echoOverride(pool.override),
+        },
         Lifecycle: pool.capacityType,
         InstanceIds: ids,
         InstanceType: pool.instanceType as _InstanceType,
@@ -1018,14 +1119,25 @@ export class FakeEc2 extends FakeAwsService {
     }
   }
 
-  private launchInstance(pool: FleetPool, input: CreateFleetCommandInput, fleetId: string, reservationId: string, launchIndex: number): string {
+  private launchInstance(
+    pool: FleetPool,
+    input: CreateFleetCommandInput,
+    fleetId: string,
+    reservationId: string,
+    launchIndex: number,
+  ): string {
     const now = this.clock.now();
     const instanceId = `i-${this.hexId(17)}`;
     const data = pool.template.data;
-    const address = pool.subnet === undefined ? `10.255.0.${(this.counter % 250) + 4}` : this.allocateAddress(pool.subnet);
+    const address =
+      pool.subnet === undefined ? `10.255.0.${(this.counter % 250) + 4}` : this.allocateAddress(pool.subnet);
     const dnsSuffix = this.region === 'us-east-1' ? 'ec2.internal' : `${this.region}.compute.internal`;
-    const templateInstanceTags = (data.TagSpecifications ?? []).filter((s) => s.ResourceType === 'instance').flatMap((s) => s.Tags ?? []);
-    const templateVolumeTags = (data.TagSpecifications ?? []).filter((s) => s.ResourceType === 'volume').flatMap((s) => s.Tags ?? []);
+    const templateInstanceTags = (data.TagSpecifications ?? [])
+      .filter((s) => s.ResourceType === 'instance')
+      .flatMap((s) => s.Tags ?? []);
+    const templateVolumeTags = (data.TagSpecifications ?? [])
+      .filter((s) => s.ResourceType === 'volume')
+      .flatMap((s) => s.Tags ?? []);
     const securityGroupIds = data.SecurityGroupIds ?? [];
     const profile = data.IamInstanceProfile;
     const instance: Instance = {
@@ -1046,8 +1158,10 @@ export class FakeEc2 extends FakeAwsService {
       EbsOptimized: true,
       EnaSupport: true,
       AmiLaunchIndex: launchIndex,
-      ClientToken: input.ClientToken === undefined ? `fleet-${fleetId}` : `${fleetId}-${launchIndex}`,
-      SecurityGroups: securityGroupIds.map((id) => ({ GroupId: id, GroupName: this.securityGroups.get(id)?.GroupName })),
+      SecurityGroups: securityGroupIds.map((id) => ({
+        GroupId: id,
+        GroupName: this.securityGroups.get(id)?.GroupName,
+      })),
       ...(profile === undefined
         ? {}
         : {
@@ -1060,14 +1174,11 @@ export class FakeEc2 extends FakeAwsService {
         ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${this.hexId(8)}` }
         : {}),
       StateTransitionReason: '',
-      Tags: mergeTags(
-        mergeTags(templateInstanceTags, tagsFor(input.TagSpecifications, 'instance')),
-        [
-          { Key: 'aws:ec2:fleet-id', Value: fleetId },
-          { Key: 'aws:ec2launchtemplate:id', Value: pool.template.template.LaunchTemplateId },
-          { Key: 'aws:ec2launchtemplate:version', Value: pool.spec.Version ?? '1' },
-        ],
-      ),
+      Tags: mergeTags(mergeTags(templateInstanceTags, tagsFor(input.TagSpecifications, 'instance')), [
+        { Key: 'aws:ec2:fleet-id', Value: fleetId },
+        { Key: 'aws:ec2launchtemplate:id', Value: pool.template.template.LaunchTemplateId },
+        { Key: 'aws:ec2launchtemplate:version', Value: pool.spec.Version ?? '1' },
+      ]),
       PlatformDetails: 'Linux/UNIX',
       UsageOperation: 'RunInstances',
     };
@@ -1093,8 +1204,10 @@ export class FakeEc2 extends FakeAwsService {
   }
 
   private releaseAddress(record: InstanceRecord): void {
-    const subnet = record.instance.SubnetId === undefined ? undefined : this.subnets.get(record.instance.SubnetId);
-    if (subnet !== undefined) subnet.subnet.AvailableIpAddressCount = (subnet.subnet.AvailableIpAddressCount ?? 0) + 1;
+    const subnet =
+      record.instance.SubnetId === undefined ? undefined : this.subnets.get(record.instance.SubnetId);
+    if (subnet !== undefined)
+      subnet.subnet.AvailableIpAddressCount = (subnet.subnet.AvailableIpAddressCount ?? 0) + 1;
   }
 
   /** Applies a due spot reclaim, then derives the state from the clock. */
@@ -1117,10 +1230,15 @@ export class FakeEc2 extends FakeAwsService {
     return { Code: STATE_CODES[name], Name: name };
   }
 
+  /** Whether DescribeInstances still shows the instance; forgets it once it is gone for good. */
   private isVisible(record: InstanceRecord): boolean {
     this.stateOf(record);
     if (record.terminatingAt === undefined) return true;
-    return this.clock.now() < record.terminatingAt + this.timings.shuttingDownMs + this.timings.terminatedVisibleMs;
+    const visible =
+      this.clock.now() <
+      record.terminatingAt + this.timings.shuttingDownMs + this.timings.terminatedVisibleMs;
+    if (!visible) this.instances.delete(record.instance.InstanceId!);
+    return visible;
   }
 
   private render(record: InstanceRecord): Instance {
@@ -1128,9 +1246,14 @@ export class FakeEc2 extends FakeAwsService {
     const instance: Instance = { ...structuredClone(record.instance), State: state };
     if (record.stateReason !== undefined) {
       instance.StateReason = { ...record.stateReason };
-      const at = new Date(record.terminatingAt ?? this.clock.now()).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' GMT');
+      const at = new Date(record.terminatingAt ?? this.clock.now())
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' GMT');
       instance.StateTransitionReason =
-        record.stateReason.Code === 'Client.UserInitiatedShutdown' ? `User initiated (${at})` : `Service initiated (${at})`;
+        record.stateReason.Code === 'Client.UserInitiatedShutdown'
+          ? `User initiated (${at})`
+          : `Service initiated (${at})`;
     }
     if (state.Name === 'terminated') {
       instance.PrivateDnsName = '';
@@ -1147,7 +1270,8 @@ export class FakeEc2 extends FakeAwsService {
       const record = this.instances.get(id);
       return record === undefined || !this.isVisible(record);
     });
-    if (missing.length === 1) throw this.fail('InvalidInstanceID.NotFound', `The instance ID '${missing[0]}' does not exist`);
+    if (missing.length === 1)
+      throw this.fail('InvalidInstanceID.NotFound', `The instance ID '${missing[0]}' does not exist`);
     if (missing.length > 1) {
       throw this.fail('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
     }
@@ -1157,7 +1281,8 @@ export class FakeEc2 extends FakeAwsService {
   private liveVcpus(capacityType: CapacityType): number {
     let total = 0;
     for (const record of this.instances.values()) {
-      if (record.capacityType === capacityType && this.stateOf(record).Name !== 'terminated') total += record.vcpus;
+      if (record.capacityType === capacityType && this.stateOf(record).Name !== 'terminated')
+        total += record.vcpus;
     }
     return total;
   }
@@ -1202,9 +1327,14 @@ export class FakeEc2 extends FakeAwsService {
     return this.offeringSet === undefined || this.offeringSet.has(`${instanceType}|${zone}`);
   }
 
-  private findLaunchTemplate(spec: { LaunchTemplateId?: string; LaunchTemplateName?: string }): LaunchTemplateRecord | undefined {
+  private findLaunchTemplate(spec: {
+    LaunchTemplateId?: string;
+    LaunchTemplateName?: string;
+  }): LaunchTemplateRecord | undefined {
     if (spec.LaunchTemplateId !== undefined) return this.launchTemplates.get(spec.LaunchTemplateId);
-    return [...this.launchTemplates.values()].find((r) => r.template.LaunchTemplateName === spec.LaunchTemplateName);
+    return [...this.launchTemplates.values()].find(
+      (r) => r.template.LaunchTemplateName === spec.LaunchTemplateName,
+    );
   }
 
   private launchTemplateNotFound(spec: { LaunchTemplateId?: string; LaunchTemplateName?: string }): Error {
@@ -1227,7 +1357,8 @@ export class FakeEc2 extends FakeAwsService {
       this.images.get(id) ??
       this.launchTemplates.get(id)?.template;
     if (found !== undefined) return found;
-    if (id.startsWith('i-')) throw this.fail('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+    if (id.startsWith('i-'))
+      throw this.fail('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
     throw this.fail('InvalidID', `The ID '${id}' is not valid`);
   }
 
@@ -1254,15 +1385,25 @@ export class FakeEc2 extends FakeAwsService {
     filters: DescribeInstancesCommandInput['Filters'],
     fields: FilterFields<T>,
   ): boolean {
-    return matchesFilters(item, filters, fields, (resource) => ('Tags' in resource ? (resource.Tags as Tag[]) : undefined));
+    return matchesFilters(item, filters, fields, (resource) =>
+      'Tags' in resource ? (resource.Tags as Tag[]) : undefined,
+    );
   }
 
-  private page<T>(items: readonly T[], input: { MaxResults?: number; NextToken?: string }, rules: PageRules, operation: string) {
+  private page<T>(
+    items: readonly T[],
+    input: { MaxResults?: number; NextToken?: string },
+    rules: PageRules,
+    operation: string,
+  ) {
     try {
       return paginate(items, input, rules, listingKey(operation, input));
     } catch (error) {
       if (!(error instanceof PageRequestError)) throw error;
-      throw this.fail(error.reason === 'invalid-token' ? 'InvalidPaginationToken' : 'InvalidParameterValue', error.message);
+      throw this.fail(
+        error.reason === 'invalid-token' ? 'InvalidPaginationToken' : 'InvalidParameterValue',
+        error.message,
+      );
     }
   }
 
@@ -1294,7 +1435,11 @@ export class FakeEc2 extends FakeAwsService {
 }
 
 function samePool(a: Pool, b: Pool): boolean {
-  return a.instanceType === b.instanceType && a.availabilityZone === b.availabilityZone && a.capacityType === b.capacityType;
+  return (
+    a.instanceType === b.instanceType &&
+    a.availabilityZone === b.availabilityZone &&
+    a.capacityType === b.capacityType
+  );
 }
 
 function tagList(tags: TagRecord | undefined): Tag[] {
@@ -1325,11 +1470,18 @@ function echoSpec(spec: FleetLaunchTemplateSpecification): FleetLaunchTemplateSp
 }
 
 function echoOverride(override: FleetLaunchTemplateOverridesRequest) {
-  const { InstanceType, SubnetId, AvailabilityZone, Priority, WeightedCapacity, MaxPrice, ImageId } = override;
+  const { InstanceType, SubnetId, AvailabilityZone, Priority, WeightedCapacity, MaxPrice, ImageId } =
+    override;
   return Object.fromEntries(
-    Object.entries({ InstanceType, SubnetId, AvailabilityZone, Priority, WeightedCapacity, MaxPrice, ImageId }).filter(
-      ([, value]) => value !== undefined,
-    ),
+    Object.entries({
+      InstanceType,
+      SubnetId,
+      AvailabilityZone,
+      Priority,
+      WeightedCapacity,
+      MaxPrice,
+      ImageId,
+    }).filter(([, value]) => value !== undefined),
   );
 }
 

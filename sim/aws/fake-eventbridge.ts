@@ -133,7 +133,10 @@ export class FakeEventBridge extends FakeAwsService {
   private validate(entry: PutEventsRequestEntry): { code: string; message: string } | undefined {
     for (const field of ['Source', 'DetailType', 'Detail'] as const) {
       if (entry[field] === undefined || entry[field] === '') {
-        return { code: 'InvalidArgument', message: `Parameter ${field} is not valid. Reason: ${field} is a required argument.` };
+        return {
+          code: 'InvalidArgument',
+          message: `Parameter ${field} is not valid. Reason: ${field} is a required argument.`,
+        };
       }
     }
     if (entry.Source!.startsWith('aws.')) {
@@ -141,7 +144,8 @@ export class FakeEventBridge extends FakeAwsService {
     }
     try {
       const detail: unknown = JSON.parse(entry.Detail!);
-      if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) throw new Error('not an object');
+      if (typeof detail !== 'object' || detail === null || Array.isArray(detail))
+        throw new Error('not an object');
     } catch {
       return { code: 'MalformedDetail', message: 'Detail is malformed.' };
     }

@@ -142,14 +142,21 @@ export class FakeIam extends FakeAwsService {
     return { Role: this.requireRole(input.RoleName ?? '') };
   }
 
-  getInstanceProfile(input: GetInstanceProfileCommandInput): OperationOutput<GetInstanceProfileCommandOutput> {
+  getInstanceProfile(
+    input: GetInstanceProfileCommandInput,
+  ): OperationOutput<GetInstanceProfileCommandOutput> {
     return { InstanceProfile: this.requireProfile(input.InstanceProfileName ?? '') };
   }
 
-  createInstanceProfile(input: CreateInstanceProfileCommandInput): OperationOutput<CreateInstanceProfileCommandOutput> {
+  createInstanceProfile(
+    input: CreateInstanceProfileCommandInput,
+  ): OperationOutput<CreateInstanceProfileCommandOutput> {
     const name = input.InstanceProfileName ?? '';
     if (!/^[\w+=,.@-]{1,128}$/.test(name)) {
-      throw this.fail('ValidationError', `1 validation error detected: Value '${name}' at 'instanceProfileName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]+`);
+      throw this.fail(
+        'ValidationError',
+        `1 validation error detected: Value '${name}' at 'instanceProfileName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]+`,
+      );
     }
     if (this.profiles.has(name)) {
       throw this.fail('EntityAlreadyExists', `Instance Profile ${name} already exists.`);
@@ -168,7 +175,9 @@ export class FakeIam extends FakeAwsService {
     return { InstanceProfile: profile };
   }
 
-  addRoleToInstanceProfile(input: AddRoleToInstanceProfileCommandInput): OperationOutput<AddRoleToInstanceProfileCommandOutput> {
+  addRoleToInstanceProfile(
+    input: AddRoleToInstanceProfileCommandInput,
+  ): OperationOutput<AddRoleToInstanceProfileCommandOutput> {
     const profile = this.requireProfile(input.InstanceProfileName ?? '');
     const role = this.requireRole(input.RoleName ?? '');
     if ((profile.Roles ?? []).length >= 1) {
@@ -184,13 +193,18 @@ export class FakeIam extends FakeAwsService {
     const profile = this.requireProfile(input.InstanceProfileName ?? '');
     this.requireRole(input.RoleName ?? '');
     if (!(profile.Roles ?? []).some((role) => role.RoleName === input.RoleName)) {
-      throw this.fail('NoSuchEntity', `The role with name ${input.RoleName} cannot be found in instance profile ${input.InstanceProfileName}.`);
+      throw this.fail(
+        'NoSuchEntity',
+        `The role with name ${input.RoleName} cannot be found in instance profile ${input.InstanceProfileName}.`,
+      );
     }
     profile.Roles = (profile.Roles ?? []).filter((role) => role.RoleName !== input.RoleName);
     return {};
   }
 
-  tagInstanceProfile(input: TagInstanceProfileCommandInput): OperationOutput<TagInstanceProfileCommandOutput> {
+  tagInstanceProfile(
+    input: TagInstanceProfileCommandInput,
+  ): OperationOutput<TagInstanceProfileCommandOutput> {
     const profile = this.requireProfile(input.InstanceProfileName ?? '');
     const tags: Tag[] = [...(profile.Tags ?? [])];
     for (const tag of input.Tags ?? []) {
@@ -198,15 +212,21 @@ export class FakeIam extends FakeAwsService {
       if (existing !== undefined) existing.Value = tag.Value;
       else tags.push({ ...tag });
     }
-    if (tags.length > 50) throw this.fail('LimitExceeded', 'The number of tags has reached the maximum limit of 50.');
+    if (tags.length > 50)
+      throw this.fail('LimitExceeded', 'The number of tags has reached the maximum limit of 50.');
     profile.Tags = tags;
     return {};
   }
 
-  deleteInstanceProfile(input: DeleteInstanceProfileCommandInput): OperationOutput<DeleteInstanceProfileCommandOutput> {
+  deleteInstanceProfile(
+    input: DeleteInstanceProfileCommandInput,
+  ): OperationOutput<DeleteInstanceProfileCommandOutput> {
     const profile = this.requireProfile(input.InstanceProfileName ?? '');
     if ((profile.Roles ?? []).length > 0) {
-      throw this.fail('DeleteConflict', 'Cannot delete entity, must remove roles from instance profile first.');
+      throw this.fail(
+        'DeleteConflict',
+        'Cannot delete entity, must remove roles from instance profile first.',
+      );
     }
     this.profiles.delete(profile.InstanceProfileName!);
     return {};

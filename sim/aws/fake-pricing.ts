@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-pricing';
 import type { Clock } from '../../shared/core/clock';
 import { FakeAwsService, type OperationOutput } from './fake-service';
-import { PageRequestError, paginate, listingKey } from './pagination';
+import { listingKey, PageRequestError, paginate } from './pagination';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
 
 /** One EC2 on-demand price to seed. Attributes default to what podlift filters on. */
@@ -126,7 +126,10 @@ export class FakePricing extends FakeAwsService {
     }
     for (const filter of input.Filters ?? []) {
       if (filter.Field === undefined || filter.Value === undefined || filter.Type === undefined) {
-        throw this.fail('InvalidParameterException', 'Input validation error: every filter needs Type, Field and Value');
+        throw this.fail(
+          'InvalidParameterException',
+          'Input validation error: every filter needs Type, Field and Value',
+        );
       }
     }
     const matching = this.products.filter(
@@ -135,7 +138,12 @@ export class FakePricing extends FakeAwsService {
         (input.Filters ?? []).every((filter) => matchesFilter(product, filter)),
     );
     try {
-      const page = paginate(matching, input, { defaultSize: 100, min: 1, max: 100 }, listingKey('GetProducts', input));
+      const page = paginate(
+        matching,
+        input,
+        { defaultSize: 100, min: 1, max: 100 },
+        listingKey('GetProducts', input),
+      );
       return {
         FormatVersion: input.FormatVersion ?? 'aws_v1',
         PriceList: page.items.map((product) => JSON.stringify(priceListEntry(product))),
@@ -143,7 +151,8 @@ export class FakePricing extends FakeAwsService {
       };
     } catch (error) {
       if (!(error instanceof PageRequestError)) throw error;
-      if (error.reason === 'invalid-token') throw this.fail('InvalidNextTokenException', 'The next token is invalid.');
+      if (error.reason === 'invalid-token')
+        throw this.fail('InvalidNextTokenException', 'The next token is invalid.');
       throw this.fail('InvalidParameterException', `Input validation error: ${error.message}`);
     }
   }
@@ -151,7 +160,9 @@ export class FakePricing extends FakeAwsService {
 
 /** TERM_MATCH compares case-insensitively; the other filter types compare exactly. */
 function matchesFilter(product: Product, filter: Filter): boolean {
-  const field = Object.keys(product.attributes).find((key) => key.toLowerCase() === filter.Field?.toLowerCase());
+  const field = Object.keys(product.attributes).find(
+    (key) => key.toLowerCase() === filter.Field?.toLowerCase(),
+  );
   const actual = field === undefined ? undefined : product.attributes[field];
   const wanted = filter.Value ?? '';
   switch (filter.Type) {
@@ -174,7 +185,11 @@ function priceListEntry(product: Product) {
   const offerTermCode = 'JRTCKXETXF';
   const rateCode = `${product.sku}.${offerTermCode}.6YS6EN2CT7`;
   return {
-    product: { productFamily: product.attributes.productFamily, attributes: product.attributes, sku: product.sku },
+    product: {
+      productFamily: product.attributes.productFamily,
+      attributes: product.attributes,
+      sku: product.sku,
+    },
     serviceCode: product.attributes.servicecode,
     terms: {
       OnDemand: {

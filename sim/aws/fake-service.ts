@@ -72,9 +72,13 @@ export abstract class FakeAwsService {
     return this.calls.filter((call) => call.operation === operation).map((call) => call.input);
   }
 
-  /** Makes the next `times` calls to `operation` fail with the AWS error code `errorName`. */
-  failNext(operation: string, errorName: string, failure: InjectedFailure = {}): void {
+  /**
+   * Makes the next calls to `operation` (one, `times`, or `failure.times`) fail with the AWS
+   * error code `errorName`, shaped as the SDK would throw it.
+   */
+  failNext(operation: string, errorName: string, timesOrFailure: number | InjectedFailure = {}): void {
     this.assertOperation(operation);
+    const failure = typeof timesOrFailure === 'number' ? { times: timesOrFailure } : timesOrFailure;
     const message = failure.message ?? `${operation} failed with ${errorName} (injected by the fake)`;
     const queue = this.failures.get(operation) ?? [];
     queue.push({
@@ -105,9 +109,16 @@ export abstract class FakeAwsService {
    * The error is a plain Node error with `code: 'ENOTFOUND'`, not a service exception, as the
    * SDK surfaces it.
    */
-  setUnreachable(unreachable: boolean, host = `${this.clientName.replace(/Client$/, '').toLowerCase()}.amazonaws.com`): void {
+  setUnreachable(
+    unreachable: boolean,
+    host = `${this.clientName.replace(/Client$/, '').toLowerCase()}.amazonaws.com`,
+  ): void {
     this.unreachableError = unreachable
-      ? () => Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', $metadata: { attempts: 1 } })
+      ? () =>
+          Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), {
+            code: 'ENOTFOUND',
+            $metadata: { attempts: 1 },
+          })
       : undefined;
   }
 
@@ -119,7 +130,12 @@ export abstract class FakeAwsService {
         `${this.constructor.name} does not model ${operation}; it answers ${this.operationNames().join(', ')}`,
       );
     }
-    const record: { operation: string; input: unknown; at: number; error?: { name: string; message: string } } = {
+    const record: {
+      operation: string;
+      input: unknown;
+      at: number;
+      error?: { name: string; message: string };
+    } = {
       operation,
       input: structuredClone(input),
       at: this.clock.now(),

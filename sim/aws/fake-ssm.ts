@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-ssm';
 import type { Clock } from '../../shared/core/clock';
 import { FakeAwsService, type OperationOutput } from './fake-service';
-import { PageRequestError, paginate, listingKey } from './pagination';
+import { listingKey, PageRequestError, paginate } from './pagination';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
 
 /** A parameter to seed, e.g. a public AMI parameter under `/aws/service/...`. */
@@ -127,29 +127,46 @@ export class FakeSsm extends FakeAwsService {
   }
 
   /** Pages of at most 10 (the real limit), sorted by name; non-recursive means direct children only. */
-  getParametersByPath(input: GetParametersByPathCommandInput): OperationOutput<GetParametersByPathCommandOutput> {
+  getParametersByPath(
+    input: GetParametersByPathCommandInput,
+  ): OperationOutput<GetParametersByPathCommandOutput> {
     const path = input.Path ?? '';
     if (!path.startsWith('/')) {
-      throw this.fail('ValidationException', `The parameter doesn't meet the parameter name requirements: path ${path} must begin with /`);
+      throw this.fail(
+        'ValidationException',
+        `The parameter doesn't meet the parameter name requirements: path ${path} must begin with /`,
+      );
     }
     for (const filter of input.ParameterFilters ?? []) {
       if (!['Type', 'KeyId', 'Label', 'DataType'].includes(filter.Key ?? '')) {
-        throw this.fail('InvalidFilterKey', `The filter key ${filter.Key} is not valid for GetParametersByPath`);
+        throw this.fail(
+          'InvalidFilterKey',
+          `The filter key ${filter.Key} is not valid for GetParametersByPath`,
+        );
       }
     }
     const prefix = path.endsWith('/') ? path : `${path}/`;
     const names = [...this.parameters.keys()]
-      .filter((name) => name.startsWith(prefix) && (input.Recursive === true || !name.slice(prefix.length).includes('/')))
+      .filter(
+        (name) =>
+          name.startsWith(prefix) && (input.Recursive === true || !name.slice(prefix.length).includes('/')),
+      )
       .sort();
     const parameters = names
       .map((name) => this.lookup(name, input.WithDecryption === true)!)
       .filter((parameter) => this.passesFilters(parameter, input.ParameterFilters ?? []));
     try {
-      const page = paginate(parameters, input, { defaultSize: 10, min: 1, max: 10 }, listingKey('GetParametersByPath', input));
+      const page = paginate(
+        parameters,
+        input,
+        { defaultSize: 10, min: 1, max: 10 },
+        listingKey('GetParametersByPath', input),
+      );
       return { Parameters: page.items, NextToken: page.nextToken };
     } catch (error) {
       if (!(error instanceof PageRequestError)) throw error;
-      if (error.reason === 'invalid-token') throw this.fail('InvalidNextToken', 'The specified token is not valid.');
+      if (error.reason === 'invalid-token')
+        throw this.fail('InvalidNextToken', 'The specified token is not valid.');
       throw this.fail(
         'ValidationException',
         `1 validation error detected: Value '${input.MaxResults}' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 10`,
@@ -161,7 +178,10 @@ export class FakeSsm extends FakeAwsService {
     const name = input.Name ?? '';
     const value = input.Value ?? '';
     if (/^\/?(aws|ssm)/i.test(name)) {
-      throw this.fail('ValidationException', `Parameter name: can't be prefixed with "aws" or "ssm" (case-insensitive).`);
+      throw this.fail(
+        'ValidationException',
+        `Parameter name: can't be prefixed with "aws" or "ssm" (case-insensitive).`,
+      );
     }
     if (value.length > MAX_STANDARD_VALUE_LENGTH && input.Tier !== 'Advanced') {
       throw this.fail(
@@ -171,13 +191,17 @@ export class FakeSsm extends FakeAwsService {
     }
     const existing = this.parameters.get(name);
     if (existing !== undefined && input.Overwrite !== true) {
-      throw this.fail('ParameterAlreadyExists', 'The parameter already exists. To overwrite this value, set the overwrite option in the request to true.');
+      throw this.fail(
+        'ParameterAlreadyExists',
+        'The parameter already exists. To overwrite this value, set the overwrite option in the request to true.',
+      );
     }
     if (existing !== undefined && input.Tags !== undefined) {
-      throw this.fail('ValidationException', 'Invalid request: tags and overwrite can\'t be used together.');
+      throw this.fail('ValidationException', "Invalid request: tags and overwrite can't be used together.");
     }
     const type = input.Type ?? existing?.at(-1)?.type;
-    if (type === undefined) throw this.fail('ValidationException', 'A parameter type is required when you create a parameter.');
+    if (type === undefined)
+      throw this.fail('ValidationException', 'A parameter type is required when you create a parameter.');
     this.seed({ name, value, type, dataType: input.DataType ?? existing?.at(-1)?.dataType });
     return { Version: this.parameters.get(name)!.length, Tier: input.Tier ?? 'Standard' };
   }
@@ -191,7 +215,10 @@ export class FakeSsm extends FakeAwsService {
     const version = match[2] === undefined ? versions.length : Number(match[2]);
     const stored = versions[version - 1];
     if (stored === undefined) {
-      throw this.fail('ParameterVersionNotFound', `Systems Manager could not find version ${version} of ${name}.`);
+      throw this.fail(
+        'ParameterVersionNotFound',
+        `Systems Manager could not find version ${version} of ${name}.`,
+      );
     }
     const isPublic = name.startsWith('/aws/');
     return {
@@ -206,7 +233,10 @@ export class FakeSsm extends FakeAwsService {
     };
   }
 
-  private passesFilters(parameter: Parameter, filters: NonNullable<GetParametersByPathCommandInput['ParameterFilters']>): boolean {
+  private passesFilters(
+    parameter: Parameter,
+    filters: NonNullable<GetParametersByPathCommandInput['ParameterFilters']>,
+  ): boolean {
     return filters.every((filter) => {
       if (filter.Key === 'Type') return (filter.Values ?? []).includes(parameter.Type ?? '');
       if (filter.Key === 'DataType') return (filter.Values ?? []).includes(parameter.DataType ?? '');

@@ -27,7 +27,12 @@ export interface InstanceTypeSpec {
   /** @default true when the size starts with `metal` */
   readonly bareMetal?: boolean;
   /** GPUs; `memoryMiB` is per GPU. Names and manufacturers are used verbatim (`A100`, `NVIDIA`). @default none */
-  readonly gpu?: { readonly count: number; readonly name: string; readonly manufacturer: string; readonly memoryMiB: number } | null;
+  readonly gpu?: {
+    readonly count: number;
+    readonly name: string;
+    readonly manufacturer: string;
+    readonly memoryMiB: number;
+  } | null;
   /**
    * Non-GPU accelerators. Inferentia and Trainium devices become `NeuronInfo` (Inferentia also
    * `InferenceAcceleratorInfo`); any other accelerator becomes `InferenceAcceleratorInfo`.
@@ -78,7 +83,8 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
   const cards = eni.networkCardMaxInterfaces ?? [eni.maxInterfaces];
   const efa = spec.efaMaxInterfaces ?? 0;
   const bandwidthGbps = spec.networkBandwidthMbps == null ? undefined : spec.networkBandwidthMbps / 1000;
-  const networkPerformance = spec.networkPerformance ?? (bandwidthGbps === undefined ? undefined : `${bandwidthGbps} Gigabit`);
+  const networkPerformance =
+    spec.networkPerformance ?? (bandwidthGbps === undefined ? undefined : `${bandwidthGbps} Gigabit`);
   const info: InstanceTypeInfo = {
     InstanceType: spec.name as _InstanceType,
     CurrentGeneration: spec.currentGeneration ?? true,
@@ -137,7 +143,10 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
           ...(networkPerformance === undefined ? {} : { NetworkPerformance: networkPerformance }),
           ...(bandwidthGbps === undefined
             ? {}
-            : { BaselineBandwidthInGbps: bandwidthGbps / cards.length, PeakBandwidthInGbps: bandwidthGbps / cards.length }),
+            : {
+                BaselineBandwidthInGbps: bandwidthGbps / cards.length,
+                PeakBandwidthInGbps: bandwidthGbps / cards.length,
+              }),
         }),
       ),
       Ipv4AddressesPerInterface: eni.ipv4PerInterface,
@@ -172,7 +181,9 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
   return info;
 }
 
-function acceleratorInfo(accelerator: NonNullable<InstanceTypeSpec['accelerator']>): Partial<InstanceTypeInfo> {
+function acceleratorInfo(
+  accelerator: NonNullable<InstanceTypeSpec['accelerator']>,
+): Partial<InstanceTypeInfo> {
   const memoryMiB = accelerator.memoryMiB ?? 0;
   const inference: Partial<InstanceTypeInfo> = {
     InferenceAcceleratorInfo: {
@@ -196,7 +207,10 @@ function acceleratorInfo(accelerator: NonNullable<InstanceTypeSpec['accelerator'
           Count: accelerator.count,
           Name: capitalize(accelerator.name),
           CoreInfo: {
-            Count: Math.max(1, Math.round((accelerator.neuronCores ?? accelerator.count) / accelerator.count)),
+            Count: Math.max(
+              1,
+              Math.round((accelerator.neuronCores ?? accelerator.count) / accelerator.count),
+            ),
             Version: /2$/.test(accelerator.name) || /trainium/i.test(accelerator.name) ? 2 : 1,
           },
           MemoryInfo: { SizeInMiB: memoryMiB },
@@ -216,7 +230,8 @@ function architectureOf(spec: InstanceTypeSpec, family: string): ArchitectureTyp
 
 function manufacturerOf(spec: InstanceTypeSpec, family: string, architecture: ArchitectureType): string {
   const given = spec.cpuManufacturer?.toLowerCase();
-  const key = given ?? (architecture === 'arm64' ? 'aws' : /^[a-z]+\d+[a-z]*a/.test(family) ? 'amd' : 'intel');
+  const key =
+    given ?? (architecture === 'arm64' ? 'aws' : /^[a-z]+\d+[a-z]*a/.test(family) ? 'amd' : 'intel');
   return { intel: 'Intel', amd: 'AMD', aws: 'AWS', apple: 'Apple' }[key] ?? spec.cpuManufacturer ?? key;
 }
 

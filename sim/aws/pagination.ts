@@ -34,7 +34,10 @@ export function paginate<T>(
   listing: string,
 ): Page<T> {
   const size = request.MaxResults ?? rules.defaultSize;
-  if (request.MaxResults !== undefined && (request.MaxResults < rules.min || request.MaxResults > rules.max)) {
+  if (
+    request.MaxResults !== undefined &&
+    (request.MaxResults < rules.min || request.MaxResults > rules.max)
+  ) {
     throw new PageRequestError(
       'invalid-max-results',
       `MaxResults ${request.MaxResults} is out of range: it must be between ${rules.min} and ${rules.max}`,
@@ -60,7 +63,10 @@ function decodeToken(token: string, listing: string): number {
   } catch {
     // fall through: a token that is not ours is invalid, whatever it is
   }
-  throw new PageRequestError('invalid-token', `The pagination token '${token}' is not valid for this request`);
+  throw new PageRequestError(
+    'invalid-token',
+    `The pagination token '${token}' is not valid for this request`,
+  );
 }
 
 /**

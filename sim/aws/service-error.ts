@@ -37,7 +37,9 @@ export type ModeledExceptionClass = new (options: {
 }) => Error;
 
 /** Fault and HTTP status of the error codes a service is known to return. */
-export type KnownErrorTable = Readonly<Record<string, { readonly fault: Fault; readonly httpStatusCode: number }>>;
+export type KnownErrorTable = Readonly<
+  Record<string, { readonly fault: Fault; readonly httpStatusCode: number }>
+>;
 
 let requestCounter = 0;
 
@@ -72,7 +74,8 @@ export class ServiceErrorFactory {
     const httpStatusCode = spec.httpStatusCode ?? known?.httpStatusCode ?? (fault === 'client' ? 400 : 500);
     const $metadata = responseMetadata(httpStatusCode);
     const Modeled = this.modeled[spec.name];
-    if (Modeled !== undefined) return new Modeled({ $metadata, message: spec.message, Message: spec.message });
+    if (Modeled !== undefined)
+      return new Modeled({ $metadata, message: spec.message, Message: spec.message });
     return new this.base({ name: spec.name, $fault: fault, $metadata, message: spec.message });
   }
 }

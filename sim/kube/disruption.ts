@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from './kube-object';
 import { formatKubeTime, isJsonObject, jsonEqual } from './kube-object';
-import { labelSelectorObjectMatches } from './selectors';
+import { labelSelectorObjectMatches, labelSelectorToString } from './selectors';
 import type { KubeStore, StoredEvent } from './store';
 
 /** What a budget allows right now. */
@@ -35,13 +35,17 @@ export function budgetSelects(budget: KubeObject, pod: KubeObject): boolean {
   );
 }
 
-/** An int-or-percent scaled against `total`, rounding up (`intstr.GetScaledValueFromIntOrPercent(…, true)`). */
-function scaled(value: unknown, total: number): number {
+/**
+ * An int-or-percent scaled against `total`, rounding up (`intstr.GetScaledValueFromIntOrPercent(…, true)`).
+ * An unparsable value scales to `fallback`, so that a broken budget blocks evictions, as the real
+ * controller's fail-safe does.
+ */
+function scaled(value: unknown, total: number, fallback: number): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && /^\d+%$/.test(value))
     return Math.ceil((Number(value.slice(0, -1)) * total) / 100);
   if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
-  throw new Error(`invalid int-or-percent value ${JSON.stringify(value)}`);
+  return fallback;
 }
 
 /**
@@ -67,9 +71,9 @@ export function computeBudget(budget: KubeObject, pods: readonly KubeObject[]): 
   const currentHealthy = selected.filter(isPodHealthy).length;
   let desiredHealthy = 0;
   if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
-    desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
+    desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods, 0));
   } else if (spec.minAvailable !== undefined && spec.minAvailable !== null) {
-    desiredHealthy = scaled(spec.minAvailable, expectedPods);
+    desiredHealthy = scaled(spec.minAvailable, expectedPods, expectedPods);
   }
   return {
     expectedPods,
@@ -79,26 +83,46 @@ export function computeBudget(budget: KubeObject, pods: readonly KubeObject[]): 
   };
 }
 
+/** The budget of `budget` over the pods it selects in `store` (scanned without copying). */
+export function budgetInStore(store: KubeStore, budget: KubeObject): DisruptionBudget {
+  const spec = isJsonObject(budget.spec) ? budget.spec : {};
+  const labelSelector = labelSelectorToString(spec.selector);
+  const pods: KubeObject[] = [];
+  if (labelSelector !== undefined) {
+    store.scan('pods', { namespace: budget.metadata.namespace, labelSelector }, (pod) => pods.push(pod));
+  }
+  return computeBudget(budget, pods);
+}
+
 /**
  * Keeps `.status` of every PodDisruptionBudget current (observedGeneration, disruptionsAllowed,
  * currentHealthy, desiredHealthy, expectedPods, the DisruptionAllowed condition), recomputing
- * a namespace's budgets whenever one of its pods or budgets changes. Returns the stop function.
+ * a budget whenever it changes or a pod it selects (before or after the change) changes.
+ * Returns the stop function.
  */
 export function maintainDisruptionBudgetStatus(store: KubeStore): () => void {
   const pods = store.resolve('pods');
   const budgets = store.resolve('poddisruptionbudgets.policy');
-  const sync = (namespace: string) => {
-    const podsInNamespace = store.list(pods, { namespace }).items;
-    for (const budget of store.list(budgets, { namespace }).items) {
-      const status = nextStatus(budget, computeBudget(budget, podsInNamespace), store);
-      if (!jsonEqual(status, budget.status))
-        store.updateStatus(budgets, { ...budget, status }, { namespace });
-    }
+  const sync = (stale: KubeObject) => {
+    // Re-read: the event may be older than the budget's current state.
+    const budget = store.find(budgets, stale.metadata.name ?? '', stale.metadata.namespace);
+    if (!budget) return;
+    const status = nextStatus(budget, budgetInStore(store, budget), store);
+    if (!jsonEqual(status, budget.status)) store.updateStatus(budgets, { ...budget, status });
   };
+  const inputs = (budget: KubeObject | undefined) => [budget?.spec, budget?.metadata.annotations];
   return store.subscribe((event: StoredEvent) => {
-    if (event.resource !== pods && event.resource !== budgets) return;
-    if (event.resource === budgets && event.type === 'DELETED') return;
-    sync(event.object.metadata.namespace ?? 'default');
+    if (event.resource === budgets) {
+      // A status-only change (this function's own writes included) leaves the budget as it was.
+      const changed = !jsonEqual(inputs(event.previous), inputs(event.object));
+      if (event.type !== 'DELETED' && changed) sync(event.object);
+      return;
+    }
+    if (event.resource !== pods) return;
+    for (const budget of store.list(budgets, { namespace: event.object.metadata.namespace }).items) {
+      if (budgetSelects(budget, event.object) || (event.previous && budgetSelects(budget, event.previous)))
+        sync(budget);
+    }
   });
 }
 

@@ -3,7 +3,7 @@
  * PodDisruptionBudget selecting it, in which case the answer is 429 with the real server's message.
  */
 
-import { budgetSelects, computeBudget, isPodHealthy } from './disruption';
+import { budgetInStore, budgetSelects, isPodHealthy } from './disruption';
 import type { KubeObject } from './kube-object';
 import { isJsonObject } from './kube-object';
 import type { StatusBody } from './status';
@@ -35,7 +35,6 @@ export function evictPod(store: KubeStore, namespace: string, name: string, evic
     store.delete('pods', name, { namespace, preconditions });
     return successStatus(201);
   }
-  const pods = store.list('pods', { namespace }).items;
   const budgets = store
     .list('poddisruptionbudgets.policy', { namespace })
     .items.filter((budget) => budgetSelects(budget, pod));
@@ -49,7 +48,7 @@ export function evictPod(store: KubeStore, namespace: string, name: string, evic
   }
   const [budget] = budgets;
   if (budget) {
-    const computed = computeBudget(budget, pods);
+    const computed = budgetInStore(store, budget);
     const spec = isJsonObject(budget.spec) ? budget.spec : {};
     const allowed = isPodHealthy(pod)
       ? computed.disruptionsAllowed > 0

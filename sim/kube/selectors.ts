@@ -135,6 +135,24 @@ export function labelSelectorObjectMatches(selector: unknown, labels: Record<str
   return labelsMatch(requirements, labels);
 }
 
+/**
+ * The string form of an object-form selector, for filtering a list; undefined when it selects
+ * nothing (`null`, absent, or an operator the string form cannot express).
+ */
+export function labelSelectorToString(selector: unknown): string | undefined {
+  if (!isJsonObject(selector)) return undefined;
+  const { matchLabels, matchExpressions } = selector as LabelSelectorObject;
+  const terms = Object.entries(matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of matchExpressions ?? []) {
+    if (operator === 'In') terms.push(`${key} in (${values.join(',')})`);
+    else if (operator === 'NotIn') terms.push(`${key} notin (${values.join(',')})`);
+    else if (operator === 'Exists') terms.push(key);
+    else if (operator === 'DoesNotExist') terms.push(`!${key}`);
+    else return undefined;
+  }
+  return terms.join(',');
+}
+
 /** Parses `metadata.name=x,spec.nodeName!=,status.phase==Running` (backslash escapes `,` `=` `!` `\`). */
 export function parseFieldSelector(text: string): FieldRequirement[] {
   if (text.trim() === '') return [];

@@ -235,7 +235,7 @@ export class KubeStore {
     return this.create(resource, input, { ...options, keepStatus: true });
   }
 
-  /** The object, or undefined. */
+  /** The object, or undefined; `namespace` defaults to `default` for namespaced resources. */
   find(resource: ResourceRef, name: string, namespace?: string): KubeObject | undefined {
     const type = this.resolve(resource);
     const object = this.objectsOf(type).get(objectKey(type.namespaced ? (namespace ?? 'default') : '', name));
@@ -270,9 +270,9 @@ export class KubeStore {
       resourceVersion = this.resourceVersion;
       const matches = this.matcher(type, options);
       items = [...this.objectsOf(type).entries()]
+        .filter(([, object]) => matches(object))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([, object]) => object)
-        .filter(matches);
+        .map(([, object]) => object);
     }
     const limit = options.limit && options.limit > 0 ? options.limit : Number.POSITIVE_INFINITY;
     const page = items.slice(offset, offset + limit).map((o) => cloneObject(o));
@@ -292,6 +292,20 @@ export class KubeStore {
     return selecting
       ? { items: page, resourceVersion, continue: next }
       : { items: page, resourceVersion, continue: next, remainingItemCount: remaining };
+  }
+
+  /**
+   * Calls `visit` with every object `options` selects, without copying: for read-only scans
+   * over many objects (the visitor must neither mutate nor keep them).
+   */
+  scan(
+    resource: ResourceRef,
+    options: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
+    visit: (object: Readonly<KubeObject>) => void,
+  ): void {
+    const type = this.resolve(resource);
+    const matches = this.matcher(type, options);
+    for (const object of this.objectsOf(type).values()) if (matches(object)) visit(object);
   }
 
   /**
@@ -357,8 +371,7 @@ export class KubeStore {
           patched = applyMergePatch(current, patch);
           break;
         case patchContentTypes.strategicMerge:
-          if (type.custom)
-            throw unsupportedPatch([patchContentTypes.json, patchContentTypes.merge]);
+          if (type.custom) throw unsupportedPatch([patchContentTypes.json, patchContentTypes.merge]);
           if (!isJsonObject(patch))
             throw new PatchError('a strategic merge patch must be a JSON object', true);
           patched = applyStrategicMergePatch(current, patch);

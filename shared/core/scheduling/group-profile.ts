@@ -1,5 +1,5 @@
-import { type Requirements, Requirement } from '../requirements';
 import { relaxations } from '../pod-requirements';
+import { Requirement, type Requirements } from '../requirements';
 import type { PodGroup } from './pod-groups';
 import type { AffinityRule, GroupTopology, SpreadRule } from './topology';
 
@@ -63,7 +63,8 @@ export function placementProfiles(group: PodGroup, topology: GroupTopology): Pla
   const nodeAlternatives = [...relaxations(group.representative)].map((r) =>
     r.terms.map((t) => ({ requirements: t, key: termKey(t) })),
   );
-  const requiredOnly = <T extends { preferred: boolean }>(rules: readonly T[]) => rules.filter((r) => !r.preferred);
+  const requiredOnly = <T extends { preferred: boolean }>(rules: readonly T[]) =>
+    rules.filter((r) => !r.preferred);
   const hasPreferredAffinity = topology.affinities.some((r) => r.preferred);
   const hasPreferredAnti = topology.antiAffinities.some((r) => r.preferred);
   const hasScheduleAnyway = topology.spreads.some((r) => r.preferred);
@@ -75,7 +76,13 @@ export function placementProfiles(group: PodGroup, topology: GroupTopology): Pla
   profiles.push({ terms: first, spreads: topology.spreads, affinities, antiAffinities, relaxed: '' });
   if (hasPreferredAffinity) {
     affinities = requiredOnly(affinities);
-    profiles.push({ terms: first, spreads: topology.spreads, affinities, antiAffinities, relaxed: 'preferred pod affinity' });
+    profiles.push({
+      terms: first,
+      spreads: topology.spreads,
+      affinities,
+      antiAffinities,
+      relaxed: 'preferred pod affinity',
+    });
   }
   if (hasPreferredAnti) {
     antiAffinities = requiredOnly(antiAffinities);

@@ -85,7 +85,11 @@ export function chooseLaunch(
     const zones = new Set<string>();
     for (const { it } of chosen) {
       for (const o of it.offerings) {
-        if (o.capacityType === capacityType && o.available && (requirements.get('topology.kubernetes.io/zone')?.has(o.zone) ?? true)) {
+        if (
+          o.capacityType === capacityType &&
+          o.available &&
+          (requirements.get('topology.kubernetes.io/zone')?.has(o.zone) ?? true)
+        ) {
           zones.add(o.zone);
         }
       }

@@ -1,7 +1,13 @@
 import type { CapacityType } from '../capacity-type';
 import type { EC2NodeClass } from '../ec2nodeclass';
 import type { InstanceType, Offering } from '../instance-type';
-import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE, WELL_KNOWN_LABELS } from '../labels';
+import {
+  LABEL_CAPACITY_TYPE,
+  LABEL_NODECLASS,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+  WELL_KNOWN_LABELS,
+} from '../labels';
 import { NODES_LIMIT, type NodePool } from '../nodepool';
 import { Requirement, Requirements } from '../requirements';
 import { addInto, type MutableResources, type Resources } from '../resources';
@@ -93,7 +99,9 @@ export class NodePoolContext {
     const out: MutableResources = {};
     for (const ds of this.daemonSets) {
       if (
-        daemonSetRequirementTerms(ds).some((term) => requirements.compatible(term, WELL_KNOWN_LABELS) === undefined)
+        daemonSetRequirementTerms(ds).some(
+          (term) => requirements.compatible(term, WELL_KNOWN_LABELS) === undefined,
+        )
       ) {
         addInto(out, ds.pod.requests);
       }

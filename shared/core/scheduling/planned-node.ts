@@ -50,7 +50,11 @@ export const LIMITED_OPTION_SPREAD = 1.5;
  * NodeClaim's options are cut when it is finalised, so packing never reserves more headroom
  * than the launch will.
  */
-export function reservationFor(context: NodePoolContext, options: readonly InstanceType[], need: Resources): Resources {
+export function reservationFor(
+  context: NodePoolContext,
+  options: readonly InstanceType[],
+  need: Resources,
+): Resources {
   if (!context.limited) return {};
   const band = limitedBand(context, options, need);
   return maxCapacity(band.length > 0 ? band : options);
@@ -75,7 +79,8 @@ export function limitedBand(
   if (!expected) return [];
   const reference = expected.capacity;
   return options.filter(
-    (it) => fits(need, {}, it.allocatable) && context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD),
+    (it) =>
+      fits(need, {}, it.allocatable) && context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD),
   );
 }
 
@@ -91,7 +96,10 @@ export class PlannedNode {
   /** Whether any pod on it takes part in topology (spread, affinity): then it may not be split. */
   topologyBound = false;
   private reserved: Resources;
-  private readonly evaluations = new Map<string, { version: number; requirements: Requirements; options: InstanceType[]; ds: Resources }>();
+  private readonly evaluations = new Map<
+    string,
+    { version: number; requirements: Requirements; options: InstanceType[]; ds: Resources }
+  >();
   private version = 0;
 
   constructor(
@@ -114,9 +122,15 @@ export class PlannedNode {
     if (!e || e.version !== this.version) {
       const incompatible = this.requirements.compatible(term, WELL_KNOWN_LABELS);
       if (incompatible) return incompatible;
-      const requirements = this.requirements.implies(term) ? this.requirements : this.requirements.intersect(term);
-      const options = requirements === this.requirements ? [...this.options] : compatibleTypes(this.options, requirements);
-      const ds = requirements === this.requirements ? this.daemonSetOverhead : this.context.daemonSetOverhead(requirements);
+      const requirements = this.requirements.implies(term)
+        ? this.requirements
+        : this.requirements.intersect(term);
+      const options =
+        requirements === this.requirements ? [...this.options] : compatibleTypes(this.options, requirements);
+      const ds =
+        requirements === this.requirements
+          ? this.daemonSetOverhead
+          : this.context.daemonSetOverhead(requirements);
       e = { version: this.version, requirements, options, ds };
       this.evaluations.set(termKey, e);
     }

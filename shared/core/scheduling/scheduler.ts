@@ -5,11 +5,11 @@ import { formatQuantity } from '../quantity';
 import { Requirements } from '../requirements';
 import { addInto, copiesThatFit, type MutableResources, type Resources } from '../resources';
 import { firstUntoleratedTaint, formatTaint } from '../taints';
-import { type PlacementProfile, placementProfiles, pinTerm, type RequirementTerm } from './group-profile';
+import { type PlacementProfile, pinTerm, placementProfiles, type RequirementTerm } from './group-profile';
 import { chooseLaunch, efficientOptions, type LaunchChoice } from './instance-selection';
 import { NodePoolContext, offeringAllowed } from './nodepool-context';
-import { groupPods, type PodGroup } from './pod-groups';
 import { compatibleTypes, LIMITED_OPTION_SPREAD, maxCapacity, PlannedNode } from './planned-node';
+import { groupPods, type PodGroup } from './pod-groups';
 import { splitForCost } from './tail-split';
 import { type GroupTopology, recordPlacement, TopologyRegistry } from './topology';
 import type {
@@ -184,11 +184,18 @@ class Scheduler {
     }
 
     for (const node of this.planned) {
-      if (firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints)) continue;
+      if (firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints))
+        continue;
       const cap = Math.min(bulk, this.hostnameCap(profile, topology, node.name));
       if (cap <= 0) continue;
       for (const term of profile.terms) {
-        for (const pinned of this.pinAlternatives(term, pinKeys, restrictions, node.requirements, node.options)) {
+        for (const pinned of this.pinAlternatives(
+          term,
+          pinKeys,
+          restrictions,
+          node.requirements,
+          node.options,
+        )) {
           const fit = node.evaluate(pinned.requirements, pinned.key, request, cap);
           if (typeof fit === 'string') continue;
           node.commit(fit, pending.slice(0, fit.copies), request, isTopologyBound(topology));
@@ -316,7 +323,8 @@ class Scheduler {
     // The efficient set depends on the pending workload's average shape: refresh it as that drains.
     if (!cached || this.pendingCount < cached.atCount * 0.8) {
       const types = compatibleTypes(ctx.instanceTypes, requirements);
-      if (types.length === 0) return `NodePool ${ctx.nodePool.name}: no instance type offered in the required domain`;
+      if (types.length === 0)
+        return `NodePool ${ctx.nodePool.name}: no instance type offered in the required domain`;
       const ds = ctx.daemonSetOverhead(requirements);
       const need = { ...ds };
       addInto(need, group.requests);
@@ -341,7 +349,9 @@ class Scheduler {
     }
     const withinLimits = cached.fitting.filter((it) => ctx.exceededLimit(it.capacity) === undefined);
     if (withinLimits.length === 0) {
-      const smallest = cached.fitting.reduce((a, b) => ((a.capacity.cpu ?? 0) <= (b.capacity.cpu ?? 0) ? a : b));
+      const smallest = cached.fitting.reduce((a, b) =>
+        (a.capacity.cpu ?? 0) <= (b.capacity.cpu ?? 0) ? a : b,
+      );
       const limit = ctx.exceededLimit(smallest.capacity) ?? 'cpu';
       return `NodePool ${ctx.nodePool.name}: limit ${limit}=${formatQuantity(limit, ctx.nodePool.limits[limit])} reached`;
     }
@@ -396,7 +406,12 @@ class Scheduler {
     topology: GroupTopology,
   ): Map<string, DomainRestriction> | string {
     const out = new Map<string, DomainRestriction>();
-    const restrict = (key: string, allowed: Set<string>, order: string[], why: string): string | undefined => {
+    const restrict = (
+      key: string,
+      allowed: Set<string>,
+      order: string[],
+      why: string,
+    ): string | undefined => {
       const prev = out.get(key);
       const merged = prev ? new Set([...allowed].filter((d) => prev.allowed.has(d))) : allowed;
       if (merged.size === 0) return why;
@@ -434,10 +449,19 @@ class Scheduler {
       const why = restrict(key, allowed, [...allowed].sort(), `pod affinity on ${key} cannot be satisfied`);
       if (why) return why;
     }
-    const excluding = (key: string, counter: { count(d: string): number }, what: string): string | undefined => {
+    const excluding = (
+      key: string,
+      counter: { count(d: string): number },
+      what: string,
+    ): string | undefined => {
       const universe = this.universe(group, profile, key);
       const allowed = new Set([...universe].filter((d) => counter.count(d) === 0));
-      return restrict(key, allowed, [...allowed].sort(), `${what} on ${key}: every eligible domain has a matching pod`);
+      return restrict(
+        key,
+        allowed,
+        [...allowed].sort(),
+        `${what} on ${key}: every eligible domain has a matching pod`,
+      );
     };
     for (const a of profile.antiAffinities) {
       if (a.counter.topologyKey === LABEL_HOSTNAME) continue;
@@ -494,11 +518,15 @@ class Scheduler {
       node.release();
       const ds = ctx.daemonSetOverhead(node.requirements);
       const compatible = compatibleTypes(ctx.instanceTypes, node.requirements);
-      const parts = node.topologyBound ? [node.pods] : splitForCost(compatible, node.requirements, node.pods, ds);
+      const parts = node.topologyBound
+        ? [node.pods]
+        : splitForCost(compatible, node.requirements, node.pods, ds);
       let made = this.planParts(node, parts, compatible, ds);
-      if (typeof made === 'string' && parts.length > 1) made = this.planParts(node, [node.pods], compatible, ds);
+      if (typeof made === 'string' && parts.length > 1)
+        made = this.planParts(node, [node.pods], compatible, ds);
       if (typeof made === 'string') {
-        for (const pod of node.pods) this.unschedulable.push({ pod, reason: `NodePool ${ctx.nodePool.name}: ${made}` });
+        for (const pod of node.pods)
+          this.unschedulable.push({ pod, reason: `NodePool ${ctx.nodePool.name}: ${made}` });
         continue;
       }
       plans.push(...made);
@@ -520,12 +548,21 @@ class Scheduler {
       const used: MutableResources = {};
       for (const p of pods) addInto(used, p.requests);
       const withinLimits = compatible.filter((it) => ctx.exceededLimit(it.capacity) === undefined);
-      let choice = chooseLaunch(withinLimits.length > 0 ? withinLimits : node.options, node.requirements, used, ds);
+      let choice = chooseLaunch(
+        withinLimits.length > 0 ? withinLimits : node.options,
+        node.requirements,
+        used,
+        ds,
+      );
       if (typeof choice !== 'string' && ctx.limited) {
         // Any option may launch, so the largest counts against the limits: keep options near
         // the expected size so one NodeClaim does not reserve the headroom of the next.
         const expected = compatible.find((it) => it.name === (choice as LaunchChoice).options[0].name);
-        const near = expected ? withinLimits.filter((it) => ctx.withinFactor(it.capacity, expected.capacity, LIMITED_OPTION_SPREAD)) : [];
+        const near = expected
+          ? withinLimits.filter((it) =>
+              ctx.withinFactor(it.capacity, expected.capacity, LIMITED_OPTION_SPREAD),
+            )
+          : [];
         const narrowed = near.length > 0 ? chooseLaunch(near, node.requirements, used, ds) : choice;
         if (typeof narrowed !== 'string') choice = narrowed;
       }
@@ -534,7 +571,9 @@ class Scheduler {
         return choice;
       }
       const byName = new Map(compatible.map((it) => [it.name, it]));
-      const capacity = maxCapacity(choice.options.map((o) => byName.get(o.name)).filter((it) => it !== undefined));
+      const capacity = maxCapacity(
+        choice.options.map((o) => byName.get(o.name)).filter((it) => it !== undefined),
+      );
       ctx.reserve(capacity, 1);
       reserved.push(capacity);
       const expected = choice.options[0];
@@ -565,7 +604,12 @@ class Scheduler {
 
 function isTopologyBound(t: GroupTopology): boolean {
   return (
-    t.spreads.length + t.affinities.length + t.antiAffinities.length + t.feeds.length + t.repelledBy.length + t.owns.length >
+    t.spreads.length +
+      t.affinities.length +
+      t.antiAffinities.length +
+      t.feeds.length +
+      t.repelledBy.length +
+      t.owns.length >
     0
   );
 }
@@ -579,7 +623,11 @@ function plannedDomain(node: PlannedNode, key: string): string | undefined {
 }
 
 /** Values `key` may take on a node with these requirements and instance type options. */
-function possibleValues(key: string, requirements: Requirements, options: readonly InstanceType[]): Set<string> {
+function possibleValues(
+  key: string,
+  requirements: Requirements,
+  options: readonly InstanceType[],
+): Set<string> {
   const out = new Set<string>();
   const req = requirements.get(key);
   if (key === LABEL_ZONE) {

@@ -48,7 +48,9 @@ export function splitForCost(
   sorted.sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : 1));
   const parts: Pod[][] = [];
   let rest = [...pods].sort(
-    (a, b) => (b.requests[CPU] ?? 0) - (a.requests[CPU] ?? 0) || (b.requests[MEMORY] ?? 0) - (a.requests[MEMORY] ?? 0),
+    (a, b) =>
+      (b.requests[CPU] ?? 0) - (a.requests[CPU] ?? 0) ||
+      (b.requests[MEMORY] ?? 0) - (a.requests[MEMORY] ?? 0),
   );
   for (;;) {
     const split = bestSplit(sorted, rest, daemonSetOverhead);

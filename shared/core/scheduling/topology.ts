@@ -1,5 +1,5 @@
-import { LABEL_HOSTNAME } from '../labels';
 import { type LabelSelector, labelSelectorMatches } from '../label-selector';
+import { LABEL_HOSTNAME } from '../labels';
 import type { Pod, PodAffinityTerm, TopologySpreadConstraint } from '../pod';
 
 /**
@@ -108,7 +108,12 @@ export class TopologyRegistry {
   /** Registers the rules of a group's representative pod. Call for every group before `bind`. */
   rulesOf(pod: Pod): Omit<GroupTopology, 'repelledBy' | 'feeds'> {
     const spreads: SpreadRule[] = pod.topologySpread.map((c) => {
-      const counter = this.counter(this.counters, c.topologyKey, spreadSelector(c, pod), new Set([pod.namespace]));
+      const counter = this.counter(
+        this.counters,
+        c.topologyKey,
+        spreadSelector(c, pod),
+        new Set([pod.namespace]),
+      );
       return {
         counter,
         maxSkew: c.maxSkew,
@@ -118,7 +123,11 @@ export class TopologyRegistry {
         constraint: c,
       };
     });
-    const affinity = (term: PodAffinityTerm, preferred: boolean, map: Map<string, DomainCounter>): AffinityRule => {
+    const affinity = (
+      term: PodAffinityTerm,
+      preferred: boolean,
+      map: Map<string, DomainCounter>,
+    ): AffinityRule => {
       const counter = this.counter(
         map,
         term.topologyKey,

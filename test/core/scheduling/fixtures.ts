@@ -25,7 +25,9 @@ export const catalog = loadBundledCatalog('us-east-1');
 export const defaultNodeClass: EC2NodeClass = nodeClass();
 /** Every instance type of the bundled us-east-1 catalog, all offerings available. */
 export const instanceTypes: readonly InstanceType[] = resolveInstanceTypes(catalog, defaultNodeClass);
-export const typesByName: ReadonlyMap<string, InstanceType> = new Map(instanceTypes.map((it) => [it.name, it]));
+export const typesByName: ReadonlyMap<string, InstanceType> = new Map(
+  instanceTypes.map((it) => [it.name, it]),
+);
 
 /** The resolved instance type called `name`; throws when the catalog has none. */
 export function instanceType(name: string): InstanceType {

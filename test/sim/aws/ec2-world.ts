@@ -2,24 +2,16 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { attachFake } from '../../../sim/aws/attach';
 import { FakeEc2, type FakeEc2Options } from '../../../sim/aws/fake-ec2';
 import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
-
-/** A clock the test moves by hand. */
-export class ManualClock {
-  constructor(private time = Date.UTC(2026, 0, 1)) {}
-  now(): number {
-    return this.time;
-  }
-  advance(ms: number): void {
-    this.time += ms;
-  }
-}
-
-/** Credentials the fakes never look at, so the SDK never goes looking for real ones. */
-export const clientConfig = { region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } };
+import { clientConfig, ManualClock } from './clock-and-config';
 
 /** Three general-purpose types with prices: m5.large is cheapest, then m6g.large, then c5.xlarge. */
 export const instanceTypes = [
-  instanceTypeInfo({ name: 'm5.large', vcpu: 2, memoryMiB: 8192, eni: { maxInterfaces: 3, ipv4PerInterface: 10 } }),
+  instanceTypeInfo({
+    name: 'm5.large',
+    vcpu: 2,
+    memoryMiB: 8192,
+    eni: { maxInterfaces: 3, ipv4PerInterface: 10 },
+  }),
   instanceTypeInfo({ name: 'm6g.large', vcpu: 2, memoryMiB: 8192 }),
   instanceTypeInfo({ name: 'c5.xlarge', vcpu: 4, memoryMiB: 8192 }),
 ];
@@ -31,13 +23,33 @@ export function ec2World(options: Partial<FakeEc2Options> = {}) {
     clock,
     instanceTypes,
     subnets: [
-      { id: 'subnet-0000000000000000a', availabilityZone: 'us-east-1a', tags: { 'karpenter.sh/discovery': 'demo' } },
-      { id: 'subnet-0000000000000000b', availabilityZone: 'us-east-1b', tags: { 'karpenter.sh/discovery': 'demo' } },
+      {
+        id: 'subnet-0000000000000000a',
+        availabilityZone: 'us-east-1a',
+        tags: { 'karpenter.sh/discovery': 'demo' },
+      },
+      {
+        id: 'subnet-0000000000000000b',
+        availabilityZone: 'us-east-1b',
+        tags: { 'karpenter.sh/discovery': 'demo' },
+      },
     ],
-    securityGroups: [{ id: 'sg-0000000000000000a', name: 'nodes', tags: { 'karpenter.sh/discovery': 'demo' } }],
+    securityGroups: [
+      { id: 'sg-0000000000000000a', name: 'nodes', tags: { 'karpenter.sh/discovery': 'demo' } },
+    ],
     images: [
-      { id: 'ami-00000000000000001', name: 'al2023-x86', architecture: 'x86_64', creationDate: '2025-12-01T00:00:00Z' },
-      { id: 'ami-00000000000000002', name: 'al2023-arm', architecture: 'arm64', creationDate: '2025-12-01T00:00:00Z' },
+      {
+        id: 'ami-00000000000000001',
+        name: 'al2023-x86',
+        architecture: 'x86_64',
+        creationDate: '2025-12-01T00:00:00Z',
+      },
+      {
+        id: 'ami-00000000000000002',
+        name: 'al2023-arm',
+        architecture: 'arm64',
+        creationDate: '2025-12-01T00:00:00Z',
+      },
     ],
     onDemandPrices: { 'm5.large': 0.096, 'm6g.large': 0.077, 'c5.xlarge': 0.17 },
     spotPrices: [

@@ -36,7 +36,12 @@ function fleet(
   const { capacityType = 'on-demand', total = 1, ...rest } = options;
   return new CreateFleetCommand({
     Type: 'instant',
-    LaunchTemplateConfigs: [{ LaunchTemplateSpecification: { LaunchTemplateId: templateId, Version: '$Latest' }, Overrides: overrides }],
+    LaunchTemplateConfigs: [
+      {
+        LaunchTemplateSpecification: { LaunchTemplateId: templateId, Version: '$Latest' },
+        Overrides: overrides,
+      },
+    ],
     TargetCapacitySpecification: { TotalTargetCapacity: total, DefaultTargetCapacityType: capacityType },
     TagSpecifications: [
       { ResourceType: 'instance', Tags: [{ Key: 'karpenter.sh/nodepool', Value: 'default' }] },
@@ -83,16 +88,24 @@ describe('FakeEc2 CreateFleet (instant)', () => {
         { Key: 'aws:ec2:fleet-id', Value: out.FleetId },
       ]),
     );
-    expect(fake.volumeTags(instance.InstanceId!)).toEqual([{ Key: 'karpenter.sh/nodepool', Value: 'default' }]);
+    expect(fake.volumeTags(instance.InstanceId!)).toEqual([
+      { Key: 'karpenter.sh/nodepool', Value: 'default' },
+    ]);
   });
 
   it('launches spot in the cheapest pool with capacity under price-capacity-optimized, without reporting skipped pools', async () => {
     const { client, fake } = ec2World();
     const lt = await launchTemplate(client);
-    fake.capacity.setCapacity({ instanceType: 'm5.large', availabilityZone: 'us-east-1b', capacityType: 'spot' }, 0);
+    fake.capacity.setCapacity(
+      { instanceType: 'm5.large', availabilityZone: 'us-east-1b', capacityType: 'spot' },
+      0,
+    );
 
     const out = await client.send(
-      fleet(lt, everywhere, { capacityType: 'spot', SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } }),
+      fleet(lt, everywhere, {
+        capacityType: 'spot',
+        SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
+      }),
     );
 
     expect(out.Errors).toEqual([]);
@@ -115,10 +128,15 @@ describe('FakeEc2 CreateFleet (instant)', () => {
         ErrorCode: 'InsufficientInstanceCapacity',
         ErrorMessage: 'There is no Spot capacity available that matches your request.',
         Lifecycle: 'spot',
-        LaunchTemplateAndOverrides: expect.objectContaining({ Overrides: { InstanceType: 'm5.large', SubnetId: SUBNET_B } }),
+        LaunchTemplateAndOverrides: expect.objectContaining({
+          Overrides: { InstanceType: 'm5.large', SubnetId: SUBNET_B },
+        }),
       }),
     ]);
-    expect(out.Instances?.[0]?.LaunchTemplateAndOverrides?.Overrides).toEqual({ InstanceType: 'm5.large', SubnetId: SUBNET_A });
+    expect(out.Instances?.[0]?.LaunchTemplateAndOverrides?.Overrides).toEqual({
+      InstanceType: 'm5.large',
+      SubnetId: SUBNET_A,
+    });
   });
 
   it('returns no instances and one error per override when every pool is out of capacity', async () => {
@@ -129,7 +147,9 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const out = await client.send(fleet(lt, everywhere));
 
     expect(out.Instances).toEqual([]);
-    expect(out.Errors?.map((e) => [e.ErrorCode, e.LaunchTemplateAndOverrides?.Overrides?.InstanceType])).toEqual([
+    expect(
+      out.Errors?.map((e) => [e.ErrorCode, e.LaunchTemplateAndOverrides?.Overrides?.InstanceType]),
+    ).toEqual([
       ['InsufficientInstanceCapacity', 'm5.large'],
       ['InsufficientInstanceCapacity', 'm5.large'],
       ['InsufficientInstanceCapacity', 'c5.xlarge'],
@@ -142,7 +162,9 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const lt = await launchTemplate(client);
     fake.capacity.setCapacity({ instanceType: 'm5.large' }, 2);
 
-    const out = await client.send(fleet(lt, [{ InstanceType: 'm5.large', SubnetId: SUBNET_A }], { total: 5 }));
+    const out = await client.send(
+      fleet(lt, [{ InstanceType: 'm5.large', SubnetId: SUBNET_A }], { total: 5 }),
+    );
 
     expect(out.Instances?.[0]?.InstanceIds).toHaveLength(2);
     expect(out.Errors?.map((e) => e.ErrorCode)).toEqual(['InsufficientInstanceCapacity']);
@@ -153,7 +175,10 @@ describe('FakeEc2 CreateFleet (instant)', () => {
       ['c5.xlarge', 1],
     ]);
     // us-east-1a is full already; us-east-1b gives its 2 and runs out too; c5.xlarge makes up the rest.
-    expect(more.Errors?.map((e) => e.LaunchTemplateAndOverrides?.Overrides?.SubnetId)).toEqual([SUBNET_A, SUBNET_B]);
+    expect(more.Errors?.map((e) => e.LaunchTemplateAndOverrides?.Overrides?.SubnetId)).toEqual([
+      SUBNET_A,
+      SUBNET_B,
+    ]);
   });
 
   it('frees pool capacity when an instance terminates', async () => {
@@ -192,8 +217,14 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const out = await client.send(
       new CreateFleetCommand({
         Type: 'instant',
-        LaunchTemplateConfigs: [{ LaunchTemplateSpecification: { LaunchTemplateId: lt }, Overrides: everywhere }],
-        TargetCapacitySpecification: { TotalTargetCapacity: 3, OnDemandTargetCapacity: 1, DefaultTargetCapacityType: 'spot' },
+        LaunchTemplateConfigs: [
+          { LaunchTemplateSpecification: { LaunchTemplateId: lt }, Overrides: everywhere },
+        ],
+        TargetCapacitySpecification: {
+          TotalTargetCapacity: 3,
+          OnDemandTargetCapacity: 1,
+          DefaultTargetCapacityType: 'spot',
+        },
       }),
     );
     expect(out.Instances?.map((i) => [i.Lifecycle, i.InstanceIds?.length])).toEqual([
@@ -218,7 +249,9 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const lt = await launchTemplate(client);
     await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
 
-    await expect(client.send(fleet(lt, everywhere, { ClientToken: 'token-1', total: 2 }))).rejects.toMatchObject({
+    await expect(
+      client.send(fleet(lt, everywhere, { ClientToken: 'token-1', total: 2 })),
+    ).rejects.toMatchObject({
       name: 'IdempotentParameterMismatch',
       $fault: 'client',
     });
@@ -256,11 +289,18 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const out = await client.send(
       new CreateFleetCommand({
         Type: 'instant',
-        LaunchTemplateConfigs: [{ LaunchTemplateSpecification: { LaunchTemplateName: 'gone', Version: '$Latest' }, Overrides: everywhere }],
+        LaunchTemplateConfigs: [
+          {
+            LaunchTemplateSpecification: { LaunchTemplateName: 'gone', Version: '$Latest' },
+            Overrides: everywhere,
+          },
+        ],
         TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
       }),
     );
-    expect(out.Errors?.map((e) => e.ErrorCode)).toEqual(Array(3).fill('InvalidLaunchTemplateName.NotFoundException'));
+    expect(out.Errors?.map((e) => e.ErrorCode)).toEqual(
+      Array(3).fill('InvalidLaunchTemplateName.NotFoundException'),
+    );
   });
 
   it('stops at the spot vCPU quota with MaxSpotInstanceCountExceeded', async () => {
@@ -268,7 +308,9 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const lt = await launchTemplate(client);
     fake.capacity.setVcpuLimit({ spot: 4 });
 
-    const out = await client.send(fleet(lt, [{ InstanceType: 'm5.large', SubnetId: SUBNET_A }], { capacityType: 'spot', total: 3 }));
+    const out = await client.send(
+      fleet(lt, [{ InstanceType: 'm5.large', SubnetId: SUBNET_A }], { capacityType: 'spot', total: 3 }),
+    );
 
     expect(out.Instances?.[0]?.InstanceIds).toHaveLength(2);
     expect(out.Errors?.map((e) => e.ErrorCode)).toEqual(['MaxSpotInstanceCountExceeded']);
@@ -298,7 +340,8 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     const out = await client.send(fleet(lt, everywhere));
     const id = out.Instances![0]!.InstanceIds![0]!;
     const state = async () =>
-      (await client.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]?.Instances?.[0]?.State?.Name;
+      (await client.send(new DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations?.[0]
+        ?.Instances?.[0]?.State?.Name;
 
     expect(await state()).toBe('pending');
     clock.advance(15_000);
@@ -306,7 +349,11 @@ describe('FakeEc2 CreateFleet (instant)', () => {
 
     const terminated = await client.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
     expect(terminated.TerminatingInstances).toEqual([
-      { InstanceId: id, PreviousState: { Code: 16, Name: 'running' }, CurrentState: { Code: 32, Name: 'shutting-down' } },
+      {
+        InstanceId: id,
+        PreviousState: { Code: 16, Name: 'running' },
+        CurrentState: { Code: 32, Name: 'shutting-down' },
+      },
     ]);
     clock.advance(30_000);
     expect(await state()).toBe('terminated');

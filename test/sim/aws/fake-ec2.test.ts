@@ -5,11 +5,9 @@ import {
   DeleteLaunchTemplateCommand,
   DescribeImagesCommand,
   DescribeInstancesCommand,
-  DescribeInstanceTypeOfferingsCommand,
   DescribeInstanceTypesCommand,
   DescribeLaunchTemplatesCommand,
   DescribeSecurityGroupsCommand,
-  DescribeSpotPriceHistoryCommand,
   DescribeSubnetsCommand,
   DescribeVpcsCommand,
   EC2ServiceException,
@@ -23,7 +21,8 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../sim/aws/attach';
 import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
-import { clientConfig, ec2World } from './ec2-world';
+import { clientConfig } from './clock-and-config';
+import { ec2World } from './ec2-world';
 
 async function collect<T>(pages: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
@@ -31,7 +30,9 @@ async function collect<T>(pages: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-const manyTypes = Array.from({ length: 12 }, (_, i) => instanceTypeInfo({ name: `m5.${i + 1}xlarge`, vcpu: 4 * (i + 1), memoryMiB: 16384 * (i + 1) }));
+const manyTypes = Array.from({ length: 12 }, (_, i) =>
+  instanceTypeInfo({ name: `m5.${i + 1}xlarge`, vcpu: 4 * (i + 1), memoryMiB: 16384 * (i + 1) }),
+);
 
 describe('FakeEc2 instance types, offerings and spot prices', () => {
   it('pages DescribeInstanceTypes through the SDK paginator and honours filters', async () => {
@@ -42,12 +43,18 @@ describe('FakeEc2 instance types, offerings and spot prices', () => {
     const big = await client.send(
       new DescribeInstanceTypesCommand({ Filters: [{ Name: 'instance-type', Values: ['m5.1?xlarge'] }] }),
     );
-    expect(big.InstanceTypes?.map((t) => t.InstanceType)).toEqual(['m5.10xlarge', 'm5.11xlarge', 'm5.12xlarge']);
+    expect(big.InstanceTypes?.map((t) => t.InstanceType)).toEqual([
+      'm5.10xlarge',
+      'm5.11xlarge',
+      'm5.12xlarge',
+    ]);
   });
 
   it('rejects unknown instance types, unknown filters and out-of-range MaxResults as EC2 does', async () => {
     const { client } = ec2World();
-    await expect(client.send(new DescribeInstanceTypesCommand({ InstanceTypes: ['m5.huge' as 'm5.large'] }))).rejects.toMatchObject({
+    await expect(
+      client.send(new DescribeInstanceTypesCommand({ InstanceTypes: ['m5.huge' as 'm5.large'] })),
+    ).rejects.toMatchObject({
       name: 'InvalidInstanceType',
     });
     await expect(
@@ -77,7 +84,10 @@ describe('FakeEc2 instance types, offerings and spot prices', () => {
       VCpuInfo: { DefaultVCpus: 96, DefaultCores: 48, DefaultThreadsPerCore: 2 },
       MemoryInfo: { SizeInMiB: 1179648 },
       ProcessorInfo: { SupportedArchitectures: ['x86_64'], Manufacturer: 'Intel' },
-      GpuInfo: { Gpus: [{ Name: 'A100', Manufacturer: 'NVIDIA', Count: 8, MemoryInfo: { SizeInMiB: 40960 } }], TotalGpuMemoryInMiB: 327680 },
+      GpuInfo: {
+        Gpus: [{ Name: 'A100', Manufacturer: 'NVIDIA', Count: 8, MemoryInfo: { SizeInMiB: 40960 } }],
+        TotalGpuMemoryInMiB: 327680,
+      },
       InstanceStorageInfo: { TotalSizeInGB: 8000, NvmeSupport: 'required' },
       EbsInfo: { EbsOptimizedInfo: { BaselineBandwidthInMbps: 19000 } },
       NetworkInfo: {
@@ -105,7 +115,11 @@ describe('FakeEc2 instance types, offerings and spot prices', () => {
       memoryMiB: 16384,
       accelerator: { count: 1, name: 'inferentia2', manufacturer: 'aws', neuronCores: 2, memoryMiB: 32768 },
     });
-    expect(inf2.NeuronInfo?.NeuronDevices?.[0]).toMatchObject({ Count: 1, Name: 'Inferentia2', CoreInfo: { Count: 2 } });
+    expect(inf2.NeuronInfo?.NeuronDevices?.[0]).toMatchObject({
+      Count: 1,
+      Name: 'Inferentia2',
+      CoreInfo: { Count: 2 },
+    });
     expect(inf2.InferenceAcceleratorInfo?.Accelerators?.[0]).toMatchObject({ Count: 1, Manufacturer: 'AWS' });
     expect(inf2.ProcessorInfo?.Manufacturer).toBe('Intel');
   });
@@ -120,7 +134,10 @@ describe('FakeEc2 instance types, offerings and spot prices', () => {
     const pages = await collect(
       paginateDescribeInstanceTypeOfferings(
         { client, pageSize: 5 },
-        { LocationType: 'availability-zone', Filters: [{ Name: 'location', Values: ['us-east-1a', 'us-east-1b'] }] },
+        {
+          LocationType: 'availability-zone',
+          Filters: [{ Name: 'location', Values: ['us-east-1a', 'us-east-1b'] }],
+        },
       ),
     );
     const offerings = pages.flatMap((p) => p.InstanceTypeOfferings ?? []);
@@ -155,13 +172,28 @@ describe('FakeEc2 instance types, offerings and spot prices', () => {
 describe('FakeEc2 subnets, security groups and images', () => {
   it('selects subnets and security groups by tag, tag-key, id and wildcard', async () => {
     const { client, fake } = ec2World();
-    fake.addSubnet({ id: 'subnet-0000000000000000c', availabilityZone: 'us-east-1c', tags: { Name: 'private-c' } });
+    fake.addSubnet({
+      id: 'subnet-0000000000000000c',
+      availabilityZone: 'us-east-1c',
+      tags: { Name: 'private-c' },
+    });
 
-    const byTag = await client.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'tag:karpenter.sh/discovery', Values: ['de*'] }] }));
-    expect(byTag.Subnets?.map((s) => s.SubnetId)).toEqual(['subnet-0000000000000000a', 'subnet-0000000000000000b']);
-    const byKey = await client.send(new DescribeSubnetsCommand({ Filters: [{ Name: 'tag-key', Values: ['Name'] }] }));
-    expect(byKey.Subnets?.map((s) => [s.SubnetId, s.AvailabilityZoneId])).toEqual([['subnet-0000000000000000c', 'use1-az3']]);
-    await expect(client.send(new DescribeSubnetsCommand({ SubnetIds: ['subnet-00000000000000fff'] }))).rejects.toMatchObject({
+    const byTag = await client.send(
+      new DescribeSubnetsCommand({ Filters: [{ Name: 'tag:karpenter.sh/discovery', Values: ['de*'] }] }),
+    );
+    expect(byTag.Subnets?.map((s) => s.SubnetId)).toEqual([
+      'subnet-0000000000000000a',
+      'subnet-0000000000000000b',
+    ]);
+    const byKey = await client.send(
+      new DescribeSubnetsCommand({ Filters: [{ Name: 'tag-key', Values: ['Name'] }] }),
+    );
+    expect(byKey.Subnets?.map((s) => [s.SubnetId, s.AvailabilityZoneId])).toEqual([
+      ['subnet-0000000000000000c', 'use1-az3'],
+    ]);
+    await expect(
+      client.send(new DescribeSubnetsCommand({ SubnetIds: ['subnet-00000000000000fff'] })),
+    ).rejects.toMatchObject({
       name: 'InvalidSubnetID.NotFound',
     });
 
@@ -174,7 +206,9 @@ describe('FakeEc2 subnets, security groups and images', () => {
       }),
     );
     expect(groups.SecurityGroups?.map((g) => g.GroupId)).toEqual(['sg-0000000000000000a']);
-    await expect(client.send(new DescribeSecurityGroupsCommand({ GroupIds: ['sg-00000000000000fff'] }))).rejects.toMatchObject({
+    await expect(
+      client.send(new DescribeSecurityGroupsCommand({ GroupIds: ['sg-00000000000000fff'] })),
+    ).rejects.toMatchObject({
       name: 'InvalidGroup.NotFound',
     });
   });
@@ -194,15 +228,22 @@ describe('FakeEc2 subnets, security groups and images', () => {
       creationDate: '2025-01-01T00:00:00Z',
       deprecationTime: new Date(clock.now() - 1),
     });
-    const query = { Owners: ['amazon'], Filters: [{ Name: 'name', Values: ['amazon-eks-node-al2023-*-1.31-*'] }] };
+    const query = {
+      Owners: ['amazon'],
+      Filters: [{ Name: 'name', Values: ['amazon-eks-node-al2023-*-1.31-*'] }],
+    };
 
     const current = await client.send(new DescribeImagesCommand(query));
-    expect(current.Images?.map((i) => [i.ImageId, i.OwnerId])).toEqual([['ami-0000000000000000a', '137112412989']]);
+    expect(current.Images?.map((i) => [i.ImageId, i.OwnerId])).toEqual([
+      ['ami-0000000000000000a', '137112412989'],
+    ]);
     const all = await client.send(new DescribeImagesCommand({ ...query, IncludeDeprecated: true }));
     expect(all.Images?.map((i) => i.ImageId)).toEqual(['ami-0000000000000000a', 'ami-0000000000000000b']);
     const mine = await client.send(new DescribeImagesCommand({ Owners: ['self'] }));
     expect(mine.Images?.map((i) => i.Name)).toEqual(['al2023-x86', 'al2023-arm']);
-    await expect(client.send(new DescribeImagesCommand({ ImageIds: ['ami-00000000000000fff'] }))).rejects.toMatchObject({
+    await expect(
+      client.send(new DescribeImagesCommand({ ImageIds: ['ami-00000000000000fff'] })),
+    ).rejects.toMatchObject({
       name: 'InvalidAMIID.NotFound',
     });
   });
@@ -215,25 +256,41 @@ describe('FakeEc2 launch templates', () => {
       new CreateLaunchTemplateCommand({
         LaunchTemplateName: 'karpenter.k8s.aws/123',
         LaunchTemplateData: { ImageId: 'ami-00000000000000001' },
-        TagSpecifications: [{ ResourceType: 'launch-template', Tags: [{ Key: 'karpenter.k8s.aws/cluster', Value: 'demo' }] }],
+        TagSpecifications: [
+          { ResourceType: 'launch-template', Tags: [{ Key: 'karpenter.k8s.aws/cluster', Value: 'demo' }] },
+        ],
       }),
     );
-    expect(created.LaunchTemplate).toMatchObject({ LaunchTemplateName: 'karpenter.k8s.aws/123', DefaultVersionNumber: 1 });
+    expect(created.LaunchTemplate).toMatchObject({
+      LaunchTemplateName: 'karpenter.k8s.aws/123',
+      DefaultVersionNumber: 1,
+    });
     await expect(
-      client.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'karpenter.k8s.aws/123', LaunchTemplateData: {} })),
+      client.send(
+        new CreateLaunchTemplateCommand({
+          LaunchTemplateName: 'karpenter.k8s.aws/123',
+          LaunchTemplateData: {},
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'InvalidLaunchTemplateName.AlreadyExistsException' });
 
     const byTag = await client.send(
-      new DescribeLaunchTemplatesCommand({ Filters: [{ Name: 'tag:karpenter.k8s.aws/cluster', Values: ['demo'] }] }),
+      new DescribeLaunchTemplatesCommand({
+        Filters: [{ Name: 'tag:karpenter.k8s.aws/cluster', Values: ['demo'] }],
+      }),
     );
-    expect(byTag.LaunchTemplates?.map((t) => t.LaunchTemplateId)).toEqual([created.LaunchTemplate?.LaunchTemplateId]);
+    expect(byTag.LaunchTemplates?.map((t) => t.LaunchTemplateId)).toEqual([
+      created.LaunchTemplate?.LaunchTemplateId,
+    ]);
     await expect(
       client.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: ['karpenter.k8s.aws/missing'] })),
     ).rejects.toMatchObject({ name: 'InvalidLaunchTemplateName.NotFoundException' });
 
     await client.send(new DeleteLaunchTemplateCommand({ LaunchTemplateName: 'karpenter.k8s.aws/123' }));
     await expect(
-      client.send(new DeleteLaunchTemplateCommand({ LaunchTemplateId: created.LaunchTemplate?.LaunchTemplateId })),
+      client.send(
+        new DeleteLaunchTemplateCommand({ LaunchTemplateId: created.LaunchTemplate?.LaunchTemplateId }),
+      ),
     ).rejects.toMatchObject({ name: 'InvalidLaunchTemplateId.NotFound' });
   });
 });
@@ -241,12 +298,17 @@ describe('FakeEc2 launch templates', () => {
 describe('FakeEc2 instances', () => {
   async function launch(world: ReturnType<typeof ec2World>, count: number, tag: string): Promise<string[]> {
     const name = `lt-${tag}`;
-    await world.client.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: name, LaunchTemplateData: {} }));
+    await world.client.send(
+      new CreateLaunchTemplateCommand({ LaunchTemplateName: name, LaunchTemplateData: {} }),
+    );
     const out = await world.client.send(
       new CreateFleetCommand({
         Type: 'instant',
         LaunchTemplateConfigs: [
-          { LaunchTemplateSpecification: { LaunchTemplateName: name }, Overrides: [{ InstanceType: 'm5.large', SubnetId: 'subnet-0000000000000000a' }] },
+          {
+            LaunchTemplateSpecification: { LaunchTemplateName: name },
+            Overrides: [{ InstanceType: 'm5.large', SubnetId: 'subnet-0000000000000000a' }],
+          },
         ],
         TargetCapacitySpecification: { TotalTargetCapacity: count, DefaultTargetCapacityType: 'on-demand' },
         TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'pool', Value: tag }] }],
@@ -274,7 +336,10 @@ describe('FakeEc2 instances', () => {
       ),
     );
     expect(pages).toHaveLength(2);
-    const ids = pages.flatMap((p) => p.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => i.InstanceId);
+    const ids = pages
+      .flatMap((p) => p.Reservations ?? [])
+      .flatMap((r) => r.Instances ?? [])
+      .map((i) => i.InstanceId);
     expect(ids).toEqual(blue.slice(1));
     expect(pages[0]?.Reservations?.[0]?.ReservationId).toMatch(/^r-/);
   });
@@ -287,12 +352,19 @@ describe('FakeEc2 instances', () => {
       .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(EC2ServiceException);
-    expect(error).toMatchObject({ name: 'InvalidInstanceID.NotFound', message: "The instance ID 'i-00000000000000fff' does not exist" });
+    expect(error).toMatchObject({
+      name: 'InvalidInstanceID.NotFound',
+      message: "The instance ID 'i-00000000000000fff' does not exist",
+    });
     expect(world.fake.instance(id!)?.State?.Name).toBe('pending');
-    await expect(world.client.send(new DescribeInstancesCommand({ InstanceIds: ['i-00000000000000fff'] }))).rejects.toMatchObject({
+    await expect(
+      world.client.send(new DescribeInstancesCommand({ InstanceIds: ['i-00000000000000fff'] })),
+    ).rejects.toMatchObject({
       name: 'InvalidInstanceID.NotFound',
     });
-    await expect(world.client.send(new DescribeInstancesCommand({ InstanceIds: ['bogus'] }))).rejects.toMatchObject({
+    await expect(
+      world.client.send(new DescribeInstancesCommand({ InstanceIds: ['bogus'] })),
+    ).rejects.toMatchObject({
       name: 'InvalidInstanceID.Malformed',
     });
   });
@@ -300,14 +372,23 @@ describe('FakeEc2 instances', () => {
   it('tags instances with CreateTags and refuses aws: keys', async () => {
     const world = ec2World();
     const [id] = await launch(world, 1, 'blue');
-    await world.client.send(new CreateTagsCommand({ Resources: [id!], Tags: [{ Key: 'karpenter.sh/nodeclaim', Value: 'default-x7k2' }] }));
+    await world.client.send(
+      new CreateTagsCommand({
+        Resources: [id!],
+        Tags: [{ Key: 'karpenter.sh/nodeclaim', Value: 'default-x7k2' }],
+      }),
+    );
 
     const out = await world.client.send(
-      new DescribeInstancesCommand({ Filters: [{ Name: 'tag:karpenter.sh/nodeclaim', Values: ['default-x7k2'] }] }),
+      new DescribeInstancesCommand({
+        Filters: [{ Name: 'tag:karpenter.sh/nodeclaim', Values: ['default-x7k2'] }],
+      }),
     );
     expect(out.Reservations?.[0]?.Instances?.[0]?.InstanceId).toBe(id);
     await expect(
-      world.client.send(new CreateTagsCommand({ Resources: [id!], Tags: [{ Key: 'aws:secret', Value: 'x' }] })),
+      world.client.send(
+        new CreateTagsCommand({ Resources: [id!], Tags: [{ Key: 'aws:secret', Value: 'x' }] }),
+      ),
     ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
   });
 });
@@ -318,10 +399,18 @@ describe('FakeEc2 faults and the call log', () => {
     fake.failNext('CreateFleet', 'InsufficientInstanceCapacity', { times: 2 });
     const send = () =>
       client.send(
-        new CreateFleetCommand({ Type: 'instant', LaunchTemplateConfigs: [], TargetCapacitySpecification: { TotalTargetCapacity: 1 } }),
+        new CreateFleetCommand({
+          Type: 'instant',
+          LaunchTemplateConfigs: [],
+          TargetCapacitySpecification: { TotalTargetCapacity: 1 },
+        }),
       );
 
-    await expect(send()).rejects.toMatchObject({ name: 'InsufficientInstanceCapacity', $fault: 'server', $metadata: { httpStatusCode: 500 } });
+    await expect(send()).rejects.toMatchObject({
+      name: 'InsufficientInstanceCapacity',
+      $fault: 'server',
+      $metadata: { httpStatusCode: 500 },
+    });
     await expect(send()).rejects.toMatchObject({ name: 'InsufficientInstanceCapacity' });
     await expect(send()).rejects.toMatchObject({ name: 'MissingParameter' });
   });
@@ -330,7 +419,9 @@ describe('FakeEc2 faults and the call log', () => {
     const { client, fake } = ec2World();
     fake.throttle('DescribeSubnets', 1);
 
-    await expect(client.send(new DescribeSubnetsCommand({}))).rejects.toMatchObject({ name: 'RequestLimitExceeded' });
+    await expect(client.send(new DescribeSubnetsCommand({}))).rejects.toMatchObject({
+      name: 'RequestLimitExceeded',
+    });
     await client.send(new DescribeSubnetsCommand({ SubnetIds: ['subnet-0000000000000000a'] }));
 
     expect(fake.calls.map((c) => [c.operation, c.error?.name])).toEqual([
@@ -342,12 +433,16 @@ describe('FakeEc2 faults and the call log', () => {
 
   it('names the operation when a command is not modelled, and refuses a fake attached to the wrong client', async () => {
     const { client, fake } = ec2World();
-    await expect(client.send(new DescribeVpcsCommand({}))).rejects.toThrow(/FakeEc2 does not model DescribeVpcs/);
+    await expect(client.send(new DescribeVpcsCommand({}))).rejects.toThrow(
+      /FakeEc2 does not model DescribeVpcs/,
+    );
     expect(() => fake.failNext('DescribeVpcs', 'InternalError')).toThrow(/has no operation DescribeVpcs/);
 
     const ssm = new SSMClient(clientConfig);
     attachFake(ssm, fake);
-    await expect(ssm.send(new GetParameterCommand({ Name: '/x' }))).rejects.toThrow(/answers EC2Client, but it is attached to a SSMClient/);
+    await expect(ssm.send(new GetParameterCommand({ Name: '/x' }))).rejects.toThrow(
+      /answers EC2Client, but it is attached to a SSMClient/,
+    );
   });
 
   it('fails every call like a DNS failure while unreachable', async () => {

@@ -2,10 +2,15 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../sim/aws/attach';
 import { FakeEventBridge, putEventsEntrySize } from '../../../sim/aws/fake-eventbridge';
-import { clientConfig, ManualClock } from './ec2-world';
+import { clientConfig, ManualClock } from './clock-and-config';
 
 function entry(detail: object = { nodeClaim: 'default-x7k2' }, bus = 'podlift'): PutEventsRequestEntry {
-  return { Source: 'podlift.provisioner', DetailType: 'NodeClaim Launched', Detail: JSON.stringify(detail), EventBusName: bus };
+  return {
+    Source: 'podlift.provisioner',
+    DetailType: 'NodeClaim Launched',
+    Detail: JSON.stringify(detail),
+    EventBusName: bus,
+  };
 }
 
 function eventsWorld() {
@@ -19,7 +24,11 @@ function eventsWorld() {
 describe('FakeEventBridge', () => {
   it('delivers accepted entries to their bus as EventBridge events', async () => {
     const { client, fake, clock } = eventsWorld();
-    const out = await client.send(new PutEventsCommand({ Entries: [entry(), entry({ n: 2 }, 'arn:aws:events:us-east-1:123456789012:event-bus/podlift')] }));
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [entry(), entry({ n: 2 }, 'arn:aws:events:us-east-1:123456789012:event-bus/podlift')],
+      }),
+    );
 
     expect(out.FailedEntryCount).toBe(0);
     expect(out.Entries?.every((e) => e.EventId !== undefined)).toBe(true);

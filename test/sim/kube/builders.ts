@@ -1,4 +1,5 @@
 /** Builders for the objects the fake API server tests create. */
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../sim/kube';
 import { expectedPodsAnnotation } from '../../../sim/kube';
 
@@ -12,7 +13,7 @@ export function pod(
     ready?: boolean;
     phase?: string;
   } = {},
-): KubeObject {
+): V1Pod {
   const phase = options.phase ?? (options.ready ? 'Running' : 'Pending');
   return {
     apiVersion: 'v1',
@@ -36,7 +37,7 @@ export function node(
     labels?: Record<string, string>;
     taints?: { key: string; effect: string; value?: string }[];
   } = {},
-): KubeObject {
+): V1Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -56,7 +57,7 @@ export function pdb(
     unhealthyPodEvictionPolicy?: string;
   },
   options: { namespace?: string; expectedPods?: number } = {},
-): KubeObject {
+): V1PodDisruptionBudget {
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',

@@ -254,7 +254,8 @@ describe('fake API server: core/v1 writes', () => {
   });
 
   it('ignores status in a main update and changes only status through /status', async () => {
-    const created = server.store.seed('pods', pod('web', {}));
+    server.store.seed('pods', pod('web', {}));
+    const created = await core.readNamespacedPod({ name: 'web', namespace: 'default' });
     const replaced = await core.replaceNamespacedPod({
       name: 'web',
       namespace: 'default',

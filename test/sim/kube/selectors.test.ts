@@ -6,7 +6,6 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from '../../../sim/kube/selectors';
-import { pod } from './builders';
 
 describe('label selectors', () => {
   const labels = { app: 'web', tier: 'frontend', replicas: '3' };
@@ -52,7 +51,7 @@ describe('label selectors', () => {
 
 describe('field selectors', () => {
   it('compares missing fields as empty strings and honours escapes', () => {
-    const unscheduled = pod('a,b');
+    const unscheduled = { metadata: { name: 'a,b' }, spec: {}, status: { phase: 'Pending' } };
     expect(fieldsMatch(parseFieldSelector('spec.nodeName='), unscheduled)).toBe(true);
     expect(fieldsMatch(parseFieldSelector('metadata.name=a\\,b'), unscheduled)).toBe(true);
     expect(fieldsMatch(parseFieldSelector('status.phase!=Pending'), unscheduled)).toBe(false);

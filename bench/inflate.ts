@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { planCapacity } from '../cli/plan';
+import { readPlanInput } from '../cli/plan-input';
+import { resolveInstanceTypes } from '../shared/core/catalog';
+import { Requirements } from '../shared/core/requirements';
+import type { BenchEnvironment } from './environment';
+import { pricedTypes } from './lower-bound';
+import { type PlanSummary, summarisePlan } from './measure';
+
+/** The getting-started example: 10 × 1 cpu `inflate` pods and its NodePool (m5, m5d, c5, c5d, c4, r4). */
+export const INFLATE_EXAMPLE = fileURLToPath(new URL('../examples/inflate.yaml', import.meta.url));
+
+/** The inflate plan with the instance types it launches, or undefined when the example is absent. */
+export interface InflateOutcome extends PlanSummary {
+  readonly pods: number;
+  readonly instanceTypes: readonly string[];
+  readonly ms: number;
+}
+
+/**
+ * Plans examples/inflate.yaml as `podlift plan` would and bounds it against the offerings its
+ * NodePool allows (its limits are not part of the bound; they do not bind for 10 cpu).
+ */
+export function planInflate(env: BenchEnvironment): InflateOutcome | undefined {
+  if (!existsSync(INFLATE_EXAMPLE)) return undefined;
+  const input = readPlanInput(readFileSync(INFLATE_EXAMPLE, 'utf8'), INFLATE_EXAMPLE);
+  const start = performance.now();
+  const result = planCapacity(input, env.catalog);
+  const ms = performance.now() - start;
+  const pool = input.nodePools[0];
+  const nodeClass = input.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
+  const priced = pricedTypes(
+    resolveInstanceTypes(env.catalog, nodeClass),
+    Requirements.from(pool.template.requirements),
+  );
+  return {
+    ...summarisePlan(result, priced),
+    pods: input.pods.length,
+    instanceTypes: result.nodeClaims.map((c) => `${c.instanceType} (${c.capacityType})`),
+    ms,
+  };
+}
