@@ -1,6 +1,6 @@
 import type { CapacityType } from '../capacity-type';
 import type { InstanceType } from '../instance-type';
-import { LABEL_CAPACITY_TYPE } from '../labels';
+import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../labels';
 import type { Requirements } from '../requirements';
 import { addInto, fits, type Resources } from '../resources';
 import { cheapestOffering } from './nodepool-context';
@@ -68,35 +68,73 @@ export function chooseLaunch(
 ): LaunchChoice | string {
   const need = { ...used };
   addInto(need, daemonSetOverhead);
-  const fitting = types.filter((it) => fits(need, {}, it.allocatable));
-  if (fitting.length === 0) return 'no instance type holds the pods and DaemonSet overhead';
   const allowed = requirements.get(LABEL_CAPACITY_TYPE);
+  const hasMinValues = [...requirements.values()].some((r) => r.minValues !== undefined);
+  let anyFits = false;
   for (const capacityType of ['spot', 'on-demand', 'reserved'] as const) {
     if (allowed && !allowed.has(capacityType)) continue;
-    const priced: { it: InstanceType; option: InstanceTypeOption }[] = [];
-    for (const it of fitting) {
-      const o = cheapestOffering(it, requirements, capacityType);
-      if (o) priced.push({ it, option: { name: it.name, price: o.price, capacityType, zone: o.zone } });
+    const fitting: Priced[] = [];
+    for (const p of pricedTypes(types, requirements, capacityType)) {
+      if (!fits(need, {}, p.it.allocatable)) continue;
+      fitting.push(p);
+      // Without minValues the cheapest 60 that fit are the answer: stop scanning.
+      if (!hasMinValues && fitting.length >= MAX_INSTANCE_TYPE_OPTIONS) break;
     }
-    if (priced.length === 0) continue;
-    priced.sort((a, b) => a.option.price - b.option.price || (a.option.name < b.option.name ? -1 : 1));
-    const chosen = truncateKeepingMinValues(priced, requirements);
+    if (fitting.length === 0) {
+      anyFits ||= types.some((it) => fits(need, {}, it.allocatable));
+      continue;
+    }
+    const chosen = truncateKeepingMinValues(fitting, requirements);
     if (typeof chosen === 'string') return chosen;
     const zones = new Set<string>();
+    const zoneReq = requirements.get(LABEL_ZONE);
     for (const { it } of chosen) {
       for (const o of it.offerings) {
-        if (
-          o.capacityType === capacityType &&
-          o.available &&
-          (requirements.get('topology.kubernetes.io/zone')?.has(o.zone) ?? true)
-        ) {
+        if (o.capacityType === capacityType && o.available && (zoneReq?.has(o.zone) ?? true))
           zones.add(o.zone);
-        }
       }
     }
     return { capacityType, options: chosen.map((c) => c.option), zones: [...zones].sort() };
   }
-  return 'no instance type that fits has an available offering';
+  return anyFits || types.some((it) => fits(need, {}, it.allocatable))
+    ? 'no instance type that fits has an available offering'
+    : 'no instance type holds the pods and DaemonSet overhead';
+}
+
+interface Priced {
+  readonly it: InstanceType;
+  readonly option: InstanceTypeOption;
+}
+
+const pricedCache = new WeakMap<readonly InstanceType[], Map<string, Priced[]>>();
+
+/**
+ * The types with a usable offering of `capacityType` under the zone and capacity-type
+ * requirements, cheapest first. Cached per types array and requirement text: finalising
+ * thousands of nodes of one NodePool prices its types once.
+ */
+function pricedTypes(
+  types: readonly InstanceType[],
+  requirements: Requirements,
+  capacityType: CapacityType,
+): Priced[] {
+  let byKey = pricedCache.get(types);
+  if (!byKey) {
+    byKey = new Map();
+    pricedCache.set(types, byKey);
+  }
+  const key = `${capacityType}|${requirements.get(LABEL_ZONE) ?? ''}|${requirements.get(LABEL_CAPACITY_TYPE) ?? ''}`;
+  let list = byKey.get(key);
+  if (!list) {
+    list = [];
+    for (const it of types) {
+      const o = cheapestOffering(it, requirements, capacityType);
+      if (o) list.push({ it, option: { name: it.name, price: o.price, capacityType, zone: o.zone } });
+    }
+    list.sort((a, b) => a.option.price - b.option.price || (a.option.name < b.option.name ? -1 : 1));
+    byKey.set(key, list);
+  }
+  return list;
 }
 
 function distinctValues(items: readonly { it: InstanceType }[], key: string): Set<string> {

@@ -163,6 +163,7 @@ export class PlannedNode {
   /** Adds pods according to a fit returned by `evaluate`. */
   commit(fit: PlannedFit, pods: readonly Pod[], request: Resources, topologyBound: boolean): void {
     if (topologyBound) this.topologyBound = true;
+    this.maxFree = undefined;
     this.pods.push(...pods);
     addInto(this.used, request, pods.length);
     if (fit.requirements !== this.requirements || fit.options.length !== this.options.length) {
@@ -174,6 +175,31 @@ export class PlannedNode {
     this.context.reserve(this.reserved, -1);
     this.context.reserve(fit.reserved, 1);
     this.reserved = fit.reserved;
+  }
+
+  private maxFree?: MutableResources;
+
+  /**
+   * A cheap necessary condition for `evaluate`: whether the largest remaining option still has
+   * room for one `request` (ignoring requirement narrowing).
+   */
+  mayHold(request: Resources): boolean {
+    if (!this.maxFree) {
+      const free: MutableResources = {};
+      for (const it of this.options) {
+        for (const k in it.allocatable) {
+          const v = it.allocatable[k];
+          if (v > (free[k] ?? Number.NEGATIVE_INFINITY)) free[k] = v;
+        }
+      }
+      for (const k in this.used) free[k] = (free[k] ?? 0) - this.used[k];
+      for (const k in this.daemonSetOverhead) free[k] = (free[k] ?? 0) - this.daemonSetOverhead[k];
+      this.maxFree = free;
+    }
+    for (const k in request) {
+      if (request[k] > 0 && request[k] > (this.maxFree[k] ?? 0)) return false;
+    }
+    return true;
   }
 
   /** Releases this node's reservation against the NodePool limits (before finalising it). */

@@ -43,6 +43,9 @@ interface DomainRestriction {
   readonly order: readonly string[];
 }
 
+/** Reason prefix for required pod affinity that no pod matches (yet): retried after the first pass. */
+const NO_AFFINITY_MATCH = 'required pod affinity matches no pod';
+
 type Attempt = { placed: number } | { reason: string };
 
 class Scheduler {
@@ -60,6 +63,10 @@ class Scheduler {
     { fitting: InstanceType[]; ds: Resources; average: Resources; efficient: InstanceType[]; atCount: number }
   >();
   private pinnedKeys: ReadonlySet<string> = new Set();
+  /** Planned nodes the group being placed may still use (undefined = dropped for this group). */
+  private live: (PlannedNode | undefined)[] = [];
+  private liveDead = 0;
+  private readonly typesCache = new Map<string, { requirements: Requirements; types: InstanceType[] }>();
 
   constructor(private readonly input: SchedulingInput) {
     const classes = new Map(input.nodeClasses.map((c) => [c.name, c]));
@@ -97,7 +104,8 @@ class Scheduler {
       this.pendingCount += g.pods.length;
     }
 
-    for (const group of groups) this.scheduleGroup(group);
+    for (const group of groups) this.scheduleGroup(group, group.pods);
+    this.retryAffinityFailures(groups);
 
     return {
       placements: this.existing
@@ -113,12 +121,36 @@ class Scheduler {
     this.pendingCount -= n;
   }
 
-  private scheduleGroup(group: PodGroup): void {
+  /**
+   * Pods whose required pod affinity names pods of a group placed after them fail on the first
+   * pass; like Karpenter's re-queue, they get one more pass once everything else is placed.
+   */
+  private retryAffinityFailures(groups: readonly PodGroup[]): void {
+    const failed = new Map<Pod, UnschedulablePod>(
+      this.unschedulable.filter((u) => u.reason.includes(NO_AFFINITY_MATCH)).map((u) => [u.pod, u]),
+    );
+    for (const group of groups) {
+      if (group.representative.podAffinity.length === 0) continue;
+      const pods = group.pods.filter((p) => failed.has(p));
+      if (pods.length === 0) continue;
+      const retry = new Set(pods);
+      const kept = this.unschedulable.filter((u) => !retry.has(u.pod));
+      this.unschedulable.length = 0;
+      this.unschedulable.push(...kept);
+      addInto(this.pendingDemand, group.requests, pods.length);
+      this.pendingCount += pods.length;
+      this.scheduleGroup(group, pods);
+    }
+  }
+
+  private scheduleGroup(group: PodGroup, pods: readonly Pod[]): void {
     const topology = this.topologies.get(group)!;
     const profiles = placementProfiles(group, topology);
-    let pending = group.pods;
+    let pending = pods;
     let profileIndex = 0;
     let existingCandidates = this.existingCandidates(group, profiles[0]);
+    this.live = [...this.planned];
+    this.liveDead = 0;
     while (pending.length > 0) {
       const profile = profiles[profileIndex];
       const attempt = this.placeSome(group, profile, topology, pending, existingCandidates);
@@ -130,6 +162,8 @@ class Scheduler {
       if (profileIndex + 1 < profiles.length) {
         profileIndex++;
         existingCandidates = this.existingCandidates(group, profiles[profileIndex]);
+        this.live = [...this.planned];
+        this.liveDead = 0;
         continue;
       }
       for (const pod of pending) this.unschedulable.push({ pod, reason: attempt.reason });
@@ -183,11 +217,27 @@ class Scheduler {
       return { placed: n };
     }
 
-    for (const node of this.planned) {
-      if (firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints))
+    // Planned nodes this group may still use. A node that cannot take the group now never will
+    // while the group is placed (room and hostname counts only shrink), so it is dropped;
+    // only a node whose zone is merely not allowed at this moment stays.
+    const live = this.live;
+    for (let i = 0; i < live.length; i++) {
+      const node = live[i];
+      if (!node) continue;
+      const dead = (): void => {
+        live[i] = undefined;
+        this.liveDead++;
+      };
+      if (firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints)) {
+        dead();
         continue;
+      }
       const cap = Math.min(bulk, this.hostnameCap(profile, topology, node.name));
-      if (cap <= 0) continue;
+      if (cap <= 0 || !node.mayHold(request)) {
+        dead();
+        continue;
+      }
+      let tried = false;
       for (const term of profile.terms) {
         for (const pinned of this.pinAlternatives(
           term,
@@ -196,6 +246,7 @@ class Scheduler {
           node.requirements,
           node.options,
         )) {
+          tried = true;
           const fit = node.evaluate(pinned.requirements, pinned.key, request, cap);
           if (typeof fit === 'string') continue;
           node.commit(fit, pending.slice(0, fit.copies), request, isTopologyBound(topology));
@@ -203,6 +254,11 @@ class Scheduler {
           return { placed: fit.copies };
         }
       }
+      if (tried) dead();
+    }
+    if (this.liveDead > 64 && this.liveDead * 2 > live.length) {
+      this.live = live.filter((n) => n !== undefined);
+      this.liveDead = 0;
     }
 
     return this.openNode(group, profile, topology, pending, bulk, pinKeys, restrictions);
@@ -250,6 +306,32 @@ class Scheduler {
     yield* expand.call(this, 0, term);
   }
 
+  /** ctx requirements ∩ term and the instance types compatible with them, cached per NodePool and term. */
+  private typesFor(
+    ctx: NodePoolContext,
+    term: RequirementTerm,
+  ): { requirements: Requirements; types: InstanceType[] } {
+    const key = `${ctx.nodePool.name}|${term.key}`;
+    let hit = this.typesCache.get(key);
+    if (!hit) {
+      const requirements = ctx.requirements.intersect(term.requirements);
+      hit = { requirements, types: compatibleTypes(ctx.instanceTypes, requirements) };
+      this.typesCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** Instance types of the NodePool compatible with a finished node's requirements, cached by their text. */
+  private typesForRequirements(ctx: NodePoolContext, requirements: Requirements): InstanceType[] {
+    const key = `${ctx.nodePool.name}||${requirements.toString()}`;
+    let hit = this.typesCache.get(key);
+    if (!hit) {
+      hit = { requirements, types: compatibleTypes(ctx.instanceTypes, requirements) };
+      this.typesCache.set(key, hit);
+    }
+    return hit.types;
+  }
+
   /** Creates a new planned node for the group in the heaviest NodePool that can take it. */
   private openNode(
     group: PodGroup,
@@ -282,8 +364,7 @@ class Scheduler {
           reason = `NodePool ${ctx.nodePool.name}: ${incompatible}`;
           continue;
         }
-        const base = ctx.requirements.intersect(term.requirements);
-        const baseTypes = compatibleTypes(ctx.instanceTypes, base);
+        const baseTypes = this.typesFor(ctx, term).types;
         if (baseTypes.length === 0) {
           reason = `NodePool ${ctx.nodePool.name}: no instance type satisfies ${term.requirements.toString() || 'its requirements'}`;
           continue;
@@ -316,13 +397,12 @@ class Scheduler {
   ): number | string {
     const name = `${ctx.nodePool.name}-planned-${this.planned.length}`;
     const cap = Math.min(bulk, this.hostnameCap(profile, topology, name));
-    if (cap <= 0) return `NodePool ${ctx.nodePool.name}: pod topology does not allow a new node`;
-    const requirements = ctx.requirements.intersect(term.requirements);
+    if (cap <= 0) return this.hostnameBlock(profile);
+    const { requirements, types } = this.typesFor(ctx, term);
     const cacheKey = `${ctx.nodePool.name}|${term.key}|${group.key}`;
     let cached = this.newNodeCache.get(cacheKey);
     // The efficient set depends on the pending workload's average shape: refresh it as that drains.
     if (!cached || this.pendingCount < cached.atCount * 0.8) {
-      const types = compatibleTypes(ctx.instanceTypes, requirements);
       if (types.length === 0)
         return `NodePool ${ctx.nodePool.name}: no instance type offered in the required domain`;
       const ds = ctx.daemonSetOverhead(requirements);
@@ -347,7 +427,9 @@ class Scheduler {
       };
       this.newNodeCache.set(cacheKey, cached);
     }
-    const withinLimits = cached.fitting.filter((it) => ctx.exceededLimit(it.capacity) === undefined);
+    const withinLimits = ctx.limited
+      ? cached.fitting.filter((it) => ctx.exceededLimit(it.capacity) === undefined)
+      : cached.fitting;
     if (withinLimits.length === 0) {
       const smallest = cached.fitting.reduce((a, b) =>
         (a.capacity.cpu ?? 0) <= (b.capacity.cpu ?? 0) ? a : b,
@@ -366,9 +448,26 @@ class Scheduler {
       return `NodePool ${ctx.nodePool.name}: ${fit}`;
     }
     this.planned.push(node);
+    this.live.push(node);
     node.commit(fit, pending.slice(0, fit.copies), group.requests, isTopologyBound(topology));
     recordPlacement(topology, fit.copies, (key) => plannedDomain(node, key));
     return fit.copies;
+  }
+
+  /** Why hostname-level rules rule out a new node for the group. */
+  private hostnameBlock(profile: PlacementProfile): string {
+    for (const a of profile.affinities) {
+      if (a.counter.topologyKey !== LABEL_HOSTNAME) continue;
+      if (a.counter.total === 0 && !a.selfMatch) {
+        return `${NO_AFFINITY_MATCH} on ${LABEL_HOSTNAME}: ${JSON.stringify(a.term.labelSelector ?? {})}`;
+      }
+      if (a.counter.total > 0) {
+        return `pod affinity on ${LABEL_HOSTNAME}: the nodes running pods that match ${JSON.stringify(
+          a.term.labelSelector ?? {},
+        )} have no room`;
+      }
+    }
+    return `topology rules on ${LABEL_HOSTNAME} rule out a new node`;
   }
 
   /**
@@ -443,7 +542,7 @@ class Scheduler {
       if (key === LABEL_HOSTNAME) continue;
       if (a.counter.total === 0) {
         if (a.selfMatch) continue;
-        return `pod affinity on ${key}: no pod matches ${JSON.stringify(a.term.labelSelector ?? {})}`;
+        return `${NO_AFFINITY_MATCH} on ${key}: ${JSON.stringify(a.term.labelSelector ?? {})}`;
       }
       const allowed = new Set([...a.counter.counts].filter(([, n]) => n > 0).map(([d]) => d));
       const why = restrict(key, allowed, [...allowed].sort(), `pod affinity on ${key} cannot be satisfied`);
@@ -483,7 +582,7 @@ class Scheduler {
    * it (their instance types' zones for the zone key) and those of existing nodes that admit it.
    */
   private universe(group: PodGroup, profile: PlacementProfile, key: string): Set<string> {
-    const cacheKey = `${group.key}|${profile.terms.map((t) => t.key).join(',')}|${key}`;
+    const cacheKey = `${JSON.stringify(group.representative.tolerations)}|${profile.terms.map((t) => t.key).join(',')}|${key}`;
     let u = this.universes.get(cacheKey);
     if (u) return u;
     u = new Set<string>();
@@ -517,7 +616,7 @@ class Scheduler {
       const ctx = node.context;
       node.release();
       const ds = ctx.daemonSetOverhead(node.requirements);
-      const compatible = compatibleTypes(ctx.instanceTypes, node.requirements);
+      const compatible = this.typesForRequirements(ctx, node.requirements);
       const parts = node.topologyBound
         ? [node.pods]
         : splitForCost(compatible, node.requirements, node.pods, ds);
@@ -547,7 +646,9 @@ class Scheduler {
     for (const pods of parts) {
       const used: MutableResources = {};
       for (const p of pods) addInto(used, p.requests);
-      const withinLimits = compatible.filter((it) => ctx.exceededLimit(it.capacity) === undefined);
+      const withinLimits = ctx.limited
+        ? compatible.filter((it) => ctx.exceededLimit(it.capacity) === undefined)
+        : compatible;
       let choice = chooseLaunch(
         withinLimits.length > 0 ? withinLimits : node.options,
         node.requirements,
@@ -570,10 +671,8 @@ class Scheduler {
         for (const r of reserved) ctx.reserve(r, -1);
         return choice;
       }
-      const byName = new Map(compatible.map((it) => [it.name, it]));
-      const capacity = maxCapacity(
-        choice.options.map((o) => byName.get(o.name)).filter((it) => it !== undefined),
-      );
+      const chosen = new Set(choice.options.map((o) => o.name));
+      const capacity = ctx.limited ? maxCapacity(compatible.filter((it) => chosen.has(it.name))) : {};
       ctx.reserve(capacity, 1);
       reserved.push(capacity);
       const expected = choice.options[0];

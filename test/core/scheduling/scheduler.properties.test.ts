@@ -378,7 +378,6 @@ function buildInput(s: Scenario): SchedulingInput {
 /** A node after scheduling: existing (bound and newly placed pods) or a planned NodeClaim. */
 interface NodeView {
   readonly name: string;
-  readonly claim?: NodeClaimPlan;
   readonly existing?: StateNode;
   /** Zone the node is (or will be) in, when known. */
   readonly zone: string | undefined;
@@ -396,7 +395,6 @@ function nodeViews(input: SchedulingInput, result: SchedulingResult): NodeView[]
   const claims = result.nodeClaims.map(
     (c, i): NodeView => ({
       name: `claim-${i}`,
-      claim: c,
       zone: c.requirements.get(LABEL_ZONE)?.single,
       placed: c.pods,
       all: c.pods,
@@ -522,8 +520,6 @@ function forAllScenarios(check: (input: SchedulingInput, result: SchedulingResul
 }
 
 // ---------------------------------------------------------------------------------------------
-
-// ---------------------------------------------------------------------------------------------
 // The properties, as checks of one input and its result
 
 /** Property: accounts for every pending pod exactly once. */
@@ -543,7 +539,6 @@ function checkAccounting(input: SchedulingInput, result: SchedulingResult): void
 function checkFit(input: SchedulingInput, result: SchedulingResult): void {
   for (const claim of result.nodeClaims) {
     const types = typesOf(input, claim.nodePool);
-    const podRequests = sumRequests(claim.pods);
     const need = sumRequests(claim.pods);
     for (const [k, v] of Object.entries(claim.daemonSetRequests)) need[k] = (need[k] ?? 0) + v;
     expect(nonZero(claim.requests)).toEqual(nonZero(need));
@@ -566,7 +561,6 @@ function checkFit(input: SchedulingInput, result: SchedulingResult): void {
     for (const [k, v] of Object.entries(sumRequests(running.map((d) => d.pod)))) {
       expect(claim.daemonSetRequests[k] ?? 0, `DaemonSet ${k}`).toBeGreaterThanOrEqual(v);
     }
-    expect(podRequests.pods).toBe(claim.pods.length);
   }
   for (const view of nodeViews(input, result)) {
     if (!view.existing) continue;
@@ -761,6 +755,36 @@ describe('schedule (properties over the us-east-1 catalog)', () => {
   it('offers at most 60 options cheapest first, expects the cheapest, and prefers spot', () =>
     forAllScenarios(checkOptions));
 
+  it.fails('keeps a nodes limit when the last NodeClaim is split for cost (BUG, found by hand; see scheduler.test.ts)', () => {
+    // Ten 1-cpu pods planned onto one node of a pool limited to 1 node; finalise splits it in two.
+    const splitPastLimit: Scenario = {
+      pools: [
+        {
+          selector: { key: 'family', values: ['m5', 'c5'] },
+          limits: { nodes: 1 },
+          weight: 0,
+        },
+      ],
+      daemonSets: [],
+      nodes: [],
+      groups: [
+        {
+          count: 10,
+          cpuM: 1000,
+          memoryMi: 64,
+          gpu: false,
+          tolerations: 'none',
+          hostAntiAffinity: false,
+          zoneAffinity: false,
+          priority: 0,
+        },
+      ],
+      unavailable: false,
+    };
+    const { input, result } = scheduleScenario(splitPastLimit);
+    checkLimits(input, result);
+  });
+
   it('gives the same result for the same input', () => {
     fc.assert(
       fc.property(scenario, (s) => {
@@ -824,22 +848,22 @@ describe('the property checks', () => {
 
   it('catch a NodePool over its limits', () => {
     const limited = { ...plain, nodePools: [nodePool({ limits: { cpu: 1 } })] };
-    expect(() => checkLimits(limited, plainResult)).toThrow();
+    expect(() => checkLimits(limited, plainResult)).toThrow(/default cpu/);
   });
 
   it('catch an untolerated taint and an unsatisfied node selector', () => {
     const taint = { key: 'dedicated', value: 'batch', effect: 'NoSchedule' as const };
     const tainted = { ...plain, nodePools: [nodePool({ taints: [taint] })] };
-    expect(() =>
-      checkTaintsAndRequirements(tainted, withClaim(plainResult, 0, { taints: [taint] })),
-    ).toThrow();
+    expect(() => checkTaintsAndRequirements(tainted, withClaim(plainResult, 0, { taints: [taint] }))).toThrow(
+      /tolerates/,
+    );
     const claim = plainResult.nodeClaims[0];
     const elsewhere = ZONES.find((z) => z !== claim.zone)!;
     const picky = pod({ name: 'picky', cpu: '1', nodeSelector: { [LABEL_ZONE]: elsewhere } });
     const input = { ...plain, pods: [...plain.pods, picky] };
     expect(() =>
       checkTaintsAndRequirements(input, withClaim(plainResult, 0, { pods: [...claim.pods, picky] })),
-    ).toThrow();
+    ).toThrow(/picky on/);
   });
 
   it('catch two anti-affine pods on one node and too many spread pods on one host', () => {
@@ -856,7 +880,7 @@ describe('the property checks', () => {
         ...result,
         nodeClaims: [{ ...result.nodeClaims[0], pods: antiAffine }],
       }),
-    ).toThrow();
+    ).toThrow(/repels/);
     const spread = pods(3, {
       name: 'spread',
       labels: app,
@@ -877,7 +901,7 @@ describe('the property checks', () => {
         ...spreadResult,
         nodeClaims: [{ ...spreadResult.nodeClaims[0], pods: spread }],
       }),
-    ).toThrow();
+    ).toThrow(/web on claim-0/);
   });
 
   it('catch a skewed zonal spread and a split zonal affinity', () => {
@@ -906,7 +930,7 @@ describe('the property checks', () => {
       ...result,
       nodeClaims: result.nodeClaims.map((c) => ({ ...c, ...pinnedTo(c, ZONES[0]) })),
     };
-    expect(() => checkZonalTopology(spread, allInA)).toThrow();
+    expect(() => checkZonalTopology(spread, allInA)).toThrow(/web zone us-east-1a/);
 
     const affine = schedulingInput({
       nodePools: [threeZones],
@@ -926,7 +950,7 @@ describe('the property checks', () => {
       1,
       pinnedTo(together.nodeClaims[1], ZONES.find((z) => z !== together.nodeClaims[0].zone)!),
     );
-    expect(() => checkZonalTopology(affine, apart)).toThrow();
+    expect(() => checkZonalTopology(affine, apart)).toThrow(/web zones/);
   });
 
   it('catch options out of price order, a wrong expected type and on-demand where spot was possible', () => {
@@ -950,6 +974,6 @@ describe('the property checks', () => {
       price: onDemand[0].price,
       capacityType: 'on-demand',
     });
-    expect(() => checkOptions(plain, bad)).toThrow();
+    expect(() => checkOptions(plain, bad)).toThrow(/\[\]/);
   });
 });
