@@ -1,5 +1,6 @@
 import type { InstanceType } from '../instance-type';
 import { LABEL_HOSTNAME, LABEL_ZONE, WELL_KNOWN_LABELS } from '../labels';
+import { NODES_LIMIT } from '../nodepool';
 import type { Pod } from '../pod';
 import { formatQuantity } from '../quantity';
 import { Requirements } from '../requirements';
@@ -45,6 +46,9 @@ interface DomainRestriction {
 
 /** Reason prefix for required pod affinity that no pod matches (yet): retried after the first pass. */
 const NO_AFFINITY_MATCH = 'required pod affinity matches no pod';
+
+/** Below this many nodes left under a NodePool's `nodes` limit, new nodes keep every option that fits. */
+const FEW_NODES_LEFT = 3;
 
 type Attempt = { placed: number } | { reason: string };
 
@@ -437,10 +441,15 @@ class Scheduler {
       const limit = ctx.exceededLimit(smallest.capacity) ?? 'cpu';
       return `NodePool ${ctx.nodePool.name}: limit ${limit}=${formatQuantity(limit, ctx.nodePool.limits[limit])} reached`;
     }
+    // With few nodes left under a `nodes` limit, each node must be able to grow as large as
+    // the limits allow (Karpenter's fill-towards-largest), not only the cheapest per pod.
+    const nodesLeft = ctx.remaining[NODES_LIMIT];
     const options =
-      withinLimits.length === cached.fitting.length
-        ? cached.efficient
-        : efficientOptions(withinLimits, requirements, cached.ds, cached.average);
+      nodesLeft !== undefined && nodesLeft <= FEW_NODES_LEFT
+        ? withinLimits
+        : withinLimits.length === cached.fitting.length
+          ? cached.efficient
+          : efficientOptions(withinLimits, requirements, cached.ds, cached.average);
     const node = new PlannedNode(name, ctx, requirements, options, ctx.daemonSetOverhead(requirements));
     const fit = node.evaluate(Requirements.EMPTY, 'empty', group.requests, cap);
     if (typeof fit === 'string') {
@@ -522,6 +531,8 @@ class Scheduler {
       const key = s.counter.topologyKey;
       if (key === LABEL_HOSTNAME) continue;
       const universe = this.universe(group, profile, key);
+      // No eligible domain means nothing admits the pod at all: opening a node says why.
+      if (universe.size === 0) continue;
       const counts = [...universe].map((d) => s.counter.count(d));
       const min = universe.size < s.minDomains || counts.length === 0 ? 0 : Math.min(...counts);
       const self = s.selfMatch ? 1 : 0;
@@ -554,6 +565,7 @@ class Scheduler {
       what: string,
     ): string | undefined => {
       const universe = this.universe(group, profile, key);
+      if (universe.size === 0) return undefined;
       const allowed = new Set([...universe].filter((d) => counter.count(d) === 0));
       return restrict(
         key,
@@ -649,12 +661,14 @@ class Scheduler {
       const withinLimits = ctx.limited
         ? compatible.filter((it) => ctx.exceededLimit(it.capacity) === undefined)
         : compatible;
-      let choice = chooseLaunch(
-        withinLimits.length > 0 ? withinLimits : node.options,
-        node.requirements,
-        used,
-        ds,
-      );
+      if (withinLimits.length === 0) {
+        for (const r of reserved) ctx.reserve(r, -1);
+        const limit = compatible.length > 0 ? ctx.exceededLimit(compatible[0].capacity) : undefined;
+        return limit
+          ? `limit ${limit}=${formatQuantity(limit, ctx.nodePool.limits[limit])} reached`
+          : 'no instance type fits';
+      }
+      let choice = chooseLaunch(withinLimits, node.requirements, used, ds);
       if (typeof choice !== 'string' && ctx.limited) {
         // Any option may launch, so the largest counts against the limits: keep options near
         // the expected size so one NodeClaim does not reserve the headroom of the next.

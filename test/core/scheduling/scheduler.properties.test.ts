@@ -755,7 +755,7 @@ describe('schedule (properties over the us-east-1 catalog)', () => {
   it('offers at most 60 options cheapest first, expects the cheapest, and prefers spot', () =>
     forAllScenarios(checkOptions));
 
-  it.fails('keeps a nodes limit when the last NodeClaim is split for cost (BUG, found by hand; see scheduler.test.ts)', () => {
+  it('keeps a nodes limit when the last NodeClaim is split for cost', () => {
     // Ten 1-cpu pods planned onto one node of a pool limited to 1 node; finalise splits it in two.
     const splitPastLimit: Scenario = {
       pools: [
