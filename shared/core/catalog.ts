@@ -1,11 +1,14 @@
 import { allocatableOf, capacityOf, overheadOf } from './allocatable';
 import type { CapacityType } from './capacity-type';
-import type { AmiFamily, EC2NodeClass } from './ec2nodeclass';
+import { type AmiFamily, DEFAULT_ROOT_VOLUME_BYTES, type EC2NodeClass } from './ec2nodeclass';
 import type { Catalog, InstanceType, InstanceTypeInfo, Offering } from './instance-type';
 import { offeringKey } from './instance-type';
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_ACCELERATOR_COUNT,
+  LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
+  LABEL_INSTANCE_ACCELERATOR_NAME,
   LABEL_INSTANCE_CAPABILITY_FLEX,
   LABEL_INSTANCE_CATEGORY,
   LABEL_INSTANCE_CPU,
@@ -37,14 +40,6 @@ import { Requirement, Requirements } from './requirements';
  * Karpenter's AWS provider does (aws/karpenter-provider-aws
  * `pkg/providers/instancetype/types.go` computeRequirements / NewInstanceType).
  */
-
-/** Accelerator labels Karpenter sets (Inferentia, Trainium, Qualcomm AI100); not yet in labels.ts. */
-export const LABEL_INSTANCE_ACCELERATOR_NAME = 'karpenter.k8s.aws/instance-accelerator-name';
-export const LABEL_INSTANCE_ACCELERATOR_MANUFACTURER = 'karpenter.k8s.aws/instance-accelerator-manufacturer';
-export const LABEL_INSTANCE_ACCELERATOR_COUNT = 'karpenter.k8s.aws/instance-accelerator-count';
-
-/** EC2's default root volume when the node class says nothing (Karpenter's DefaultEBS: 20Gi). */
-export const DEFAULT_ROOT_VOLUME_BYTES = 20 * 1024 ** 3;
 
 /** node.kubernetes.io/windows-build of Karpenter's Windows AMI families. */
 const WINDOWS_BUILDS: Partial<Record<AmiFamily, string>> = {

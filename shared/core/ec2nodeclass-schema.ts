@@ -1,9 +1,14 @@
 import * as z from 'zod';
-import type { AmiFamily, BlockDeviceMapping, EC2NodeClass, KubeletConfiguration } from './ec2nodeclass';
-import { ValidationError, type ValidationLocation } from './errors';
-import { manifestIdentity } from './manifest-kind';
+import {
+  type AmiFamily,
+  type BlockDeviceMapping,
+  DEFAULT_ROOT_VOLUME_BYTES,
+  type EC2NodeClass,
+  type KubeletConfiguration,
+} from './ec2nodeclass';
+import type { ValidationLocation } from './errors';
+import { type ManifestKind, manifestHeader, parseManifest } from './manifest-schema';
 import { isQuantity, resourceValue } from './quantity';
-import { validationErrorFromZod } from './schema-issues';
 
 /**
  * Parsing and validating karpenter.k8s.aws/v1 EC2NodeClasses, as the AWS provider's CRD
@@ -31,7 +36,6 @@ const VOLUME_SIZE =
   /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$/;
 /** A Go time.Duration ("1m30s", "500ms"), as metav1.Duration accepts. */
 const GO_DURATION = /^(0|[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+)$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 const EVICTION_SIGNALS = [
   'memory.available',
@@ -49,9 +53,6 @@ const ALIAS_FAMILIES: Readonly<Record<string, AmiFamily>> = {
   windows2019: 'Windows2019',
   windows2022: 'Windows2022',
 };
-const DEFAULT_ROOT_VOLUME_BYTES = 20 * 2 ** 30;
-
-const stringMap = z.record(z.string(), z.string());
 
 /** Tags of a selector term: at most 20, keys and values non-empty. */
 const selectorTags = z.record(z.string(), z.string()).superRefine((tags, ctx) => {
@@ -413,23 +414,14 @@ const spec = z
     }
   });
 
+const EC2NODECLASS_KIND: ManifestKind = {
+  kind: 'EC2NodeClass',
+  apiVersion: EC2NODECLASS_API_VERSION,
+  legacyApiVersion: 'karpenter.k8s.aws/v1beta1',
+};
+
 const ec2NodeClassManifest = z.strictObject({
-  apiVersion: z.string().refine((v) => v === EC2NODECLASS_API_VERSION, {
-    error: (issue) =>
-      issue.input === 'karpenter.k8s.aws/v1beta1'
-        ? 'karpenter.k8s.aws/v1beta1 is no longer served: migrate the EC2NodeClass to karpenter.k8s.aws/v1'
-        : `must be ${EC2NODECLASS_API_VERSION}`,
-  }),
-  kind: z.literal('EC2NodeClass', { error: 'must be EC2NodeClass' }),
-  metadata: z.looseObject({
-    name: z
-      .string()
-      .max(253)
-      .regex(DNS1123_SUBDOMAIN, 'must be a DNS-1123 subdomain: lowercase alphanumerics, "-" and "."'),
-    uid: z.string().optional(),
-    labels: stringMap.optional(),
-    annotations: stringMap.optional(),
-  }),
+  ...manifestHeader(EC2NODECLASS_KIND),
   spec,
   status: z.record(z.string(), z.unknown()).optional(),
 });
@@ -537,24 +529,5 @@ function toEC2NodeClass(m: Manifest): EC2NodeClass {
  * @throws ValidationError listing every issue with its dotted field path and bad value.
  */
 export function parseEC2NodeClass(obj: unknown, location: ValidationLocation = {}): EC2NodeClass {
-  const where: ValidationLocation = {
-    ...location,
-    object: `EC2NodeClass/${manifestIdentity(obj).name ?? '<unnamed>'}`,
-  };
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    throw new ValidationError(
-      [{ field: '', value: obj, message: 'an EC2NodeClass must be an object' }],
-      where,
-    );
-  }
-  const result = ec2NodeClassManifest.safeParse(obj);
-  if (!result.success) {
-    throw validationErrorFromZod(
-      result.error,
-      obj,
-      where,
-      `not a field of ${EC2NODECLASS_API_VERSION} EC2NodeClass`,
-    );
-  }
-  return toEC2NodeClass(result.data);
+  return parseManifest(EC2NODECLASS_KIND, ec2NodeClassManifest, obj, location, toEC2NodeClass);
 }

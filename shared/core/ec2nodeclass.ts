@@ -56,6 +56,9 @@ export interface BlockDeviceMapping {
   };
 }
 
+/** Root volume size when no block device mapping sets one (Karpenter's default: 20Gi). */
+export const DEFAULT_ROOT_VOLUME_BYTES = 20 * 1024 ** 3;
+
 export type AmiFamily = 'AL2' | 'AL2023' | 'Bottlerocket' | 'Windows2019' | 'Windows2022' | 'Custom';
 
 /**

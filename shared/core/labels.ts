@@ -27,6 +27,10 @@ export const LABEL_INSTANCE_EBS_BANDWIDTH = 'karpenter.k8s.aws/instance-ebs-band
 export const LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT =
   'karpenter.k8s.aws/instance-encryption-in-transit-supported';
 export const LABEL_INSTANCE_CAPABILITY_FLEX = 'karpenter.k8s.aws/instance-capability-flex';
+/** Non-GPU accelerators (Inferentia, Trainium, Qualcomm AI100). */
+export const LABEL_INSTANCE_ACCELERATOR_NAME = 'karpenter.k8s.aws/instance-accelerator-name';
+export const LABEL_INSTANCE_ACCELERATOR_MANUFACTURER = 'karpenter.k8s.aws/instance-accelerator-manufacturer';
+export const LABEL_INSTANCE_ACCELERATOR_COUNT = 'karpenter.k8s.aws/instance-accelerator-count';
 
 /**
  * Labels a pod may require even though a NodePool does not mention them: every instance type
@@ -60,6 +64,9 @@ export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
   LABEL_INSTANCE_EBS_BANDWIDTH,
   LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT,
   LABEL_INSTANCE_CAPABILITY_FLEX,
+  LABEL_INSTANCE_ACCELERATOR_NAME,
+  LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
+  LABEL_INSTANCE_ACCELERATOR_COUNT,
 ]);
 
 /**

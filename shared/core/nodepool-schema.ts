@@ -1,11 +1,10 @@
 import * as z from 'zod';
-import { ValidationError, type ValidationLocation } from './errors';
-import { manifestIdentity } from './manifest-kind';
+import type { ValidationLocation } from './errors';
+import { type ManifestKind, manifestHeader, parseManifest, stringMap } from './manifest-schema';
 import type { DisruptionBudget, NodePool } from './nodepool';
 import { resourceValue } from './quantity';
 import type { NodeSelectorRequirement } from './requirements';
 import type { Resources } from './resources';
-import { validationErrorFromZod } from './schema-issues';
 import type { Taint } from './taints';
 
 /**
@@ -37,8 +36,6 @@ const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
 const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 const BUDGET_SCHEDULE =
   /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
-/** DNS-1123 subdomain: what Kubernetes accepts as the name of a cluster-scoped custom object. */
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Labels of the kubernetes.io domain a NodePool may use (the CRD's allow list). */
 const ALLOWED_KUBERNETES_IO_LABELS = new Set([
@@ -141,8 +138,6 @@ const labelValue = z.string().superRefine((value, ctx) => {
   const problem = labelValueProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
-
-const stringMap = z.record(z.string(), z.string());
 
 const templateLabels = z.record(z.string(), labelValue).superRefine((labels, ctx) => {
   const keys = Object.keys(labels);
@@ -365,23 +360,14 @@ const spec = z
     }
   });
 
+const NODEPOOL_KIND: ManifestKind = {
+  kind: 'NodePool',
+  apiVersion: NODEPOOL_API_VERSION,
+  legacyApiVersion: 'karpenter.sh/v1beta1',
+};
+
 const nodePoolManifest = z.strictObject({
-  apiVersion: z.string().refine((v) => v === NODEPOOL_API_VERSION, {
-    error: (issue) =>
-      issue.input === 'karpenter.sh/v1beta1'
-        ? 'karpenter.sh/v1beta1 is no longer served: migrate the NodePool to karpenter.sh/v1'
-        : `must be ${NODEPOOL_API_VERSION}`,
-  }),
-  kind: z.literal('NodePool', { error: 'must be NodePool' }),
-  metadata: z.looseObject({
-    name: z
-      .string()
-      .max(253)
-      .regex(DNS1123_SUBDOMAIN, 'must be a DNS-1123 subdomain: lowercase alphanumerics, "-" and "."'),
-    uid: z.string().optional(),
-    labels: stringMap.optional(),
-    annotations: stringMap.optional(),
-  }),
+  ...manifestHeader(NODEPOOL_KIND),
   spec,
   status: z.unknown().optional(),
 });
@@ -451,16 +437,5 @@ function toNodePool(m: NodePoolManifest): NodePool {
  * @throws ValidationError listing every issue with its dotted field path and bad value.
  */
 export function parseNodePool(obj: unknown, location: ValidationLocation = {}): NodePool {
-  const where: ValidationLocation = {
-    ...location,
-    object: `NodePool/${manifestIdentity(obj).name ?? '<unnamed>'}`,
-  };
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    throw new ValidationError([{ field: '', value: obj, message: 'a NodePool must be an object' }], where);
-  }
-  const result = nodePoolManifest.safeParse(obj);
-  if (!result.success) {
-    throw validationErrorFromZod(result.error, obj, where, `not a field of ${NODEPOOL_API_VERSION} NodePool`);
-  }
-  return toNodePool(result.data);
+  return parseManifest(NODEPOOL_KIND, nodePoolManifest, obj, location, toNodePool);
 }

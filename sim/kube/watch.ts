@@ -52,7 +52,7 @@ export class WatchHub {
    * goes away, the timeout passes or the hub drops it.
    */
   serve(request: WatchRequest, response: ServerResponse): void {
-    const { store } = this;
+    const store = this.store;
     const matches = store.matcher(request.resource, request);
     const from = request.resourceVersion;
     const fromStart = from === undefined || from === '' || from === '0';

@@ -8,13 +8,7 @@ import {
   loadBundledCatalog,
   UnknownRegionError,
 } from '../../shared/catalog/bundled';
-import {
-  estimateSpotPrices,
-  LABEL_INSTANCE_ACCELERATOR_COUNT,
-  LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
-  LABEL_INSTANCE_ACCELERATOR_NAME,
-  resolveInstanceTypes,
-} from '../../shared/core/catalog';
+import { estimateSpotPrices, resolveInstanceTypes } from '../../shared/core/catalog';
 import { isValidationError } from '../../shared/core/errors';
 import {
   type Catalog,
@@ -25,6 +19,9 @@ import {
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_ACCELERATOR_COUNT,
+  LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
+  LABEL_INSTANCE_ACCELERATOR_NAME,
   LABEL_INSTANCE_CAPABILITY_FLEX,
   LABEL_INSTANCE_CATEGORY,
   LABEL_INSTANCE_CPU,

@@ -101,7 +101,8 @@ export function chooseLaunch(
     : 'no instance type holds the pods and DaemonSet overhead';
 }
 
-interface Priced {
+/** An instance type with its cheapest usable offering. */
+export interface Priced {
   readonly it: InstanceType;
   readonly option: InstanceTypeOption;
 }
@@ -109,27 +110,32 @@ interface Priced {
 const pricedCache = new WeakMap<readonly InstanceType[], Map<string, Priced[]>>();
 
 /**
- * The types with a usable offering of `capacityType` under the zone and capacity-type
- * requirements, cheapest first. Cached per types array and requirement text: finalising
- * thousands of nodes of one NodePool prices its types once.
+ * The types with a usable offering (of `capacityType`, or of any allowed capacity type) under
+ * the zone and capacity-type requirements, cheapest first. Cached per types array and
+ * requirement text: finalising thousands of nodes of one NodePool prices its types once.
  */
-function pricedTypes(
+export function pricedTypes(
   types: readonly InstanceType[],
   requirements: Requirements,
-  capacityType: CapacityType,
+  capacityType?: CapacityType,
 ): Priced[] {
   let byKey = pricedCache.get(types);
   if (!byKey) {
     byKey = new Map();
     pricedCache.set(types, byKey);
   }
-  const key = `${capacityType}|${requirements.get(LABEL_ZONE) ?? ''}|${requirements.get(LABEL_CAPACITY_TYPE) ?? ''}`;
+  const key = `${capacityType ?? 'any'}|${requirements.get(LABEL_ZONE) ?? ''}|${requirements.get(LABEL_CAPACITY_TYPE) ?? ''}`;
   let list = byKey.get(key);
   if (!list) {
     list = [];
     for (const it of types) {
       const o = cheapestOffering(it, requirements, capacityType);
-      if (o) list.push({ it, option: { name: it.name, price: o.price, capacityType, zone: o.zone } });
+      if (o) {
+        list.push({
+          it,
+          option: { name: it.name, price: o.price, capacityType: o.capacityType, zone: o.zone },
+        });
+      }
     }
     list.sort((a, b) => a.option.price - b.option.price || (a.option.name < b.option.name ? -1 : 1));
     byKey.set(key, list);

@@ -7,9 +7,9 @@ import { Requirements } from '../requirements';
 import { addInto, copiesThatFit, type MutableResources, type Resources } from '../resources';
 import { firstUntoleratedTaint, formatTaint } from '../taints';
 import { type PlacementProfile, pinTerm, placementProfiles, type RequirementTerm } from './group-profile';
-import { chooseLaunch, efficientOptions, type LaunchChoice } from './instance-selection';
+import { chooseLaunch, efficientOptions } from './instance-selection';
 import { NodePoolContext, offeringAllowed } from './nodepool-context';
-import { compatibleTypes, LIMITED_OPTION_SPREAD, maxCapacity, PlannedNode } from './planned-node';
+import { compatibleTypes, limitedBand, maxCapacity, PlannedNode } from './planned-node';
 import { groupPods, type PodGroup } from './pod-groups';
 import { splitForCost } from './tail-split';
 import { type GroupTopology, recordPlacement, TopologyRegistry } from './topology';
@@ -588,13 +588,20 @@ class Scheduler {
   }
 
   private readonly universes = new Map<string, Set<string>>();
+  private readonly tolerationKeys = new Map<PodGroup, string>();
 
   /**
    * The domains of `key` the group could land in: values offered by the NodePools that admit
    * it (their instance types' zones for the zone key) and those of existing nodes that admit it.
    */
   private universe(group: PodGroup, profile: PlacementProfile, key: string): Set<string> {
-    const cacheKey = `${JSON.stringify(group.representative.tolerations)}|${profile.terms.map((t) => t.key).join(',')}|${key}`;
+    // Domains depend only on tolerations and node requirements, which many groups share.
+    let tolerations = this.tolerationKeys.get(group);
+    if (tolerations === undefined) {
+      tolerations = JSON.stringify(group.representative.tolerations);
+      this.tolerationKeys.set(group, tolerations);
+    }
+    const cacheKey = `${tolerations}|${profile.terms.map((t) => t.key).join(',')}|${key}`;
     let u = this.universes.get(cacheKey);
     if (u) return u;
     u = new Set<string>();
@@ -668,19 +675,12 @@ class Scheduler {
           ? `limit ${limit}=${formatQuantity(limit, ctx.nodePool.limits[limit])} reached`
           : 'no instance type fits';
       }
-      let choice = chooseLaunch(withinLimits, node.requirements, used, ds);
-      if (typeof choice !== 'string' && ctx.limited) {
-        // Any option may launch, so the largest counts against the limits: keep options near
-        // the expected size so one NodeClaim does not reserve the headroom of the next.
-        const expected = compatible.find((it) => it.name === (choice as LaunchChoice).options[0].name);
-        const near = expected
-          ? withinLimits.filter((it) =>
-              ctx.withinFactor(it.capacity, expected.capacity, LIMITED_OPTION_SPREAD),
-            )
-          : [];
-        const narrowed = near.length > 0 ? chooseLaunch(near, node.requirements, used, ds) : choice;
-        if (typeof narrowed !== 'string') choice = narrowed;
-      }
+      // Any option may launch, so the largest counts against the limits: a limited NodePool's
+      // options stay within the same size band packing reserved (see reservationFor).
+      const need = { ...used };
+      addInto(need, ds);
+      const band = ctx.limited ? limitedBand(ctx, withinLimits, need) : [];
+      const choice = chooseLaunch(band.length > 0 ? band : withinLimits, node.requirements, used, ds);
       if (typeof choice === 'string') {
         for (const r of reserved) ctx.reserve(r, -1);
         return choice;

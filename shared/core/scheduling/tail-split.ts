@@ -2,7 +2,7 @@ import type { InstanceType } from '../instance-type';
 import type { Pod } from '../pod';
 import type { Requirements } from '../requirements';
 import { addInto, CPU, fits, MEMORY, type MutableResources, type Resources } from '../resources';
-import { cheapestOffering } from './nodepool-context';
+import { type Priced, pricedTypes } from './instance-selection';
 
 /** How many of the cheapest instance types are tried as the first half of a split. */
 const SPLIT_CANDIDATES = 30;
@@ -10,11 +10,6 @@ const SPLIT_CANDIDATES = 30;
 const MIN_SAVING = 0.02;
 /** Nodes using more than this share of their cheapest fitting type are left alone. */
 const WELL_USED = 0.85;
-
-interface Priced {
-  readonly it: InstanceType;
-  readonly price: number;
-}
 
 function sumRequests(pods: readonly Pod[], base: Resources): MutableResources {
   const out: MutableResources = { ...base };
@@ -40,12 +35,7 @@ export function splitForCost(
   pods: readonly Pod[],
   daemonSetOverhead: Resources,
 ): Pod[][] {
-  const sorted: Priced[] = [];
-  for (const it of types) {
-    const o = cheapestOffering(it, requirements);
-    if (o) sorted.push({ it, price: o.price });
-  }
-  sorted.sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : 1));
+  const sorted = pricedTypes(types, requirements);
   const parts: Pod[][] = [];
   let rest = [...pods].sort(
     (a, b) =>
@@ -78,7 +68,7 @@ function bestSplit(
   if (usage > WELL_USED) return undefined;
   let best: { first: Pod[]; rest: Pod[]; cost: number } | undefined;
   for (const candidate of sorted.slice(0, SPLIT_CANDIDATES)) {
-    if (candidate.price >= whole.price) break;
+    if (candidate.option.price >= whole.option.price) break;
     const used: MutableResources = { ...ds };
     const first: Pod[] = [];
     const rest: Pod[] = [];
@@ -93,8 +83,8 @@ function bestSplit(
     if (first.length === 0 || rest.length === 0) continue;
     const second = cheapestFitting(sorted, sumRequests(rest, ds));
     if (!second) continue;
-    const cost = candidate.price + second.price;
+    const cost = candidate.option.price + second.option.price;
     if (!best || cost < best.cost) best = { first, rest, cost };
   }
-  return best && best.cost < whole.price * (1 - MIN_SAVING) ? best : undefined;
+  return best && best.cost < whole.option.price * (1 - MIN_SAVING) ? best : undefined;
 }
