@@ -83,11 +83,13 @@ export class NodePoolContext {
       }
     }
     // DaemonSet pods that tolerate the pool's taints and can run on its nodes add overhead to
-    // every new node. Checked against the pool's requirements: conservative when a DaemonSet
-    // targets only some of the pool's nodes (e.g. one architecture).
+    // every new node. Startup taints do not count: they are lifted once the node is ready and
+    // the DaemonSet's pod then runs (Karpenter's isDaemonPodCompatible checks spec.taints only).
+    // Checked against the pool's requirements: conservative when a DaemonSet targets only some
+    // of the pool's nodes (e.g. one architecture).
     this.daemonSets = daemonSets.filter(
       (ds) =>
-        firstUntoleratedTaint(ds.pod.tolerations, [...t.taints, ...t.startupTaints]) === undefined &&
+        firstUntoleratedTaint(ds.pod.tolerations, t.taints) === undefined &&
         daemonSetRequirementTerms(ds).some(
           (term) => this.requirements.compatible(term, WELL_KNOWN_LABELS) === undefined,
         ),

@@ -573,6 +573,17 @@ describe('schedule', () => {
       });
       expect(r.nodeClaims[0].daemonSetRequests).toEqual(tolerant.pod.requests);
     });
+
+    it('counts a DaemonSet that does not tolerate a startup taint: it runs once the taint is lifted', () => {
+      const r = run({
+        nodePools: [
+          nodePool({ startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }] }),
+        ],
+        daemonSets: [agent],
+        pods: pods(1, { cpu: '1' }),
+      });
+      expect(r.nodeClaims[0].daemonSetRequests).toEqual(agent.pod.requests);
+    });
   });
 
   describe('launch options', () => {
