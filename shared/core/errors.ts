@@ -80,3 +80,57 @@ export class NotFoundError extends PodliftError {
 export function isNotFoundError(e: unknown): e is NotFoundError {
   return e instanceof NotFoundError;
 }
+
+/** One offering EC2 refused, and why. */
+export interface RefusedOffering {
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly capacityType: 'spot' | 'on-demand' | 'reserved';
+  /** EC2's error code, e.g. InsufficientInstanceCapacity. */
+  readonly code: string;
+  readonly message?: string;
+}
+
+/**
+ * No offering of a NodeClaim could be launched: every override was refused for lack of
+ * capacity (or a limit). Callers mark the offerings unavailable and plan again.
+ */
+export class InsufficientCapacityError extends PodliftError {
+  constructor(
+    readonly nodeClaim: string,
+    readonly refused: readonly RefusedOffering[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `launching NodeClaim ${nodeClaim}: insufficient capacity for every offering (${refused
+        .slice(0, 5)
+        .map((r) => `${r.instanceType} ${r.capacityType} ${r.zone}: ${r.code}`)
+        .join('; ')}${refused.length > 5 ? `; and ${refused.length - 5} more` : ''})`,
+      options,
+    );
+    this.name = 'InsufficientCapacityError';
+  }
+}
+
+export function isInsufficientCapacityError(e: unknown): e is InsufficientCapacityError {
+  return e instanceof InsufficientCapacityError;
+}
+
+/** A call to a cloud or cluster API failed in a way that is not the caller's input. */
+export class CloudError extends PodliftError {
+  constructor(
+    message: string,
+    /** The provider's error code (EC2 `InvalidSubnetID.NotFound`, HTTP status, ...). */
+    readonly code: string | undefined,
+    /** Whether trying again later may succeed (throttling, 5xx). */
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CloudError';
+  }
+}
+
+export function isCloudError(e: unknown): e is CloudError {
+  return e instanceof CloudError;
+}
