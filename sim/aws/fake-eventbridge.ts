@@ -7,6 +7,11 @@ import {
   type PutEventsResultEntry,
   ThrottlingException,
 } from '@aws-sdk/client-eventbridge';
+import {
+  MAX_PUT_EVENTS_BYTES,
+  MAX_PUT_EVENTS_ENTRIES,
+  putEventsEntrySize,
+} from '../../shared/aws/eventbridge/put-events-entry-size';
 import type { Clock } from '../../shared/core/clock';
 import { FakeAwsService, type OperationOutput } from './fake-service';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
@@ -34,29 +39,17 @@ export interface FakeEventBridgeOptions {
 }
 
 /** At most this many entries per PutEvents call. */
-export const MAX_ENTRIES_PER_CALL = 10;
+export const MAX_ENTRIES_PER_CALL = MAX_PUT_EVENTS_ENTRIES;
 /** The total entry size limit of one PutEvents call, in bytes (256 KB). */
-export const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
+export const MAX_REQUEST_ENTRY_BYTES = MAX_PUT_EVENTS_BYTES;
 
 const MODELED: Readonly<Record<string, ModeledExceptionClass>> = {
   InternalException: InternalException as unknown as ModeledExceptionClass,
   ThrottlingException: ThrottlingException as unknown as ModeledExceptionClass,
 };
 
-/**
- * PutEvents entry size as EventBridge computes it: 14 bytes for Time if set, plus the UTF-8
- * bytes of Source, DetailType, Detail and each Resources entry.
- */
-export function putEventsEntrySize(entry: PutEventsRequestEntry): number {
-  const bytes = (value: string | undefined) => (value === undefined ? 0 : Buffer.byteLength(value, 'utf8'));
-  return (
-    (entry.Time === undefined ? 0 : 14) +
-    bytes(entry.Source) +
-    bytes(entry.DetailType) +
-    bytes(entry.Detail) +
-    (entry.Resources ?? []).reduce((sum, resource) => sum + bytes(resource), 0)
-  );
-}
+/** PutEvents entry size as EventBridge computes it; the production formula, shared with the publisher. */
+export { putEventsEntrySize };
 
 /**
  * EventBridge PutEvents: rejects calls with more than 10 entries or more than 256 KB of

@@ -64,6 +64,8 @@ export interface InstanceTypeSpec {
     /** Maximum interfaces per network card, by card index. @default one card with all interfaces */
     readonly networkCardMaxInterfaces?: readonly number[];
   } | null;
+  /** `NetworkInfo.EncryptionInTransitSupported`. @default true unless the hypervisor is xen */
+  readonly encryptionInTransitSupported?: boolean;
   /** Maximum EFA interfaces; > 0 means EFA is supported. @default 0 */
   readonly efaMaxInterfaces?: number;
   /** `SupportedUsageClasses`; null means unknown. @default ['on-demand', 'spot'] */
@@ -155,7 +157,7 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
       EnaSupport: hypervisor === 'xen' ? 'supported' : 'required',
       EfaSupported: efa > 0,
       ...(efa > 0 ? { EfaInfo: { MaximumEfaInterfaces: efa } } : {}),
-      EncryptionInTransitSupported: hypervisor !== 'xen',
+      EncryptionInTransitSupported: spec.encryptionInTransitSupported ?? hypervisor !== 'xen',
     },
     PlacementGroupInfo: { SupportedStrategies: ['cluster', 'partition', 'spread'] },
     HibernationSupported: false,

@@ -1,0 +1,53 @@
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { Clock } from '../../core/clock';
+import type { ClusterInfo } from '../../core/cluster-info';
+import { EksClusterInfoSource } from './eks-cluster-info-source';
+import { type EksBearerToken, EksTokenSource } from './eks-token-source';
+import type { TtlCache } from './ttl-cache';
+
+/** Options of {@link EksClusterAccess}. */
+export interface EksClusterAccessProps {
+  /** The EKS client of the cluster's region; its region is also the token's STS region. */
+  readonly eks: EKSClient;
+  readonly clusterName: string;
+  /** The Lambda's credentials, e.g. `eks.config.credentials`. */
+  readonly credentials: AwsCredentialIdentityProvider;
+  readonly clock: Clock;
+  /**
+   * How long a DescribeCluster answer is reused.
+   * @default 300_000 (5 minutes)
+   */
+  readonly ttlMs?: number;
+  /** @default the module-scope cache of {@link EksClusterInfoSource} */
+  readonly cache?: TtlCache<ClusterInfo>;
+}
+
+/**
+ * Everything needed to reach an EKS cluster's API server: {@link ClusterInfo} from
+ * DescribeCluster and an IAM bearer token refreshed every 14 minutes. Has the shape of
+ * shared/kube's `ClusterAccess` port, so `new BearerTokenKubeConfigSource(new EksClusterAccess(…))`
+ * is the EKS KubeConfigSource.
+ */
+export class EksClusterAccess {
+  private readonly info: EksClusterInfoSource;
+  private tokens: EksTokenSource | undefined;
+
+  constructor(private readonly props: EksClusterAccessProps) {
+    this.info = new EksClusterInfoSource(props);
+  }
+
+  /** The cluster's endpoint, CA, version and network (cached for `ttlMs`). */
+  clusterInfo(): Promise<ClusterInfo> {
+    return this.info.get();
+  }
+
+  /** A token valid now (the same one until it is 14 minutes old). */
+  async bearerToken(): Promise<EksBearerToken> {
+    if (this.tokens === undefined) {
+      const region = await this.props.eks.config.region();
+      this.tokens ??= new EksTokenSource({ ...this.props, region });
+    }
+    return this.tokens.get();
+  }
+}

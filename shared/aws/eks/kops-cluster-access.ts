@@ -1,0 +1,102 @@
+import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import type { Clock } from '../../core/clock';
+import type { ClusterInfo } from '../../core/cluster-info';
+import { NotFoundError, PodliftError, ValidationError } from '../../core/errors';
+import { type KopsClusterAccessData, parseKopsClusterParameter } from './kops-cluster-parameter';
+import { cloudErrorFromSdk } from './sdk-error';
+import { TtlCache } from './ttl-cache';
+
+/** Options of {@link KopsClusterAccess}. */
+export interface KopsClusterAccessProps {
+  readonly ssm: SSMClient;
+  readonly clusterName: string;
+  /**
+   * The SecureString parameter holding the cluster's access JSON.
+   * @default `/podlift/<clusterName>/cluster`
+   */
+  readonly parameterName?: string;
+  readonly clock: Clock;
+  /**
+   * How long a read of the parameter is reused; a rotated token is picked up after at most this.
+   * @default 300_000 (5 minutes)
+   */
+  readonly ttlMs?: number;
+  /** @default one cache per module, shared by every KopsClusterAccess in the Lambda instance */
+  readonly cache?: TtlCache<KopsClusterAccessData>;
+}
+
+/** A service-account token: it does not expire on a schedule, so no `expiresAt`. */
+export interface StaticBearerToken {
+  readonly token: string;
+}
+
+const moduleCache = new TtlCache<KopsClusterAccessData>();
+
+/** Forgets every cached parameter read of the module-scope cache (tests, forced refresh). */
+export function clearKopsClusterAccessCache(): void {
+  moduleCache.clear();
+}
+
+/**
+ * Access to a non-EKS (kOps) cluster: endpoint, CA, version, service CIDR and a
+ * service-account token, from one SSM SecureString parameter (see
+ * `KopsClusterParameterSchema`), cached for `ttlMs`. Has the shape of shared/kube's
+ * `ClusterAccess` port, like `EksClusterAccess`.
+ */
+export class KopsClusterAccess {
+  /** The parameter read. */
+  readonly parameterName: string;
+  private readonly ttlMs: number;
+  private readonly cache: TtlCache<KopsClusterAccessData>;
+
+  constructor(private readonly props: KopsClusterAccessProps) {
+    this.parameterName = props.parameterName ?? `/podlift/${props.clusterName}/cluster`;
+    this.ttlMs = props.ttlMs ?? 300_000;
+    this.cache = props.cache ?? moduleCache;
+  }
+
+  /** The cluster's info from the parameter. */
+  async clusterInfo(): Promise<ClusterInfo> {
+    return (await this.read()).info;
+  }
+
+  /** The service-account token from the parameter. */
+  async bearerToken(): Promise<StaticBearerToken> {
+    return { token: (await this.read()).token };
+  }
+
+  private read(): Promise<KopsClusterAccessData> {
+    const key = `${this.parameterName}#${this.props.clusterName}`;
+    return this.cache.get(key, this.props.clock.now(), this.ttlMs, () => this.load());
+  }
+
+  private async load(): Promise<KopsClusterAccessData> {
+    const name = this.parameterName;
+    const doing = `reading the access of cluster ${this.props.clusterName} from SSM parameter ${name}`;
+    try {
+      const out = await this.props.ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
+      const parameter = out.Parameter;
+      if (parameter?.Type !== 'SecureString') {
+        throw new ValidationError(
+          [
+            {
+              field: 'Type',
+              value: parameter?.Type,
+              message: 'must be SecureString: the value holds a token',
+            },
+          ],
+          { source: `SSM parameter ${name}` },
+        );
+      }
+      return parseKopsClusterParameter(parameter.Value ?? '', name, this.props.clusterName);
+    } catch (error) {
+      if (error instanceof PodliftError) throw error;
+      if ((error as { name?: string }).name === 'ParameterNotFound') {
+        throw new NotFoundError(`SSM parameter ${name}`, `${doing}: no such parameter (ParameterNotFound)`, {
+          cause: error,
+        });
+      }
+      throw cloudErrorFromSdk(doing, error);
+    }
+  }
+}

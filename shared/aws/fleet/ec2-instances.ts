@@ -1,0 +1,234 @@
+import {
+  DescribeInstancesCommand,
+  type DescribeInstancesCommandOutput,
+  type EC2Client,
+  type Filter,
+  type Instance,
+  TerminateInstancesCommand,
+} from '@aws-sdk/client-ec2';
+import { CloudError, ValidationError } from '../../core/errors';
+import { LABEL_NODEPOOL } from '../../core/labels';
+import { providerID } from '../../core/nodeclaim';
+import { awsErrorCode, errorMessage, type RetryPolicy, withRetry } from '../retry';
+import { clusterTagKey, TAG_NODECLAIM } from './launch-tags';
+
+/** An EC2 instance as podlift's control loops need it. */
+export interface Ec2Instance {
+  readonly id: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  /** EC2's state name: pending, running, shutting-down, terminated, stopping, stopped. */
+  readonly state: string;
+  readonly capacityType: 'spot' | 'on-demand';
+  /** Epoch ms. */
+  readonly launchTime?: number;
+  readonly privateDnsName?: string;
+  readonly imageId?: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** `aws:///<zone>/<id>`. */
+  readonly providerID: string;
+  /** From the `karpenter.sh/nodeclaim` tag. */
+  readonly nodeClaim?: string;
+  /** From the `karpenter.sh/nodepool` tag. */
+  readonly nodePool?: string;
+}
+
+/** States of instances that exist or may come back: everything but terminated (Karpenter's filter). */
+export const LIVE_INSTANCE_STATES: readonly string[] = [
+  'pending',
+  'running',
+  'stopping',
+  'stopped',
+  'shutting-down',
+];
+
+/** DescribeInstances page size (its maximum). */
+const DEFAULT_PAGE_SIZE = 1000;
+/** Values per filter EC2 accepts. */
+const MAX_FILTER_VALUES = 200;
+/** Instance ids per TerminateInstances call (Karpenter's batcher uses 500). */
+const TERMINATE_BATCH = 500;
+
+const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
+
+/** Options of {@link Ec2Instances}. */
+export interface Ec2InstancesOptions {
+  readonly ec2: EC2Client;
+  readonly cluster: string;
+  readonly retry: RetryPolicy;
+  /** DescribeInstances MaxResults (5..1000). @default 1000 */
+  readonly pageSize?: number;
+}
+
+/** Describing and terminating the cluster's instances. */
+export class Ec2Instances {
+  constructor(private readonly options: Ec2InstancesOptions) {}
+
+  /** The instances with these ids that EC2 still shows (terminated ones included); unknown ids are left out. */
+  async describe(ids: readonly string[]): Promise<Ec2Instance[]> {
+    checkIds(ids, 'describing instances');
+    const out: Ec2Instance[] = [];
+    for (const chunk of chunks([...new Set(ids)], MAX_FILTER_VALUES)) {
+      out.push(...(await this.list([{ Name: 'instance-id', Values: chunk }], 'describing instances')));
+    }
+    return out;
+  }
+
+  /**
+   * Every instance of the cluster podlift (or Karpenter) launched that is not terminated:
+   * tagged `kubernetes.io/cluster/<cluster>=owned` and carrying a `karpenter.sh/nodepool` tag
+   * (managed node groups carry the cluster tag too, and must be left alone). For garbage collection.
+   */
+  async listClusterInstances(): Promise<Ec2Instance[]> {
+    return this.list(
+      [
+        { Name: `tag:${clusterTagKey(this.options.cluster)}`, Values: ['owned'] },
+        { Name: 'tag-key', Values: [LABEL_NODEPOOL] },
+        { Name: 'instance-state-name', Values: [...LIVE_INSTANCE_STATES] },
+      ],
+      `listing the instances of cluster ${this.options.cluster}`,
+    );
+  }
+
+  /** The live instance launched for a NodeClaim, found by its tags, if any. */
+  async findByNodeClaim(nodeClaim: string): Promise<Ec2Instance | undefined> {
+    const found = await this.list(
+      [
+        { Name: `tag:${clusterTagKey(this.options.cluster)}`, Values: ['owned'] },
+        { Name: `tag:${TAG_NODECLAIM}`, Values: [nodeClaim] },
+        { Name: 'instance-state-name', Values: [...LIVE_INSTANCE_STATES] },
+      ],
+      `looking up the instance of NodeClaim ${nodeClaim}`,
+    );
+    return found.sort((a, b) => (a.launchTime ?? 0) - (b.launchTime ?? 0) || (a.id < b.id ? -1 : 1))[0];
+  }
+
+  /**
+   * Terminates the instances; ones EC2 no longer knows count as terminated. EC2 rejects a whole
+   * TerminateInstances call when one id is unknown, so such a batch is retried id by id.
+   */
+  async terminate(ids: readonly string[]): Promise<void> {
+    checkIds(ids, 'terminating instances');
+    for (const chunk of chunks([...new Set(ids)], TERMINATE_BATCH)) {
+      try {
+        await this.terminateCall(chunk);
+      } catch (error) {
+        if (awsErrorCode(error) !== 'InvalidInstanceID.NotFound') throw this.cloudError(chunk, error);
+        if (chunk.length === 1) continue;
+        for (const id of chunk) {
+          try {
+            await this.terminateCall([id]);
+          } catch (single) {
+            if (awsErrorCode(single) !== 'InvalidInstanceID.NotFound') throw this.cloudError([id], single);
+          }
+        }
+      }
+    }
+  }
+
+  private terminateCall(ids: readonly string[]): Promise<unknown> {
+    return withRetry(
+      `terminating ${describeIds(ids)}`,
+      () => this.options.ec2.send(new TerminateInstancesCommand({ InstanceIds: [...ids] })),
+      this.options.retry,
+    );
+  }
+
+  private cloudError(ids: readonly string[], error: unknown): CloudError {
+    if (error instanceof CloudError) return error;
+    const code = awsErrorCode(error);
+    return new CloudError(
+      `terminating ${describeIds(ids)}: ${code ?? 'error'}: ${errorMessage(error)}`,
+      code,
+      false,
+      { cause: error },
+    );
+  }
+
+  private async list(filters: Filter[], what: string): Promise<Ec2Instance[]> {
+    const out: Ec2Instance[] = [];
+    let nextToken: string | undefined;
+    do {
+      const token = nextToken;
+      const page = await this.describePage(filters, token, what);
+      for (const reservation of page.Reservations ?? [])
+        for (const instance of reservation.Instances ?? []) out.push(toEc2Instance(instance));
+      nextToken = page.NextToken === '' ? undefined : page.NextToken;
+      // A token handed back unchanged would page forever.
+      if (nextToken !== undefined && nextToken === token)
+        throw new CloudError(`${what}: the same NextToken came back twice`, undefined, true);
+    } while (nextToken !== undefined);
+    return out;
+  }
+
+  private async describePage(
+    filters: Filter[],
+    token: string | undefined,
+    what: string,
+  ): Promise<DescribeInstancesCommandOutput> {
+    try {
+      return await withRetry(
+        what,
+        () =>
+          this.options.ec2.send(
+            new DescribeInstancesCommand({
+              Filters: filters,
+              MaxResults: this.options.pageSize ?? DEFAULT_PAGE_SIZE,
+              ...(token === undefined ? {} : { NextToken: token }),
+            }),
+          ),
+        this.options.retry,
+      );
+    } catch (error) {
+      if (error instanceof CloudError) throw error;
+      const code = awsErrorCode(error);
+      throw new CloudError(`${what}: ${code ?? 'error'}: ${errorMessage(error)}`, code, false, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** The domain view of an SDK instance. */
+export function toEc2Instance(instance: Instance): Ec2Instance {
+  const tags: Record<string, string> = {};
+  for (const tag of instance.Tags ?? []) if (tag.Key !== undefined) tags[tag.Key] = tag.Value ?? '';
+  const id = instance.InstanceId ?? '';
+  const zone = instance.Placement?.AvailabilityZone ?? '';
+  const nodeClaim = tags[TAG_NODECLAIM];
+  const nodePool = tags[LABEL_NODEPOOL];
+  return {
+    id,
+    instanceType: instance.InstanceType ?? '',
+    zone,
+    state: instance.State?.Name ?? 'unknown',
+    capacityType: instance.InstanceLifecycle === 'spot' ? 'spot' : 'on-demand',
+    ...(instance.LaunchTime === undefined ? {} : { launchTime: instance.LaunchTime.getTime() }),
+    ...(instance.PrivateDnsName ? { privateDnsName: instance.PrivateDnsName } : {}),
+    ...(instance.ImageId === undefined ? {} : { imageId: instance.ImageId }),
+    tags,
+    providerID: providerID(zone, id),
+    ...(nodeClaim === undefined ? {} : { nodeClaim }),
+    ...(nodePool === undefined ? {} : { nodePool }),
+  };
+}
+
+function checkIds(ids: readonly string[], what: string): void {
+  const bad = ids.filter((id) => !INSTANCE_ID.test(id));
+  if (bad.length > 0) {
+    throw new ValidationError(
+      bad.map((value) => ({ field: 'instanceIds', value, message: 'not an EC2 instance id (i-<hex>)' })),
+      { source: what },
+    );
+  }
+}
+
+function describeIds(ids: readonly string[]): string {
+  return ids.length === 1 ? `instance ${ids[0]}` : `${ids.length} instances (${ids.slice(0, 3).join(', ')}…)`;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

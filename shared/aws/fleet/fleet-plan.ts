@@ -1,0 +1,184 @@
+import type { CapacityType } from '../../core/capacity-type';
+import type { ResolvedSubnet } from '../../core/ec2nodeclass-status';
+import type { RefusedOffering } from '../../core/errors';
+import { type InstanceType, type Offering, offeringKey } from '../../core/instance-type';
+import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../../core/labels';
+import type { NodeClaim } from '../../core/nodeclaim';
+import { type Requirement, Requirements } from '../../core/requirements';
+import type { InstanceTypeOption } from '../../core/scheduling/types';
+import type { LaunchTemplateRef } from '../launch-template-port';
+
+/**
+ * Which launch templates, instance types, subnets and capacity type one CreateFleet call for a
+ * NodeClaim uses: Karpenter's instance provider (`getCapacityType`, `getOverrides`,
+ * `ZonalSubnetsForLaunch`) as a pure function, so it is testable without EC2.
+ */
+
+/** Instance types per CreateFleet call (Karpenter's MaxInstanceTypes). */
+export const MAX_INSTANCE_TYPES = 60;
+/**
+ * Overrides per CreateFleet call, across launch templates. EC2 documents 300 for `request` and
+ * `maintain` fleets and no other figure for `instant`, so podlift keeps every fleet within it.
+ */
+export const MAX_FLEET_OVERRIDES = 300;
+/** LaunchTemplateConfigs per CreateFleet call (CreateFleet's documented maximum). */
+export const MAX_LAUNCH_TEMPLATE_CONFIGS = 50;
+
+/** One override: an instance type in one subnet with one launch template's image. */
+export interface FleetOverride {
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly subnetId: string;
+  readonly imageId: string;
+  /** USD per hour of this offering. */
+  readonly price: number;
+}
+
+/** A launch template and the overrides that use it. */
+export interface FleetTemplateConfig {
+  readonly template: LaunchTemplateRef;
+  readonly overrides: readonly FleetOverride[];
+}
+
+/** What one CreateFleet call will ask for. */
+export interface FleetPlan {
+  /** Spot when the NodeClaim allows it and some option has an available spot offering (Karpenter's rule). */
+  readonly capacityType: Exclude<CapacityType, 'reserved'>;
+  /** Empty when nothing can be asked for; `skipped` then says why. */
+  readonly configs: readonly FleetTemplateConfig[];
+  /**
+   * Offerings of the chosen capacity type left out before asking EC2: recently refused
+   * (`OfferingUnavailable`), in a zone without a subnet (`NoSubnetInZone`), or an instance type
+   * no launch template serves (`NoLaunchTemplate`) or that is not in the catalog (`UnknownInstanceType`).
+   */
+  readonly skipped: readonly RefusedOffering[];
+}
+
+/** What {@link planFleet} decides from. */
+export interface FleetPlanInput {
+  readonly nodeClaim: NodeClaim;
+  /** Cheapest first; at most {@link MAX_INSTANCE_TYPES} are used. */
+  readonly options: readonly InstanceTypeOption[];
+  readonly instanceTypes: ReadonlyMap<string, InstanceType>;
+  readonly subnets: readonly ResolvedSubnet[];
+  /** In the provider's order: an instance type uses the first template whose requirements it meets. */
+  readonly launchTemplates: readonly LaunchTemplateRef[];
+  /** offeringKey()s EC2 recently refused or reclaimed. */
+  readonly unavailable: ReadonlySet<string>;
+}
+
+/**
+ * The subnet each zone launches into: the one with the most available IP addresses (ties by
+ * id, for determinism), among zones `zones` allows.
+ */
+export function zonalSubnets(
+  subnets: readonly ResolvedSubnet[],
+  zones: Requirement | undefined,
+): ReadonlyMap<string, ResolvedSubnet> {
+  const byZone = new Map<string, ResolvedSubnet>();
+  for (const subnet of subnets) {
+    if (zones !== undefined && !zones.has(subnet.zone)) continue;
+    const best = byZone.get(subnet.zone);
+    if (
+      best === undefined ||
+      subnet.availableIpAddressCount > best.availableIpAddressCount ||
+      (subnet.availableIpAddressCount === best.availableIpAddressCount && subnet.id < best.id)
+    ) {
+      byZone.set(subnet.zone, subnet);
+    }
+  }
+  return byZone;
+}
+
+/** Whether an instance type meets a launch template's requirements (arch, GPU / Neuron variants). */
+export function templateServes(template: LaunchTemplateRef, instanceType: InstanceType): boolean {
+  return (
+    instanceType.requirements.compatible(Requirements.from(template.requirements), new Set()) === undefined
+  );
+}
+
+/**
+ * Plans the CreateFleet call for one NodeClaim: capacity type, then for each option (cheapest
+ * first, at most 60) the first launch template that serves it and one override per available
+ * offering of that capacity type in a zone the NodeClaim allows and a subnet covers, cheapest
+ * offering first, at most {@link MAX_FLEET_OVERRIDES} in all (the dearest options are dropped).
+ */
+export function planFleet(input: FleetPlanInput): FleetPlan {
+  const requirements = Requirements.from(input.nodeClaim.spec.requirements);
+  const zoneRequirement = requirements.get(LABEL_ZONE);
+  const capacityTypeRequirement = requirements.get(LABEL_CAPACITY_TYPE);
+  const subnets = zonalSubnets(input.subnets, zoneRequirement);
+  const skipped: RefusedOffering[] = [];
+
+  const types: InstanceType[] = [];
+  const seen = new Set<string>();
+  for (const option of input.options) {
+    if (seen.has(option.name)) continue;
+    if (seen.size >= MAX_INSTANCE_TYPES) break;
+    seen.add(option.name);
+    const instanceType = input.instanceTypes.get(option.name);
+    if (instanceType === undefined) {
+      skipped.push({ ...offeringOf(option), code: 'UnknownInstanceType' });
+      continue;
+    }
+    types.push(instanceType);
+  }
+
+  // The AWS provider launches on-demand unless spot is explicitly allowed (Karpenter).
+  const allowsCapacityType = (ct: CapacityType): boolean =>
+    capacityTypeRequirement === undefined ? ct === 'on-demand' : capacityTypeRequirement.has(ct);
+  const allowed = (o: Offering): boolean =>
+    (zoneRequirement === undefined || zoneRequirement.has(o.zone)) && allowsCapacityType(o.capacityType);
+  const available = (it: InstanceType, o: Offering): boolean =>
+    o.available && !input.unavailable.has(offeringKey(it.name, o.zone, o.capacityType));
+
+  const spot = types.some((it) =>
+    it.offerings.some(
+      (o) => o.capacityType === 'spot' && allowed(o) && available(it, o) && subnets.has(o.zone),
+    ),
+  );
+  // A spot-only NodeClaim stays spot even without an available offering, so `skipped` says why.
+  const capacityType = spot || !allowsCapacityType('on-demand') ? 'spot' : 'on-demand';
+
+  const configs = new Map<string, { template: LaunchTemplateRef; overrides: FleetOverride[] }>();
+  let total = 0;
+  for (const it of types) {
+    const offerings = it.offerings
+      .filter((o) => o.capacityType === capacityType && allowed(o))
+      .sort((a, b) => a.price - b.price || (a.zone < b.zone ? -1 : a.zone > b.zone ? 1 : 0));
+    const template = input.launchTemplates.find((t) => templateServes(t, it));
+    const overrides: FleetOverride[] = [];
+    for (const o of offerings) {
+      const refused = { instanceType: it.name, zone: o.zone, capacityType: o.capacityType };
+      const subnet = subnets.get(o.zone);
+      if (!available(it, o)) skipped.push({ ...refused, code: 'OfferingUnavailable' });
+      else if (subnet === undefined) skipped.push({ ...refused, code: 'NoSubnetInZone' });
+      else if (template === undefined) skipped.push({ ...refused, code: 'NoLaunchTemplate' });
+      else
+        overrides.push({
+          instanceType: it.name,
+          zone: o.zone,
+          subnetId: subnet.id,
+          imageId: template.imageId,
+          price: o.price,
+        });
+    }
+    if (template === undefined || overrides.length === 0) continue;
+    // Whole instance types only: a type cut off half-way would hide zones it could use.
+    if (total + overrides.length > MAX_FLEET_OVERRIDES) break;
+    const key = template.launchTemplateId ?? template.launchTemplateName;
+    let config = configs.get(key);
+    if (config === undefined) {
+      if (configs.size >= MAX_LAUNCH_TEMPLATE_CONFIGS) continue;
+      config = { template, overrides: [] };
+      configs.set(key, config);
+    }
+    config.overrides.push(...overrides);
+    total += overrides.length;
+  }
+  return { capacityType, configs: [...configs.values()], skipped };
+}
+
+function offeringOf(option: InstanceTypeOption): Omit<RefusedOffering, 'code'> {
+  return { instanceType: option.name, zone: option.zone, capacityType: option.capacityType };
+}

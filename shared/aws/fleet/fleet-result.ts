@@ -1,0 +1,96 @@
+import type { CreateFleetCommandOutput, CreateFleetError } from '@aws-sdk/client-ec2';
+import type { CapacityType } from '../../core/capacity-type';
+import type { RefusedOffering } from '../../core/errors';
+import type { FleetPlan } from './fleet-plan';
+
+/**
+ * Per-override CreateFleet error codes that mean "no capacity right now" (Karpenter's
+ * unfulfillableCapacityErrorCodes): the offering is marked unavailable, and a fleet refused
+ * only with these is an InsufficientCapacityError.
+ */
+export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
+  'InsufficientInstanceCapacity',
+  'MaxSpotInstanceCountExceeded',
+  'VcpuLimitExceeded',
+  'UnfulfillableCapacity',
+  'Unsupported',
+  'InsufficientFreeAddressesInSubnet',
+  'ReservationCapacityExceeded',
+]);
+
+/** The instance a fleet launched. */
+export interface FleetInstance {
+  readonly instanceId: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly capacityType: Exclude<CapacityType, 'reserved'>;
+  readonly imageId?: string;
+}
+
+/** What a CreateFleet answer means for the NodeClaim. */
+export interface FleetOutcome {
+  /** The first instance launched, if any. */
+  readonly launched?: FleetInstance;
+  /** Other instances launched (only when a fleet asked for more than one). */
+  readonly extra: readonly FleetInstance[];
+  /** Offerings refused for capacity: to be marked unavailable. */
+  readonly refused: readonly RefusedOffering[];
+  /** Errors that are not about capacity (bad launch template, AMI, parameter, ...). */
+  readonly failed: readonly RefusedOffering[];
+}
+
+/**
+ * Reads a CreateFleet `instant` answer. Zones come from the echoed override (podlift always
+ * sends AvailabilityZone), else from the plan's subnet; capacity types from `Lifecycle`, else
+ * the plan's.
+ */
+export function readFleetOutput(
+  output: Pick<CreateFleetCommandOutput, 'Instances' | 'Errors'>,
+  plan: FleetPlan,
+): FleetOutcome {
+  const zoneOfSubnet = new Map<string, string>();
+  for (const config of plan.configs) for (const o of config.overrides) zoneOfSubnet.set(o.subnetId, o.zone);
+  const zoneOf = (overrides: { AvailabilityZone?: string; SubnetId?: string } | undefined): string =>
+    overrides?.AvailabilityZone ??
+    (overrides?.SubnetId === undefined ? undefined : zoneOfSubnet.get(overrides.SubnetId)) ??
+    '';
+  const capacityTypeOf = (lifecycle: string | undefined): 'spot' | 'on-demand' =>
+    lifecycle === 'spot' ? 'spot' : lifecycle === 'on-demand' ? 'on-demand' : plan.capacityType;
+
+  const instances: FleetInstance[] = [];
+  for (const item of output.Instances ?? []) {
+    const overrides = item.LaunchTemplateAndOverrides?.Overrides;
+    for (const instanceId of item.InstanceIds ?? []) {
+      instances.push({
+        instanceId,
+        instanceType: item.InstanceType ?? overrides?.InstanceType ?? '',
+        zone: zoneOf(overrides),
+        capacityType: capacityTypeOf(item.Lifecycle),
+        ...(overrides?.ImageId === undefined ? {} : { imageId: overrides.ImageId }),
+      });
+    }
+  }
+  const refused: RefusedOffering[] = [];
+  const failed: RefusedOffering[] = [];
+  for (const error of output.Errors ?? []) {
+    const offering = refusedOffering(error, zoneOf, capacityTypeOf);
+    (UNFULFILLABLE_CAPACITY_CODES.has(offering.code) ? refused : failed).push(offering);
+  }
+  const [launched, ...extra] = instances;
+  return { ...(launched === undefined ? {} : { launched }), extra, refused, failed };
+}
+
+function refusedOffering(
+  error: CreateFleetError,
+  zoneOf: (overrides: { AvailabilityZone?: string; SubnetId?: string } | undefined) => string,
+  capacityTypeOf: (lifecycle: string | undefined) => 'spot' | 'on-demand',
+): RefusedOffering {
+  const overrides = error.LaunchTemplateAndOverrides?.Overrides;
+  return {
+    instanceType: overrides?.InstanceType ?? '',
+    zone: zoneOf(overrides),
+    capacityType: capacityTypeOf(error.Lifecycle),
+    code: error.ErrorCode ?? 'UnknownError',
+    ...(error.ErrorMessage === undefined ? {} : { message: error.ErrorMessage }),
+  };
+}

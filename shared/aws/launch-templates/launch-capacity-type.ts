@@ -1,0 +1,13 @@
+import type { CapacityType } from '../../core/capacity-type';
+import type { InstanceTypeOption } from '../../core/scheduling/types';
+
+/**
+ * The capacity type a NodeClaim launches as (Karpenter's `getCapacityType`): reserved when an
+ * option is a capacity reservation, else spot when an option is spot, else on-demand. Launch
+ * templates carry it as the karpenter.sh/capacity-type label, so the launcher must buy the same.
+ */
+export function launchCapacityType(options: readonly InstanceTypeOption[]): CapacityType {
+  if (options.some((o) => o.capacityType === 'reserved')) return 'reserved';
+  if (options.some((o) => o.capacityType === 'spot')) return 'spot';
+  return 'on-demand';
+}

@@ -1,0 +1,193 @@
+import type {
+  LaunchTemplateBlockDeviceMappingRequest,
+  LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
+  RequestLaunchTemplateData,
+  VolumeType,
+} from '@aws-sdk/client-ec2';
+import type { AmiFamily, BlockDeviceMapping, EC2NodeClass } from '../../core/ec2nodeclass';
+import type { EC2NodeClassStatus } from '../../core/ec2nodeclass-status';
+import { NotFoundError, ValidationError } from '../../core/errors';
+import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/labels';
+import { isQuantity, parseQuantity } from '../../core/quantity';
+
+/** The tag that marks launch templates (and instances) as belonging to a cluster's provisioner. */
+export const TAG_MANAGED_BY_CLUSTER = 'karpenter.k8s.aws/cluster';
+
+/** What a launch template is created with: its data and its own tags. */
+export interface LaunchTemplateContent {
+  readonly data: RequestLaunchTemplateData;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** The inputs of one launch template. */
+export interface LaunchTemplateInput {
+  readonly cluster: string;
+  readonly nodeClass: EC2NodeClass;
+  readonly nodePoolName: string;
+  readonly resolved: EC2NodeClassStatus;
+  readonly imageId: string;
+  /** Base64 user data; none for a Custom family without userData. */
+  readonly userData?: string;
+}
+
+const GiB = 1024 ** 3;
+
+const DEFAULT_EBS = { volumeType: 'gp3', encrypted: true } as const;
+
+/**
+ * Karpenter's default block devices per AMI family (amifamily/*.go DefaultBlockDeviceMappings):
+ * AL2 and AL2023 a 20Gi gp3 root on /dev/xvda; Bottlerocket a 4Gi OS volume on /dev/xvda and a
+ * 20Gi data volume on /dev/xvdb; Windows a 50Gi root on /dev/sda1; Custom none (the AMI's own).
+ */
+export function defaultBlockDeviceMappings(family: AmiFamily): readonly BlockDeviceMapping[] {
+  switch (family) {
+    case 'AL2':
+    case 'AL2023':
+      return [{ deviceName: '/dev/xvda', ebs: { ...DEFAULT_EBS, volumeSize: '20Gi' } }];
+    case 'Bottlerocket':
+      return [
+        { deviceName: '/dev/xvda', ebs: { ...DEFAULT_EBS, volumeSize: '4Gi' } },
+        { deviceName: '/dev/xvdb', ebs: { ...DEFAULT_EBS, volumeSize: '20Gi' } },
+      ];
+    case 'Windows2019':
+    case 'Windows2022':
+      return [{ deviceName: '/dev/sda1', ebs: { ...DEFAULT_EBS, volumeSize: '50Gi' } }];
+    case 'Custom':
+      return [];
+  }
+}
+
+/**
+ * The tags of a launch template (Karpenter's: the EC2NodeClass's tags, then the ones it
+ * always sets, which win): `kubernetes.io/cluster/<cluster>: owned`, `eks:eks-cluster-name`,
+ * `karpenter.sh/nodepool`, `karpenter.k8s.aws/ec2nodeclass` and `karpenter.k8s.aws/cluster`,
+ * the last being what {@link TAG_MANAGED_BY_CLUSTER} garbage collection looks for.
+ */
+export function launchTemplateTags(
+  cluster: string,
+  nodeClass: EC2NodeClass,
+  nodePoolName: string,
+): Record<string, string> {
+  return {
+    ...nodeClass.tags,
+    [`kubernetes.io/cluster/${cluster}`]: 'owned',
+    'eks:eks-cluster-name': cluster,
+    [LABEL_NODEPOOL]: nodePoolName,
+    [LABEL_NODECLASS]: nodeClass.name,
+    [TAG_MANAGED_BY_CLUSTER]: cluster,
+  };
+}
+
+/**
+ * The launch template data Karpenter creates (launchtemplate.go createLaunchTemplate): image,
+ * user data, instance profile, security groups, IMDS options, block devices, detailed
+ * monitoring, and a primary network interface when the EC2NodeClass sets
+ * associatePublicIPAddress or ipPrefixCount (the security groups then go on the interface,
+ * as EC2 requires). Instance tags are left to CreateFleet.
+ *
+ * @throws NotFoundError when the EC2NodeClass resolved no security group or instance profile
+ * @throws ValidationError when a block device's volumeSize is not a quantity
+ */
+export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplateContent {
+  const { nodeClass, resolved } = input;
+  const groups = resolved.securityGroups.map((g) => g.id).sort();
+  if (groups.length === 0) {
+    throw new NotFoundError(
+      `EC2NodeClass/${nodeClass.name} security groups`,
+      `EC2NodeClass ${nodeClass.name} resolved no security group: check spec.securityGroupSelectorTerms`,
+    );
+  }
+  const profile = resolved.instanceProfile ?? nodeClass.instanceProfile;
+  if (profile === undefined) {
+    throw new NotFoundError(
+      `EC2NodeClass/${nodeClass.name} instance profile`,
+      `EC2NodeClass ${nodeClass.name} has no instance profile yet: set spec.instanceProfile, or wait for the one made for spec.role ${nodeClass.role ?? ''}`.trimEnd(),
+    );
+  }
+  const mappings =
+    nodeClass.blockDeviceMappings.length > 0
+      ? nodeClass.blockDeviceMappings
+      : defaultBlockDeviceMappings(nodeClass.amiFamily);
+  const networkInterface = primaryNetworkInterface(nodeClass, groups);
+  const metadata = nodeClass.metadataOptions;
+  const data: RequestLaunchTemplateData = {
+    ImageId: input.imageId,
+    ...(input.userData ? { UserData: input.userData } : {}),
+    IamInstanceProfile: { Name: profile },
+    ...(networkInterface === undefined
+      ? { SecurityGroupIds: groups }
+      : { NetworkInterfaces: [networkInterface] }),
+    MetadataOptions: {
+      HttpEndpoint: metadata.httpEndpoint,
+      HttpProtocolIpv6: metadata.httpProtocolIPv6,
+      HttpPutResponseHopLimit: metadata.httpPutResponseHopLimit,
+      HttpTokens: metadata.httpTokens,
+    },
+    ...(mappings.length > 0
+      ? { BlockDeviceMappings: mappings.map((m, i) => blockDeviceMapping(nodeClass.name, m, i)) }
+      : {}),
+    Monitoring: { Enabled: nodeClass.detailedMonitoring },
+  };
+  return { data, tags: launchTemplateTags(input.cluster, nodeClass, input.nodePoolName) };
+}
+
+function primaryNetworkInterface(
+  nodeClass: EC2NodeClass,
+  groups: string[],
+): LaunchTemplateInstanceNetworkInterfaceSpecificationRequest | undefined {
+  if (nodeClass.associatePublicIPAddress === undefined && nodeClass.ipPrefixCount === undefined)
+    return undefined;
+  return {
+    DeviceIndex: 0,
+    Groups: groups,
+    ...(nodeClass.associatePublicIPAddress !== undefined
+      ? { AssociatePublicIpAddress: nodeClass.associatePublicIPAddress }
+      : {}),
+    ...(nodeClass.ipPrefixCount !== undefined ? { Ipv4PrefixCount: nodeClass.ipPrefixCount } : {}),
+  };
+}
+
+function blockDeviceMapping(
+  nodeClassName: string,
+  mapping: BlockDeviceMapping,
+  index: number,
+): LaunchTemplateBlockDeviceMappingRequest {
+  const ebs = mapping.ebs;
+  if (ebs === undefined) return { DeviceName: mapping.deviceName };
+  return {
+    DeviceName: mapping.deviceName,
+    Ebs: withoutUndefined({
+      DeleteOnTermination: ebs.deleteOnTermination,
+      Encrypted: ebs.encrypted,
+      VolumeType: ebs.volumeType as VolumeType | undefined,
+      Iops: ebs.iops,
+      Throughput: ebs.throughput,
+      KmsKeyId: ebs.kmsKeyID,
+      SnapshotId: ebs.snapshotID,
+      VolumeSize: ebs.volumeSize === undefined ? undefined : volumeGiB(nodeClassName, ebs.volumeSize, index),
+      VolumeInitializationRate: ebs.volumeInitializationRate,
+    }),
+  };
+}
+
+/** The object without its undefined members, so equal settings hash and compare equal. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A volume size in whole GiB, rounded up as Karpenter does. */
+function volumeGiB(nodeClassName: string, size: string, index: number): number {
+  if (!isQuantity(size)) {
+    throw new ValidationError(
+      [
+        {
+          field: `spec.blockDeviceMappings[${index}].ebs.volumeSize`,
+          value: size,
+          message: 'not a Kubernetes quantity',
+        },
+      ],
+      { object: `EC2NodeClass/${nodeClassName}` },
+    );
+  }
+  return Math.ceil(Number(parseQuantity(size)) / GiB);
+}

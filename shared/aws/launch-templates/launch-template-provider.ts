@@ -1,0 +1,217 @@
+import type { CoreV1Event } from '@kubernetes/client-node';
+import type { Clock } from '../core/clock';
+import type { NodeClaim } from '../core/nodeclaim';
+import type { NodePool } from '../core/nodepool';
+import type { Pod } from '../core/pod';
+import { kubeError } from './api-errors';
+import { kubeTime } from './conditions';
+import type { KubeApi } from './kube-api';
+import { MERGE_PATCH } from './kube-api';
+import { escapeFieldValue } from './pod-reads';
+import { retryOnConflict } from './retry-on-conflict';
+
+/**
+ * Kubernetes Events (core/v1) that explain podlift's decisions where people look: `kubectl
+ * describe pod|node|nodepool|nodeclaim` and `kubectl get events`. Like client-go's recorder, an
+ * event identical to a recent one (same object, type, reason, message and source) is not
+ * created again: the existing one's `count` goes up and its `lastTimestamp` moves, which kubectl
+ * shows as `(x3 over 10m)`.
+ */
+
+/** The object an event is about (core/v1 ObjectReference). */
+export interface InvolvedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  /** Absent for cluster-scoped objects (Node, NodePool, NodeClaim). */
+  readonly namespace?: string;
+  readonly uid?: string;
+}
+
+/** One event to record. */
+export interface EventInput {
+  readonly object: InvolvedObject;
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase, e.g. `Nominated`, `DisruptionBlocked`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Options of {@link EventRecorder}. */
+export interface EventRecorderOptions {
+  /**
+   * `source.component` and `reportingComponent`.
+   * @default 'podlift'
+   */
+  readonly component?: string;
+  /**
+   * `reportingInstance`, e.g. the function's name.
+   * @default undefined
+   */
+  readonly instance?: string;
+  /**
+   * How recent an identical event must be to be counted instead of created again.
+   * @default 10 minutes (client-go's aggregation window)
+   */
+  readonly dedupeWindowMs?: number;
+}
+
+/** The longest message recorded; longer ones are cut (events.k8s.io caps its note at 1 kB). */
+export const MAX_EVENT_MESSAGE_LENGTH = 1024;
+
+/** Namespace of events about cluster-scoped objects: the API server accepts "" or `default` there; client-go uses `default`. */
+export const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
+
+/** Records and de-duplicates Kubernetes Events. */
+export class EventRecorder {
+  private readonly component: string;
+  private readonly windowMs: number;
+  private sequence = 0;
+
+  constructor(
+    private readonly api: KubeApi,
+    private readonly clock: Clock,
+    private readonly options: EventRecorderOptions = {},
+  ) {
+    this.component = options.component ?? 'podlift';
+    this.windowMs = options.dedupeWindowMs ?? 10 * 60 * 1000;
+  }
+
+  /**
+   * Records `event`: increments the count of an identical event seen within the window, or
+   * creates a new one. Events about namespaced objects live in the object's namespace, others
+   * in `default` (as the API server requires).
+   * @returns what was done.
+   * @throws CloudError when the API refuses (callers usually log and go on: an event is an
+   *   explanation, not part of the decision).
+   */
+  async record(event: EventInput): Promise<'created' | 'counted'> {
+    const { object } = event;
+    const namespace = object.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
+    const message = event.message.slice(0, MAX_EVENT_MESSAGE_LENGTH);
+    const doing = `recording event ${event.reason} on ${object.kind} ${object.namespace ? `${object.namespace}/` : ''}${object.name}`;
+    const core = await this.api.core();
+    try {
+      const now = this.clock.now();
+      const existing = await this.findRecent(namespace, { ...event, message }, now);
+      if (existing?.metadata.name) {
+        const name = existing.metadata.name;
+        await retryOnConflict(
+          () => core.readNamespacedEvent({ name, namespace }),
+          (current) => ({
+            count: (current.count ?? 1) + 1,
+            lastTimestamp: kubeTime(now),
+            metadata: { resourceVersion: current.metadata.resourceVersion },
+          }),
+          (body) => core.patchNamespacedEvent({ name, namespace, body }, MERGE_PATCH),
+          { doing },
+        );
+        return 'counted';
+      }
+      await core.createNamespacedEvent({
+        namespace,
+        body: this.newEvent(namespace, { ...event, message }, now),
+      });
+      return 'created';
+    } catch (error) {
+      throw kubeError(error, doing, `${object.kind} ${object.name}`);
+    }
+  }
+
+  /** The most recent identical event of this component within the window, if any. */
+  private async findRecent(
+    namespace: string,
+    event: EventInput,
+    now: number,
+  ): Promise<CoreV1Event | undefined> {
+    const { object } = event;
+    const fieldSelector = [
+      `involvedObject.kind=${escapeFieldValue(object.kind)}`,
+      `involvedObject.name=${escapeFieldValue(object.name)}`,
+      ...(object.uid ? [`involvedObject.uid=${escapeFieldValue(object.uid)}`] : []),
+      `reason=${escapeFieldValue(event.reason)}`,
+    ].join(',');
+    const core = await this.api.core();
+    const list = await core.listNamespacedEvent({ namespace, fieldSelector });
+    let best: CoreV1Event | undefined;
+    for (const candidate of list.items) {
+      const last = (candidate.lastTimestamp ?? candidate.firstTimestamp)?.getTime();
+      const identical =
+        candidate.type === event.type &&
+        candidate.message === event.message &&
+        candidate.source?.component === this.component &&
+        candidate.involvedObject.apiVersion === object.apiVersion &&
+        (candidate.involvedObject.namespace ?? '') === (object.namespace ?? '');
+      if (!identical || last === undefined || now - last > this.windowMs) continue;
+      const bestLast = (best?.lastTimestamp ?? best?.firstTimestamp)?.getTime() ?? 0;
+      if (!best || last > bestLast) best = candidate;
+    }
+    return best;
+  }
+
+  private newEvent(namespace: string, event: EventInput, now: number): CoreV1Event {
+    const { object } = event;
+    // client-go's naming: <object>.<hex of the creation time in ns>; the sequence keeps two
+    // events of one millisecond apart.
+    const nanos = BigInt(now) * 1_000_000n + BigInt(this.sequence++ % 1_000_000);
+    const at = new Date(Math.floor(now / 1000) * 1000);
+    return {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `${object.name}.${nanos.toString(16)}`, namespace },
+      involvedObject: {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        name: object.name,
+        ...(object.namespace ? { namespace: object.namespace } : {}),
+        ...(object.uid ? { uid: object.uid } : {}),
+      },
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      source: { component: this.component },
+      reportingComponent: this.component,
+      ...(this.options.instance ? { reportingInstance: this.options.instance } : {}),
+      firstTimestamp: at,
+      lastTimestamp: at,
+      count: 1,
+    };
+  }
+}
+
+/** The event target for a pod (its uid only when the API gave one). */
+export function podObject(pod: Pod): InvolvedObject {
+  const synthetic = pod.uid === `${pod.namespace}/${pod.name}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    name: pod.name,
+    namespace: pod.namespace,
+    ...(synthetic ? {} : { uid: pod.uid }),
+  };
+}
+
+/** The event target for a Node. */
+export function nodeObject(name: string, uid?: string): InvolvedObject {
+  return { apiVersion: 'v1', kind: 'Node', name, ...(uid ? { uid } : {}) };
+}
+
+/** The event target for a NodePool. */
+export function nodePoolObject(nodePool: Pick<NodePool, 'name' | 'uid'>): InvolvedObject {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    name: nodePool.name,
+    ...(nodePool.uid ? { uid: nodePool.uid } : {}),
+  };
+}
+
+/** The event target for a NodeClaim. */
+export function nodeClaimObject(nodeClaim: Pick<NodeClaim, 'name' | 'uid'>): InvolvedObject {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    name: nodeClaim.name,
+    ...(nodeClaim.uid ? { uid: nodeClaim.uid } : {}),
+  };
+}

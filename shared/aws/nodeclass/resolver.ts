@@ -1,0 +1,170 @@
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { IAMClient } from '@aws-sdk/client-iam';
+import type { SSMClient } from '@aws-sdk/client-ssm';
+import type { Clock } from '../../core/clock';
+import type { ClusterInfo } from '../../core/cluster-info';
+import type { EC2NodeClass } from '../../core/ec2nodeclass';
+import {
+  buildNodeClassConditions,
+  conditionsOfStatus,
+  type DependentOutcome,
+  type NodeClassDependentConditionType,
+} from '../../core/ec2nodeclass-conditions';
+import type {
+  EC2NodeClassStatus,
+  ResolvedAmi,
+  ResolvedSecurityGroup,
+  ResolvedSubnet,
+} from '../../core/ec2nodeclass-status';
+import type { NodeClassResolverPort } from '../../core/ports';
+import { resolveAmis } from './amis';
+import { resolveInstanceProfile } from './instance-profile';
+import type { PartOutcome } from './part-outcome';
+import { resolveSecurityGroups } from './security-groups';
+import { resolveSubnets } from './subnets';
+import { TtlCache } from './ttl-cache';
+
+/** How long resolutions are reused. */
+export interface NodeClassCacheTtls {
+  /** @default 60 s (Karpenter's DefaultTTL for its subnet cache) */
+  readonly subnetsMs?: number;
+  /** @default 60 s (Karpenter's DefaultTTL for its security group cache) */
+  readonly securityGroupsMs?: number;
+  /** @default 60 s (Karpenter's DefaultTTL for its AMI cache) */
+  readonly amisMs?: number;
+  /** A profile found or created is trusted this long. @default 15 min (Karpenter's InstanceProfileTTL) */
+  readonly instanceProfileMs?: number;
+}
+
+/** Options of `EC2NodeClassResolver`. */
+export interface EC2NodeClassResolverOptions {
+  readonly ec2: EC2Client;
+  readonly ssm: SSMClient;
+  readonly iam: IAMClient;
+  readonly clock: Clock;
+  /** The cluster: its name (profile names, tags) and Kubernetes version (AMI aliases). */
+  readonly cluster: Pick<ClusterInfo, 'name' | 'kubernetesVersion'>;
+  /** The region the clients talk to, e.g. "us-east-1" (instance profile names, paths and tags). */
+  readonly region: string;
+  readonly ttls?: NodeClassCacheTtls;
+}
+
+const DEFAULT_TTLS: Required<NodeClassCacheTtls> = {
+  subnetsMs: 60_000,
+  securityGroupsMs: 60_000,
+  amisMs: 60_000,
+  instanceProfileMs: 15 * 60_000,
+};
+
+/**
+ * Resolves an EC2NodeClass's selectors to concrete subnets, security groups, AMIs and instance
+ * profile, with Karpenter's status conditions, through the real EC2, SSM and IAM APIs.
+ *
+ * Each part is cached for a short TTL on the injected clock, keyed by exactly the spec fields
+ * (and cluster facts) it depends on, so a changed spec is resolved afresh at once and node
+ * classes with identical selectors share lookups. Concurrent resolves share in-flight lookups.
+ * A part that throws (throttling, 5xx: CloudError with `retryable`) fails the whole resolve so
+ * the caller retries; the status last written stays in place, as in Karpenter.
+ */
+export class EC2NodeClassResolver implements NodeClassResolverPort {
+  private readonly ttls: Required<NodeClassCacheTtls>;
+  private readonly subnets: TtlCache<PartOutcome<ResolvedSubnet[]>>;
+  private readonly securityGroups: TtlCache<PartOutcome<ResolvedSecurityGroup[]>>;
+  private readonly amis: TtlCache<PartOutcome<ResolvedAmi[]>>;
+  private readonly profiles: TtlCache<PartOutcome<string>>;
+
+  constructor(private readonly options: EC2NodeClassResolverOptions) {
+    this.ttls = { ...DEFAULT_TTLS, ...options.ttls };
+    this.subnets = new TtlCache(options.clock);
+    this.securityGroups = new TtlCache(options.clock);
+    this.amis = new TtlCache(options.clock);
+    this.profiles = new TtlCache(options.clock);
+  }
+
+  /** Resolves every part and builds the status; see the class comment for caching and errors. */
+  async resolve(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus> {
+    const { ec2, ssm, iam, cluster, region } = this.options;
+    const name = nodeClass.name;
+    const [subnets, securityGroups, amis, instanceProfile] = await Promise.all([
+      this.subnets.getOrLoad(stableKey(nodeClass.subnetSelectorTerms), this.ttls.subnetsMs, () =>
+        resolveSubnets(ec2, nodeClass.subnetSelectorTerms, name),
+      ),
+      this.securityGroups.getOrLoad(
+        stableKey(nodeClass.securityGroupSelectorTerms),
+        this.ttls.securityGroupsMs,
+        () => resolveSecurityGroups(ec2, nodeClass.securityGroupSelectorTerms, name),
+      ),
+      this.amis.getOrLoad(
+        stableKey({ terms: nodeClass.amiSelectorTerms, k8s: cluster.kubernetesVersion }),
+        this.ttls.amisMs,
+        () =>
+          resolveAmis(ec2, ssm, {
+            terms: nodeClass.amiSelectorTerms,
+            kubernetesVersion: cluster.kubernetesVersion,
+            nodeClassName: name,
+            now: this.options.clock.now(),
+          }),
+      ),
+      this.profiles.getOrLoad(
+        stableKey({
+          name,
+          uid: nodeClass.uid,
+          role: nodeClass.role,
+          instanceProfile: nodeClass.instanceProfile,
+          tags: nodeClass.tags,
+          cluster: cluster.name,
+          region,
+        }),
+        this.ttls.instanceProfileMs,
+        () =>
+          resolveInstanceProfile(iam, {
+            clusterName: cluster.name,
+            region,
+            nodeClassName: name,
+            ...(nodeClass.uid === undefined ? {} : { nodeClassUid: nodeClass.uid }),
+            ...(nodeClass.role === undefined ? {} : { role: nodeClass.role }),
+            ...(nodeClass.instanceProfile === undefined
+              ? {}
+              : { instanceProfile: nodeClass.instanceProfile }),
+            tags: nodeClass.tags,
+          }),
+        // A missing profile or role may be fixed any minute: only success is trusted for long.
+        (outcome) => outcome.ok,
+      ),
+    ]);
+    const outcomes: DependentOutcome[] = [
+      dependent('SubnetsReady', subnets),
+      dependent('SecurityGroupsReady', securityGroups),
+      dependent('AMIsReady', amis),
+      dependent('InstanceProfileReady', instanceProfile),
+    ];
+    return {
+      subnets: subnets.ok ? subnets.value : [],
+      securityGroups: securityGroups.ok ? securityGroups.value : [],
+      amis: amis.ok ? amis.value : [],
+      ...(instanceProfile.ok ? { instanceProfile: instanceProfile.value } : {}),
+      conditions: buildNodeClassConditions(
+        outcomes,
+        conditionsOfStatus(nodeClass.status),
+        this.options.clock.now(),
+      ),
+    };
+  }
+}
+
+function dependent(type: NodeClassDependentConditionType, outcome: PartOutcome<unknown>): DependentOutcome {
+  return outcome.ok
+    ? { type, status: 'True' }
+    : { type, status: 'False', reason: outcome.reason, message: outcome.message };
+}
+
+/** JSON with object keys sorted, so equal specs give equal cache keys whatever their key order. */
+function stableKey(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
+}

@@ -1,0 +1,17 @@
+import type * as z from 'zod';
+import type { ValidationError } from '../errors';
+import { validationErrorFromZod } from '../schema-issues';
+
+/** The ValidationError for an event detail that does not match its contract. */
+export function detailValidationError(
+  error: z.ZodError,
+  detail: unknown,
+  detailType: string,
+): ValidationError {
+  return validationErrorFromZod(
+    error,
+    detail,
+    { source: 'EventBridge event', object: `${detailType} detail` },
+    'not part of the schema',
+  );
+}

@@ -1,0 +1,155 @@
+import type { Clock } from '../core/clock';
+import type { EC2NodeClassStatus } from '../core/ec2nodeclass-status';
+import type { NodeClaim } from '../core/nodeclaim';
+import type { NodePool } from '../core/nodepool';
+import type { Pod } from '../core/pod';
+import { podKey } from '../core/pod';
+import type { DaemonSet, StateNode } from '../core/scheduling/types';
+import type { ClusterReader, ClusterWriter } from './cluster-ports';
+import { readDaemonSets } from './daemonset-reads';
+import { writeEC2NodeClassStatus } from './ec2nodeclass-status-writer';
+import {
+  addNodeClaimFinalizer,
+  addNodeFinalizer,
+  removeNodeClaimFinalizer,
+  removeNodeFinalizer,
+} from './finalizers';
+import { KubeApi } from './kube-api';
+import type { KubeConfigSource } from './kubeconfig-source';
+import { readNodes } from './node-reads';
+import type { TaintChange } from './node-writes';
+import { deleteNode, labelNode, taintNode } from './node-writes';
+import type { NewNodeClaim } from './nodeclaim-manifest';
+import type { NodeClaimStatusUpdate } from './nodeclaims';
+import {
+  createNodeClaim,
+  deleteNodeClaim,
+  readNodeClaim,
+  readNodeClaims,
+  updateNodeClaimStatus,
+} from './nodeclaims';
+import type { EC2NodeClassList } from './nodepool-reads';
+import { readEC2NodeClasses, readNodePools } from './nodepool-reads';
+import type { ParsedList } from './parsed-list';
+import type { PendingPodOptions } from './pending-pods';
+import type { PodDisruptionBudget } from './pod-disruption-budgets';
+import { readPodDisruptionBudgets } from './pod-disruption-budgets';
+import { readPendingPods, readPodsOnNode } from './pod-reads';
+import type { EvictionOutcome, PodRef } from './pod-writes';
+import { deletePod, evictPod } from './pod-writes';
+import { readVolumeZones, withVolumeZones } from './volume-zones';
+
+/** Options of {@link KubeCluster}. */
+export interface KubeClusterOptions extends PendingPodOptions {}
+
+/**
+ * The Kubernetes cluster adapter: every read and write podlift's functions make, through the
+ * real @kubernetes/client-node, built from a {@link KubeConfigSource} and an injected clock.
+ * The Lease and Events have their own classes (ClusterLease, EventRecorder).
+ */
+export class KubeCluster implements ClusterReader, ClusterWriter {
+  /** The API clients, for ClusterLease and EventRecorder. */
+  readonly api: KubeApi;
+
+  constructor(
+    source: KubeConfigSource,
+    private readonly clock: Clock,
+    private readonly options: KubeClusterOptions = {},
+  ) {
+    this.api = new KubeApi(source);
+  }
+
+  async pendingPods(): Promise<ParsedList<Pod>> {
+    const pending = await readPendingPods(this.api, this.options);
+    const zones = await readVolumeZones(this.api, pending.claims);
+    const items = pending.items.map((pod) => {
+      const allowed = zones.get(podKey(pod));
+      return allowed ? withVolumeZones(pod, allowed) : pod;
+    });
+    return { items, invalid: pending.invalid };
+  }
+
+  nodes(): Promise<ParsedList<StateNode>> {
+    return readNodes(this.api);
+  }
+
+  podsOnNode(nodeName: string): Promise<ParsedList<Pod>> {
+    return readPodsOnNode(this.api, nodeName);
+  }
+
+  daemonSets(): Promise<ParsedList<DaemonSet>> {
+    return readDaemonSets(this.api);
+  }
+
+  podDisruptionBudgets(): Promise<readonly PodDisruptionBudget[]> {
+    return readPodDisruptionBudgets(this.api);
+  }
+
+  nodePools(): Promise<ParsedList<NodePool>> {
+    return readNodePools(this.api);
+  }
+
+  nodeClasses(): Promise<EC2NodeClassList> {
+    return readEC2NodeClasses(this.api);
+  }
+
+  nodeClaims(): Promise<ParsedList<NodeClaim>> {
+    return readNodeClaims(this.api);
+  }
+
+  nodeClaim(name: string): Promise<NodeClaim> {
+    return readNodeClaim(this.api, name);
+  }
+
+  createNodeClaim(claim: NewNodeClaim): Promise<NodeClaim> {
+    return createNodeClaim(this.api, claim);
+  }
+
+  updateNodeClaimStatus(name: string, update: NodeClaimStatusUpdate): Promise<NodeClaim> {
+    return updateNodeClaimStatus(this.api, this.clock, name, update);
+  }
+
+  addNodeClaimFinalizer(name: string, finalizer: string): Promise<void> {
+    return addNodeClaimFinalizer(this.api, name, finalizer);
+  }
+
+  removeNodeClaimFinalizer(name: string, finalizer: string): Promise<void> {
+    return removeNodeClaimFinalizer(this.api, name, finalizer);
+  }
+
+  deleteNodeClaim(name: string): Promise<boolean> {
+    return deleteNodeClaim(this.api, name);
+  }
+
+  addNodeFinalizer(name: string, finalizer: string): Promise<void> {
+    return addNodeFinalizer(this.api, name, finalizer);
+  }
+
+  removeNodeFinalizer(name: string, finalizer: string): Promise<void> {
+    return removeNodeFinalizer(this.api, name, finalizer);
+  }
+
+  taintNode(name: string, change: TaintChange): Promise<void> {
+    return taintNode(this.api, name, change);
+  }
+
+  labelNode(name: string, labels: Readonly<Record<string, string | null>>): Promise<void> {
+    return labelNode(this.api, name, labels);
+  }
+
+  deleteNode(name: string): Promise<boolean> {
+    return deleteNode(this.api, name);
+  }
+
+  evictPod(pod: PodRef): Promise<EvictionOutcome> {
+    return evictPod(this.api, pod);
+  }
+
+  deletePod(pod: PodRef): Promise<boolean> {
+    return deletePod(this.api, pod);
+  }
+
+  writeNodeClassStatus(name: string, status: EC2NodeClassStatus): Promise<void> {
+    return writeEC2NodeClassStatus(this.api, name, status);
+  }
+}

@@ -1,0 +1,41 @@
+import type { NodeManifest } from '../core/kube-objects';
+import type { Pod } from '../core/pod';
+import { nodeFromManifest } from '../core/pod-manifest';
+import type { StateNode } from '../core/scheduling/types';
+import { kubeError } from './api-errors';
+import type { KubeApi } from './kube-api';
+import { listAllPages } from './list-pages';
+import type { ParsedList } from './parsed-list';
+import { parseEach } from './parsed-list';
+import { toPlainJson } from './plain-json';
+import { readBoundPods } from './pod-reads';
+
+/**
+ * Every Node as the scheduler sees it (allocatable, labels, taints, cordoned or deleting), with
+ * the pods bound to it that still hold capacity. Invalid nodes and pods are reported in
+ * `invalid`; a node whose pods could not all be parsed is still returned with the others.
+ */
+export async function readNodes(api: KubeApi): Promise<ParsedList<StateNode>> {
+  const core = await api.core();
+  let nodes: NodeManifest[];
+  try {
+    const models = await listAllPages((cont, limit) =>
+      core.listNode({ limit, ...(cont ? { _continue: cont } : {}) }),
+    );
+    nodes = models.map((n) => toPlainJson(n) as NodeManifest);
+  } catch (error) {
+    throw kubeError(error, 'listing nodes', 'nodes');
+  }
+  const pods = await readBoundPods(api);
+  const byNode = new Map<string, Pod[]>();
+  for (const pod of pods.items) {
+    if (pod.nodeName === undefined) continue;
+    const list = byNode.get(pod.nodeName) ?? [];
+    list.push(pod);
+    byNode.set(pod.nodeName, list);
+  }
+  const parsed = parseEach(nodes, (node) =>
+    nodeFromManifest(node, {}, byNode.get(node.metadata?.name ?? '') ?? []),
+  );
+  return { items: parsed.items, invalid: [...parsed.invalid, ...pods.invalid] };
+}

@@ -1,0 +1,76 @@
+import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { LabelSelector, LabelSelectorRequirement } from '../core/label-selector';
+import { kubeError } from './api-errors';
+import type { KubeApi } from './kube-api';
+import { listAllPages } from './list-pages';
+
+/**
+ * A policy/v1 PodDisruptionBudget as disruption planning needs it: whom it selects and how many
+ * of them may go now, per the disruption controller's `.status`.
+ */
+export interface PodDisruptionBudget {
+  readonly namespace: string;
+  readonly name: string;
+  /** Absent selects no pods; `{}` selects every pod of the namespace (policy/v1). */
+  readonly selector?: LabelSelector;
+  /** A count or a percentage, as written. */
+  readonly minAvailable?: number | string;
+  readonly maxUnavailable?: number | string;
+  /** `IfHealthyBudget` (default) or `AlwaysAllow`. */
+  readonly unhealthyPodEvictionPolicy?: string;
+  /** How many selected pods may be disrupted now (0 until the controller has computed it). */
+  readonly disruptionsAllowed: number;
+  readonly currentHealthy: number;
+  readonly desiredHealthy: number;
+  readonly expectedPods: number;
+}
+
+/** Every PodDisruptionBudget in the cluster. */
+export async function readPodDisruptionBudgets(api: KubeApi): Promise<PodDisruptionBudget[]> {
+  const policy = await api.policy();
+  try {
+    const budgets = await listAllPages((cont, limit) =>
+      policy.listPodDisruptionBudgetForAllNamespaces({ limit, ...(cont ? { _continue: cont } : {}) }),
+    );
+    return budgets.map(toPodDisruptionBudget);
+  } catch (error) {
+    throw kubeError(error, 'listing PodDisruptionBudgets', 'poddisruptionbudgets.policy');
+  }
+}
+
+function toPodDisruptionBudget(budget: V1PodDisruptionBudget): PodDisruptionBudget {
+  const spec = budget.spec ?? {};
+  const status = budget.status;
+  const selector = spec.selector;
+  return {
+    namespace: budget.metadata?.namespace ?? 'default',
+    name: budget.metadata?.name ?? '',
+    ...(selector
+      ? {
+          selector: {
+            ...(selector.matchLabels ? { matchLabels: selector.matchLabels } : {}),
+            ...(selector.matchExpressions
+              ? {
+                  matchExpressions: selector.matchExpressions.map(
+                    (e): LabelSelectorRequirement => ({
+                      key: e.key,
+                      operator: e.operator as LabelSelectorRequirement['operator'],
+                      ...(e.values ? { values: e.values } : {}),
+                    }),
+                  ),
+                }
+              : {}),
+          },
+        }
+      : {}),
+    ...(spec.minAvailable !== undefined ? { minAvailable: spec.minAvailable } : {}),
+    ...(spec.maxUnavailable !== undefined ? { maxUnavailable: spec.maxUnavailable } : {}),
+    ...(spec.unhealthyPodEvictionPolicy
+      ? { unhealthyPodEvictionPolicy: spec.unhealthyPodEvictionPolicy }
+      : {}),
+    disruptionsAllowed: status?.disruptionsAllowed ?? 0,
+    currentHealthy: status?.currentHealthy ?? 0,
+    desiredHealthy: status?.desiredHealthy ?? 0,
+    expectedPods: status?.expectedPods ?? 0,
+  };
+}

@@ -1,0 +1,75 @@
+import type { PodManifest } from '../core/kube-objects';
+import type { Pod } from '../core/pod';
+import { podKey } from '../core/pod';
+import { podFromManifest } from '../core/pod-manifest';
+import { kubeError } from './api-errors';
+import type { KubeApi } from './kube-api';
+import { listAllPages } from './list-pages';
+import type { ParsedList } from './parsed-list';
+import { parseEach } from './parsed-list';
+import type { PendingPodOptions } from './pending-pods';
+import { isProvisionablePod, PENDING_POD_FIELD_SELECTOR, podClaimNames } from './pending-pods';
+import { toPlainJson } from './plain-json';
+
+/** Pending pods, and the PersistentVolumeClaims each mounts (for zonal volume constraints). */
+export interface PendingPods extends ParsedList<Pod> {
+  /** `namespace/name` → claim names, for pods that mount any. */
+  readonly claims: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Field selector of pods that hold capacity on a node: bound and not finished. */
+const BOUND_POD_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed';
+
+/**
+ * Every pod podlift should find capacity for (see {@link isProvisionablePod}), across all
+ * namespaces, read in pages of unbound Pending pods and filtered on their conditions.
+ */
+export async function readPendingPods(api: KubeApi, options: PendingPodOptions = {}): Promise<PendingPods> {
+  const manifests = (await listPods(api, PENDING_POD_FIELD_SELECTOR, 'listing pending pods')).filter((p) =>
+    isProvisionablePod(p, options),
+  );
+  const parsed = parseEach(manifests, parsePod);
+  const claims = new Map<string, readonly string[]>();
+  for (const manifest of manifests) {
+    const names = podClaimNames(manifest);
+    if (names.length > 0) claims.set(podKey(manifestKey(manifest)), names);
+  }
+  return { ...parsed, claims };
+}
+
+/** The pods bound to node `nodeName` that still hold capacity there (not Succeeded or Failed). */
+export async function readPodsOnNode(api: KubeApi, nodeName: string): Promise<ParsedList<Pod>> {
+  const selector = `spec.nodeName=${escapeFieldValue(nodeName)},status.phase!=Succeeded,status.phase!=Failed`;
+  return parseEach(await listPods(api, selector, `listing pods on Node ${nodeName}`), parsePod);
+}
+
+/** Every pod bound to some node that still holds capacity there, across all namespaces. */
+export async function readBoundPods(api: KubeApi): Promise<ParsedList<Pod>> {
+  return parseEach(await listPods(api, BOUND_POD_FIELD_SELECTOR, 'listing bound pods'), parsePod);
+}
+
+async function listPods(api: KubeApi, fieldSelector: string, doing: string): Promise<PodManifest[]> {
+  const core = await api.core();
+  try {
+    const pods = await listAllPages((cont, limit) =>
+      core.listPodForAllNamespaces({ fieldSelector, limit, ...(cont ? { _continue: cont } : {}) }),
+    );
+    return pods.map((p) => toPlainJson(p) as PodManifest);
+  } catch (error) {
+    throw kubeError(error, doing, 'pods');
+  }
+}
+
+function parsePod(manifest: PodManifest): Pod {
+  const { namespace, name } = manifestKey(manifest);
+  return podFromManifest(manifest, { object: `Pod/${namespace}/${name}` });
+}
+
+function manifestKey(manifest: PodManifest): { namespace: string; name: string } {
+  return { namespace: manifest.metadata?.namespace ?? 'default', name: manifest.metadata?.name ?? '' };
+}
+
+/** Field selector values escape `\`, `,` and `=` with a backslash (fields.EscapeValue). */
+export function escapeFieldValue(value: string): string {
+  return value.replace(/[\\,=]/g, (c) => `\\${c}`);
+}

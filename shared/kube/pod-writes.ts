@@ -1,0 +1,103 @@
+import type { ApiStatus } from './api-errors';
+import { apiStatus, isApiNotFound, kubeError } from './api-errors';
+import { EvictionBlockedError } from './eviction-blocked-error';
+import type { KubeApi } from './kube-api';
+
+/** Which pod to evict or delete. */
+export interface PodRef {
+  readonly namespace: string;
+  readonly name: string;
+  /**
+   * metadata.uid of the pod meant: a different pod that reuses the name (a StatefulSet
+   * replica) is then left alone, and counts as the meant pod being gone.
+   */
+  readonly uid?: string;
+}
+
+/** What an eviction did: the pod is going, or it was already gone. */
+export type EvictionOutcome = 'evicted' | 'gone';
+
+/**
+ * Evicts a pod through the policy/v1 Eviction subresource, so PodDisruptionBudgets are honoured.
+ * 404 (and 409 for a `uid` that no longer matches) means the pod is already gone: success.
+ * @throws EvictionBlockedError when a PodDisruptionBudget does not allow it now (429), naming
+ *   the budget the API server reported, or when more than one budget selects the pod (500);
+ *   CloudError for anything else.
+ */
+export async function evictPod(api: KubeApi, pod: PodRef): Promise<EvictionOutcome> {
+  const core = await api.core();
+  const key = `${pod.namespace}/${pod.name}`;
+  try {
+    await core.createNamespacedPodEviction({
+      name: pod.name,
+      namespace: pod.namespace,
+      body: {
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name: pod.name, namespace: pod.namespace },
+        ...(pod.uid ? { deleteOptions: { preconditions: { uid: pod.uid } } } : {}),
+      },
+    });
+    return 'evicted';
+  } catch (error) {
+    const status = apiStatus(error);
+    if (status?.code === 404 || (status?.code === 409 && pod.uid)) return 'gone';
+    if (status?.code === 429 && isDisruptionBudgetRefusal(status)) {
+      throw new EvictionBlockedError(key, blockingBudget(status), budgetDetail(status), { cause: error });
+    }
+    if (status?.code === 500 && /more than one PodDisruptionBudget/i.test(status.message ?? '')) {
+      throw new EvictionBlockedError(key, undefined, status.message ?? 'more than one PodDisruptionBudget', {
+        cause: error,
+      });
+    }
+    throw kubeError(error, `evicting pod ${key}`, `pod ${key}`);
+  }
+}
+
+/**
+ * Deletes a pod without regard for disruption budgets (for pods that are not running, or after
+ * the node's termination grace period). Returns false when it was already gone.
+ */
+export async function deletePod(api: KubeApi, pod: PodRef): Promise<boolean> {
+  const core = await api.core();
+  const key = `${pod.namespace}/${pod.name}`;
+  try {
+    await core.deleteNamespacedPod({
+      name: pod.name,
+      namespace: pod.namespace,
+      ...(pod.uid ? { body: { preconditions: { uid: pod.uid } } } : {}),
+    });
+    return true;
+  } catch (error) {
+    if (isApiNotFound(error) || (apiStatus(error)?.code === 409 && pod.uid)) return false;
+    throw kubeError(error, `deleting pod ${key}`, `pod ${key}`);
+  }
+}
+
+/**
+ * A 429 from the eviction subresource is a budget refusal when it says so (a DisruptionBudget
+ * cause, or the "disruption budget" message); a plain 429 is API throttling.
+ */
+function isDisruptionBudgetRefusal(status: ApiStatus): boolean {
+  return (
+    status.causes.some((c) => c.reason === 'DisruptionBudget') ||
+    /disruption budget/i.test(status.message ?? '')
+  );
+}
+
+/** "The disruption budget web needs 2 healthy pods and has 2 currently" → `web`. */
+function blockingBudget(status: ApiStatus): string | undefined {
+  for (const cause of status.causes) {
+    const m = /disruption budget (\S+)/i.exec(cause.message ?? '');
+    if (cause.reason === 'DisruptionBudget' && m) return m[1];
+  }
+  return undefined;
+}
+
+function budgetDetail(status: ApiStatus): string {
+  return (
+    status.causes.find((c) => c.reason === 'DisruptionBudget')?.message ??
+    status.message ??
+    'the disruption budget does not allow it'
+  );
+}

@@ -1,0 +1,97 @@
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { PricingClient } from '@aws-sdk/client-pricing';
+import type { CatalogLogger } from '../../../shared/aws/catalog/live-instance-catalog';
+import { attachFake } from '../../../sim/aws/attach';
+import { FakeEc2, type SpotPriceSeed } from '../../../sim/aws/fake-ec2';
+import { FakePricing, type OnDemandPriceSeed } from '../../../sim/aws/fake-pricing';
+import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
+import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { bundledSpec } from './bundled-spec';
+
+/** A logger that keeps what it is told, for assertions. */
+export class RecordingLogger implements CatalogLogger {
+  readonly warnings: { readonly message: string; readonly fields: Readonly<Record<string, unknown>> }[] = [];
+
+  warn(message: string, fields: Readonly<Record<string, unknown>>): void {
+    this.warnings.push({ message, fields });
+  }
+}
+
+/** Options of {@link catalogWorld}. */
+export interface CatalogWorldOptions {
+  /** @default 'us-east-1' */
+  readonly region?: string;
+  /** Bundled type names EC2 describes. @default WORLD_TYPES */
+  readonly types?: readonly string[];
+  /** @default every type in zones a to c, g5.xlarge only in a and b; zone d offers nothing */
+  readonly offerings?: ReadonlyArray<{ readonly instanceType: string; readonly availabilityZone: string }>;
+  /** @default defaultSpotPrices(region) */
+  readonly spotPrices?: readonly SpotPriceSeed[];
+  /** @default ON_DEMAND_PRICES */
+  readonly onDemandPrices?: readonly OnDemandPriceSeed[];
+}
+
+/** The bundled types the default world describes. */
+export const WORLD_TYPES = ['m5.large', 'm5.xlarge', 'c5.large', 'm6g.large', 'm5.metal', 'g5.xlarge'];
+
+/** Observed at the clock's start (2026-01-01) in zones a to c; g5.xlarge only has a spot price in zone a. */
+export function defaultSpotPrices(region: string): SpotPriceSeed[] {
+  return [
+    ...['m5.large', 'm5.xlarge', 'c5.large', 'm6g.large', 'm5.metal'].flatMap((type, t) =>
+      ['a', 'b', 'c'].map((zone, z) => ({
+        instanceType: type,
+        availabilityZone: `${region}${zone}`,
+        price: 0.01 * (t + 1) + 0.001 * z,
+      })),
+    ),
+    { instanceType: 'g5.xlarge', availabilityZone: `${region}a`, price: 0.4 },
+  ];
+}
+
+/**
+ * Pricing API products: m5.large at 0.1 (the bundled table says 0.096, so the test can tell
+ * them apart), m5.metal as the bare-metal product, and g5.xlarge missing (bundled fallback).
+ */
+export const ON_DEMAND_PRICES: readonly OnDemandPriceSeed[] = [
+  { instanceType: 'm5.large', regionCode: 'us-east-1', usdPerHour: 0.1 },
+  { instanceType: 'm5.xlarge', regionCode: 'us-east-1', usdPerHour: 0.2 },
+  { instanceType: 'c5.large', regionCode: 'us-east-1', usdPerHour: 0.09 },
+  { instanceType: 'm6g.large', regionCode: 'us-east-1', usdPerHour: 0.08 },
+  {
+    instanceType: 'm5.metal',
+    regionCode: 'us-east-1',
+    usdPerHour: 4.7,
+    tenancy: 'Dedicated',
+    attributes: { productFamily: 'Compute Instance (bare metal)' },
+  },
+  { instanceType: 'm5.large', regionCode: 'us-east-1', usdPerHour: 0.188, operatingSystem: 'Windows' },
+  { instanceType: 'm5.large', regionCode: 'eu-west-1', usdPerHour: 0.107 },
+];
+
+/** A FakeEc2 and FakePricing behind real SDK clients, with bundled types, offerings and prices. */
+export function catalogWorld(options: CatalogWorldOptions = {}) {
+  const region = options.region ?? 'us-east-1';
+  const clock = new ManualClock();
+  const types = options.types ?? WORLD_TYPES;
+  const offerings =
+    options.offerings ??
+    types.flatMap((type) =>
+      ['a', 'b', 'c']
+        .filter((zone) => type !== 'g5.xlarge' || zone !== 'c')
+        .map((zone) => ({ instanceType: type, availabilityZone: `${region}${zone}` })),
+    );
+  const ec2Fake = new FakeEc2({
+    clock,
+    region,
+    availabilityZones: ['a', 'b', 'c', 'd'].map((z) => `${region}${z}`),
+    instanceTypes: types.map((name) => instanceTypeInfo(bundledSpec(name))),
+    offerings,
+    spotPrices: options.spotPrices ?? defaultSpotPrices(region),
+  });
+  const pricingFake = new FakePricing({ clock, prices: options.onDemandPrices ?? ON_DEMAND_PRICES });
+  const ec2 = new EC2Client({ ...clientConfig, region });
+  const pricing = new PricingClient(clientConfig);
+  attachFake(ec2, ec2Fake);
+  attachFake(pricing, pricingFake);
+  return { clock, region, ec2, pricing, ec2Fake, pricingFake, logger: new RecordingLogger() };
+}

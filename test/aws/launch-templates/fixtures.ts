@@ -1,0 +1,105 @@
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { Ec2LaunchTemplateProvider } from '../../../shared/aws/launch-templates/launch-template-provider';
+import { loadBundledCatalog } from '../../../shared/catalog/bundled';
+import type { CapacityType } from '../../../shared/core/capacity-type';
+import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
+import type { EC2NodeClassStatus, ResolvedAmi } from '../../../shared/core/ec2nodeclass-status';
+import type { NodeClaim } from '../../../shared/core/nodeclaim';
+import type { InstanceCatalogPort, LaunchRequest } from '../../../shared/core/ports';
+import { attachFake } from '../../../sim/aws/attach';
+import { FakeEc2 } from '../../../sim/aws/fake-ec2';
+import { nodeClass, nodePool } from '../../builders';
+import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { nodeClaim } from '../userdata/fixtures';
+
+/** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */
+const TYPES = new Set(['m5.large', 'm5.xlarge', 'm5.2xlarge', 'c5.large', 'm6g.large', 'g5.xlarge', 'g4dn.xlarge']);
+const bundled = loadBundledCatalog('us-east-1');
+const catalog = { ...bundled, types: bundled.types.filter((t) => TYPES.has(t.name)) };
+/** Those types as the provider's instance type source. */
+export const catalogPort: InstanceCatalogPort = {
+  catalog: async () => catalog,
+  refresh: async () => catalog,
+};
+
+const NO_GPU = { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' } as const;
+const NO_ACCELERATOR = { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' } as const;
+
+/** The AL2023 variants as Karpenter's AMI resolution labels them: standard amd64, NVIDIA amd64, standard arm64. */
+export const amis = {
+  standard: {
+    id: 'ami-0standard0000amd64',
+    name: 'amazon-eks-node-al2023-x86_64-standard-1.31',
+    deprecated: false,
+    requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }, NO_GPU, NO_ACCELERATOR],
+  },
+  nvidia: {
+    id: 'ami-0nvidia00000amd64',
+    name: 'amazon-eks-node-al2023-x86_64-nvidia-1.31',
+    deprecated: false,
+    requirements: [
+      { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+      { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' },
+    ],
+  },
+  arm: {
+    id: 'ami-0standard0000arm64',
+    name: 'amazon-eks-node-al2023-arm64-standard-1.31',
+    deprecated: false,
+    requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }, NO_GPU, NO_ACCELERATOR],
+  },
+} satisfies Record<string, ResolvedAmi>;
+
+/** What the default EC2NodeClass resolved to: two security groups (unsorted), three AMIs, an instance profile. */
+export function resolved(overrides: Partial<EC2NodeClassStatus> = {}): EC2NodeClassStatus {
+  return {
+    subnets: [{ id: 'subnet-0a', zone: 'us-east-1a', availableIpAddressCount: 100 }],
+    securityGroups: [{ id: 'sg-0000000000000000b' }, { id: 'sg-0000000000000000a' }],
+    amis: [amis.standard, amis.nvidia, amis.arm],
+    instanceProfile: 'demo_1234567890',
+    conditions: [
+      { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+    ],
+    ...overrides,
+  };
+}
+
+/** Options of {@link launchRequest}. */
+export interface LaunchRequestOptions {
+  readonly nodeClass?: EC2NodeClass;
+  readonly nodeClaim?: NodeClaim;
+  readonly nodePool?: string;
+  readonly resolved?: EC2NodeClassStatus;
+  /** Instance type names, cheapest first. @default m5.large */
+  readonly types?: readonly string[];
+  readonly capacityType?: CapacityType;
+  /** Per-type capacity types, overriding `capacityType`. */
+  readonly capacityTypes?: Readonly<Record<string, CapacityType>>;
+}
+
+/** A LaunchRequest for the default NodeClaim, NodePool and EC2NodeClass. */
+export function launchRequest(options: LaunchRequestOptions = {}): LaunchRequest {
+  const pool = options.nodePool ?? 'default';
+  return {
+    nodeClaim: options.nodeClaim ?? nodeClaim({ nodePool: pool }),
+    nodePool: nodePool({ name: pool }),
+    nodeClass: options.nodeClass ?? nodeClass(),
+    resolved: options.resolved ?? resolved(),
+    options: (options.types ?? ['m5.large']).map((name, i) => ({
+      name,
+      price: 0.05 + i / 100,
+      capacityType: options.capacityTypes?.[name] ?? options.capacityType ?? 'spot',
+      zone: 'us-east-1a',
+    })),
+  };
+}
+
+/** A FakeEc2 behind a real EC2Client, and a provider on it; `anotherProvider` is a second process with its own cache. */
+export function world(options: { readonly cacheTtlMs?: number; readonly deleteGraceMs?: number } = {}) {
+  const clock = new ManualClock();
+  const fake = new FakeEc2({ clock });
+  const ec2 = new EC2Client(clientConfig);
+  attachFake(ec2, fake);
+  const anotherProvider = () => new Ec2LaunchTemplateProvider({ ec2, catalog: catalogPort, clock, ...options });
+  return { clock, fake, ec2, provider: anotherProvider(), anotherProvider };
+}

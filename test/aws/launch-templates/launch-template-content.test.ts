@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
+import { isValidationError } from '../../../shared/core/errors';
+import type { LaunchRequest } from '../../../shared/core/ports';
+import { nodeClass } from '../../builders';
+import { cluster, nodeClaim } from '../userdata/fixtures';
+import { amis, launchRequest, resolved, world } from './fixtures';
+
+/** The data of the one template ensured for `request`. */
+async function templateData(request: LaunchRequest) {
+  const { provider, fake } = world();
+  const [ref] = await provider.ensure(request, cluster);
+  return fake.launchTemplateData(ref.launchTemplateName);
+}
+
+function withNodeClass(overrides: Parameters<typeof nodeClass>[0]): LaunchRequest {
+  return launchRequest({ nodeClass: nodeClass(overrides) });
+}
+
+describe('launch template content', () => {
+  it("gives Bottlerocket Karpenter's two default volumes: 4Gi for the OS on /dev/xvda, 20Gi for data on /dev/xvdb", async () => {
+    const data = await templateData(withNodeClass({ amiFamily: 'Bottlerocket' }));
+    expect(data?.BlockDeviceMappings).toEqual([
+      { DeviceName: '/dev/xvda', Ebs: { VolumeSize: 4, VolumeType: 'gp3', Encrypted: true } },
+      { DeviceName: '/dev/xvdb', Ebs: { VolumeSize: 20, VolumeType: 'gp3', Encrypted: true } },
+    ]);
+  });
+
+  it('leaves volumes to the AMI for the Custom family, and sends its userData unchanged', async () => {
+    const data = await templateData(withNodeClass({ amiFamily: 'Custom', userData: '#!/bin/bash\nnodeup' }));
+    expect(data?.BlockDeviceMappings).toBeUndefined();
+    expect(Buffer.from(data?.UserData ?? '', 'base64').toString()).toBe('#!/bin/bash\nnodeup');
+  });
+
+  it("uses the EC2NodeClass's block devices, IMDS options and detailed monitoring instead of the defaults", async () => {
+    const data = await templateData(
+      withNodeClass({
+        blockDeviceMappings: [
+          {
+            deviceName: '/dev/xvda',
+            rootVolume: true,
+            ebs: {
+              volumeSize: '100Gi',
+              volumeType: 'io2',
+              iops: 5000,
+              encrypted: true,
+              kmsKeyID: 'arn:aws:kms:us-east-1:123456789012:key/abc',
+              deleteOnTermination: true,
+            },
+          },
+          { deviceName: '/dev/xvdb', ebs: { volumeSize: '1500M', snapshotID: 'snap-0123', volumeInitializationRate: 200 } },
+        ],
+        metadataOptions: { httpPutResponseHopLimit: 2, httpTokens: 'optional', httpProtocolIPv6: 'enabled' },
+        detailedMonitoring: true,
+      }),
+    );
+    expect(data?.BlockDeviceMappings).toEqual([
+      {
+        DeviceName: '/dev/xvda',
+        Ebs: {
+          VolumeSize: 100,
+          VolumeType: 'io2',
+          Iops: 5000,
+          Encrypted: true,
+          KmsKeyId: 'arn:aws:kms:us-east-1:123456789012:key/abc',
+          DeleteOnTermination: true,
+        },
+      },
+      { DeviceName: '/dev/xvdb', Ebs: { VolumeSize: 2, SnapshotId: 'snap-0123', VolumeInitializationRate: 200 } },
+    ]);
+    expect(data?.MetadataOptions).toEqual({
+      HttpEndpoint: 'enabled',
+      HttpProtocolIpv6: 'enabled',
+      HttpPutResponseHopLimit: 2,
+      HttpTokens: 'optional',
+    });
+    expect(data?.Monitoring).toEqual({ Enabled: true });
+  });
+
+  it('puts the security groups on a primary interface when associatePublicIPAddress or ipPrefixCount is set', async () => {
+    for (const [overrides, extra] of [
+      [{ associatePublicIPAddress: true }, { AssociatePublicIpAddress: true }],
+      [{ associatePublicIPAddress: false }, { AssociatePublicIpAddress: false }],
+      [{ ipPrefixCount: 2 } as Partial<EC2NodeClass>, { Ipv4PrefixCount: 2 }],
+    ] as const) {
+      const request = launchRequest({ nodeClass: { ...nodeClass(), ...overrides } });
+      const data = await templateData(request);
+      expect(data?.SecurityGroupIds).toBeUndefined();
+      expect(data?.NetworkInterfaces).toEqual([
+        { DeviceIndex: 0, Groups: ['sg-0000000000000000a', 'sg-0000000000000000b'], ...extra },
+      ]);
+    }
+  });
+
+  it('rejects a volume size that is not a quantity, naming the field', async () => {
+    const { provider } = world();
+    const error = await provider
+      .ensure(withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: 'big' } }] }), cluster)
+      .catch((e: unknown) => e);
+    expect(isValidationError(error)).toBe(true);
+    expect(String(error)).toContain('EC2NodeClass/default: spec.blockDeviceMappings[0].ebs.volumeSize: not a Kubernetes quantity');
+  });
+});
+
+describe('launch template names', () => {
+  async function nameFor(request: LaunchRequest, onCluster = cluster): Promise<string> {
+    const { provider } = world();
+    const [ref] = await provider.ensure(request, onCluster);
+    return ref.launchTemplateName;
+  }
+
+  it('are the same for the same inputs in every process, whatever the order of the security groups', async () => {
+    const base = await nameFor(launchRequest());
+    expect(await nameFor(launchRequest())).toBe(base);
+    const reordered = resolved({ securityGroups: [{ id: 'sg-0000000000000000a' }, { id: 'sg-0000000000000000b' }] });
+    expect(await nameFor(launchRequest({ resolved: reordered }))).toBe(base);
+    // A NodeClaim of another name with the same settings shares the template.
+    expect(await nameFor(launchRequest({ nodeClaim: nodeClaim({ name: 'default-other' }) }))).toBe(base);
+  });
+
+  it('change when anything in the template changes', async () => {
+    const base = await nameFor(launchRequest());
+    const variants: Record<string, Promise<string>> = {
+      ami: nameFor(launchRequest({ resolved: resolved({ amis: [{ ...amis.standard, id: 'ami-0newer' }] }) })),
+      securityGroups: nameFor(launchRequest({ resolved: resolved({ securityGroups: [{ id: 'sg-0c' }] }) })),
+      instanceProfile: nameFor(launchRequest({ resolved: resolved({ instanceProfile: 'other' }) })),
+      userData: nameFor(withNodeClass({ userData: 'echo hi' })),
+      kubelet: nameFor(withNodeClass({ kubelet: { maxPods: 50 } })),
+      metadataOptions: nameFor(withNodeClass({ metadataOptions: { httpPutResponseHopLimit: 2 } })),
+      blockDevices: nameFor(withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '21Gi' } }] })),
+      monitoring: nameFor(withNodeClass({ detailedMonitoring: true })),
+      publicIp: nameFor(withNodeClass({ associatePublicIPAddress: false })),
+      tags: nameFor(withNodeClass({ tags: { team: 'ml' } })),
+      nodeClassName: nameFor(withNodeClass({ name: 'other' })),
+      nodePool: nameFor(launchRequest({ nodePool: 'batch' })),
+      labels: nameFor(launchRequest({ nodeClaim: nodeClaim({ labels: { team: 'ml' } }) })),
+      taints: nameFor(launchRequest({ nodeClaim: nodeClaim({ taints: [{ key: 'x', effect: 'NoSchedule' }] }) })),
+      capacityType: nameFor(launchRequest({ capacityType: 'on-demand' })),
+      maxPods: nameFor(launchRequest({ types: ['m5.xlarge'] })),
+      endpoint: nameFor(launchRequest(), { ...cluster, endpoint: 'https://other.example.com' }),
+    };
+    const names = Object.fromEntries(
+      await Promise.all(Object.entries(variants).map(async ([k, v]) => [k, await v] as const)),
+    );
+    for (const [input, name] of Object.entries(names)) {
+      expect({ input, changed: name !== base }).toEqual({ input, changed: true });
+    }
+    expect(new Set(Object.values(names)).size).toBe(Object.keys(names).length);
+  });
+
+  it('name the cluster, and reject cluster names EC2 cannot put in a template name', async () => {
+    expect(await nameFor(launchRequest(), { ...cluster, name: 'k8s.example.com' })).toMatch(
+      /^podlift\/k8s\.example\.com\/[0-9a-f]{16}$/,
+    );
+    const error = await nameFor(launchRequest(), { ...cluster, name: 'a/b' }).catch((e: unknown) => e);
+    expect(isValidationError(error)).toBe(true);
+    expect(String(error)).toContain('Cluster/a/b: name: cannot name launch templates');
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
+import type { EC2NodeClassStatus } from '../../../shared/core/ec2nodeclass-status';
+import { nodeClass } from '../../builders';
+import { CLUSTER, iamWrites, nodeClassWorld, REGION, ROLE } from './world';
+
+const profileReady = (status: EC2NodeClassStatus) =>
+  status.conditions.find((c) => c.type === 'InstanceProfileReady');
+const NAME = instanceProfileName(CLUSTER, REGION, 'default');
+const withRole = (role = ROLE) => nodeClass({ uid: 'uid-1234', role, tags: { team: 'platform' } });
+
+describe('EC2NodeClassResolver instance profile', () => {
+  it('creates the profile once, under Karpenter name and path, tagged, holding the role', async () => {
+    const { resolver, iamFake } = nodeClassWorld();
+    const status = await resolver.resolve(withRole());
+    expect(status.instanceProfile).toBe(NAME);
+    expect(NAME).toMatch(/^demo_\d+$/);
+    const profile = iamFake.instanceProfile(NAME);
+    expect(profile?.Path).toBe('/karpenter/us-east-1/demo/uid-1234/');
+    expect(profile?.Roles?.map((r) => r.RoleName)).toEqual([ROLE]);
+    expect(Object.fromEntries((profile?.Tags ?? []).map((t) => [t.Key, t.Value]))).toEqual({
+      team: 'platform',
+      'kubernetes.io/cluster/demo': 'owned',
+      'karpenter.sh/managed-by': 'demo',
+      'eks:eks-cluster-name': 'demo',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+      'topology.kubernetes.io/region': 'us-east-1',
+    });
+    expect(profileReady(status)).toMatchObject({ status: 'True', reason: 'InstanceProfileReady' });
+  });
+
+  it('makes no IAM calls on a second resolve within the TTL, and only a read after it', async () => {
+    const { resolver, iamFake, newResolver, clock } = nodeClassWorld();
+    await resolver.resolve(withRole());
+    const afterFirst = iamFake.calls.length;
+    await resolver.resolve(withRole());
+    expect(iamFake.calls.length).toBe(afterFirst);
+
+    clock.advance(16 * 60_000);
+    const writesBefore = iamWrites(iamFake);
+    const status = await newResolver().resolve(withRole());
+    expect(status.instanceProfile).toBe(NAME);
+    expect(iamWrites(iamFake)).toBe(writesBefore);
+    expect(iamFake.calls.slice(afterFirst).map((c) => c.operation)).toEqual(['GetInstanceProfile']);
+  });
+
+  it('lets concurrent resolvers race: one creates, the other takes EntityAlreadyExists as success', async () => {
+    const { iamFake, newResolver } = nodeClassWorld();
+    const [a, b] = await Promise.all([newResolver().resolve(withRole()), newResolver().resolve(withRole())]);
+    expect([a.instanceProfile, b.instanceProfile]).toEqual([NAME, NAME]);
+    expect([profileReady(a)?.status, profileReady(b)?.status]).toEqual(['True', 'True']);
+    const creates = iamFake.calls.filter((c) => c.operation === 'CreateInstanceProfile');
+    expect(creates.map((c) => c.error?.name)).toEqual([undefined, 'EntityAlreadyExistsException']);
+    expect(iamFake.instanceProfile(NAME)?.Roles?.map((r) => r.RoleName)).toEqual([ROLE]);
+  });
+
+  it('treats LimitExceeded on AddRoleToInstanceProfile as success when the role is ours', async () => {
+    const { iamFake, newResolver } = nodeClassWorld();
+    iamFake.createInstanceProfile({ InstanceProfileName: NAME });
+    const [a, b] = await Promise.all([newResolver().resolve(withRole()), newResolver().resolve(withRole())]);
+    expect([profileReady(a)?.status, profileReady(b)?.status]).toEqual(['True', 'True']);
+    const adds = iamFake.calls.filter((c) => c.operation === 'AddRoleToInstanceProfile');
+    expect(adds.map((c) => c.error?.name)).toEqual([undefined, 'LimitExceededException']);
+  });
+
+  it('reports a conflict when AddRoleToInstanceProfile hits the limit but the profile lacks our role', async () => {
+    const { iamFake, resolver } = nodeClassWorld();
+    iamFake.createInstanceProfile({ InstanceProfileName: NAME });
+    iamFake.failNext('AddRoleToInstanceProfile', 'LimitExceeded');
+    const status = await resolver.resolve(withRole());
+    expect(profileReady(status)).toMatchObject({ status: 'False', reason: 'InstanceProfileRoleConflict' });
+    expect(profileReady(status)?.message).toContain(`the profile already holds role (none), not ${ROLE}`);
+    expect(status.instanceProfile).toBeUndefined();
+  });
+
+  it('replaces the role when the node class role changed', async () => {
+    const { iamFake, newResolver } = nodeClassWorld();
+    await newResolver().resolve(withRole());
+    const status = await newResolver().resolve(withRole('OtherRole'));
+    expect(status.instanceProfile).toBe(NAME);
+    expect(iamFake.instanceProfile(NAME)?.Roles?.map((r) => r.RoleName)).toEqual(['OtherRole']);
+    expect(iamFake.callsTo('RemoveRoleFromInstanceProfile')).toEqual([
+      { InstanceProfileName: NAME, RoleName: ROLE },
+    ]);
+  });
+
+  it('passes only the role name of a role with a path', async () => {
+    const { iamFake, resolver } = nodeClassWorld();
+    await resolver.resolve(withRole(`/nodes/${ROLE}`));
+    expect(iamFake.callsTo('AddRoleToInstanceProfile')).toEqual([
+      { InstanceProfileName: NAME, RoleName: ROLE },
+    ]);
+  });
+
+  it('reports RoleNotFound, and tries again on the next resolve instead of caching the failure', async () => {
+    const { iamFake, resolver, clock } = nodeClassWorld();
+    const missing = await resolver.resolve(withRole('NotYetCreated'));
+    expect(profileReady(missing)).toMatchObject({ status: 'False', reason: 'RoleNotFound' });
+    expect(profileReady(missing)?.message).toContain('role NotYetCreated does not exist');
+    iamFake.addRole({ name: 'NotYetCreated' });
+    clock.advance(1_000);
+    const fixed = await resolver.resolve(withRole('NotYetCreated'));
+    expect(profileReady(fixed)).toMatchObject({ status: 'True' });
+  });
+
+  it('uses a given instanceProfile as is after checking it exists, writing nothing', async () => {
+    const { iamFake, resolver } = nodeClassWorld();
+    iamFake.createInstanceProfile({ InstanceProfileName: 'my-profile' });
+    const status = await resolver.resolve(nodeClass({ instanceProfile: 'my-profile' }));
+    expect(status.instanceProfile).toBe('my-profile');
+    expect(profileReady(status)).toMatchObject({ status: 'True' });
+    expect(iamWrites(iamFake)).toBe(0);
+  });
+
+  it('reports a given instanceProfile that does not exist, and Ready False', async () => {
+    const { resolver } = nodeClassWorld();
+    const status = await resolver.resolve(nodeClass({ instanceProfile: 'missing-profile' }));
+    expect(status.instanceProfile).toBeUndefined();
+    expect(profileReady(status)).toMatchObject({
+      status: 'False',
+      reason: 'InstanceProfileNotFound',
+      message: 'instance profile missing-profile of EC2NodeClass default does not exist',
+    });
+    expect(status.conditions.find((c) => c.type === 'Ready')?.status).toBe('False');
+  });
+});

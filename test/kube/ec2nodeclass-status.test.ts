@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EC2NodeClassStatus } from '../../shared/core/ec2nodeclass-status';
+import { isNotFoundError } from '../../shared/core/errors';
+import type { Harness } from './harness';
+import { rejectionOf, startHarness } from './harness';
+import { ec2NodeClassObject } from './kube-builders';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(() => h.server.close());
+
+const ready = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'Ready',
+  message: '',
+  lastTransitionTime: '2026-11-21T09:00:00Z',
+} as const;
+
+const status: EC2NodeClassStatus = {
+  subnets: [{ id: 'subnet-1', zone: 'us-east-1a', zoneID: 'use1-az1', availableIpAddressCount: 100 }],
+  securityGroups: [{ id: 'sg-1', name: 'nodes' }],
+  amis: [
+    {
+      id: 'ami-1',
+      name: 'al2023',
+      deprecated: false,
+      requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
+    },
+  ],
+  instanceProfile: 'podlift-profile',
+  conditions: [ready],
+};
+
+describe('KubeCluster.writeNodeClassStatus', () => {
+  it("writes Karpenter's status shape through the status subresource, leaving spec alone", async () => {
+    h.server.store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassObject('default'));
+    await h.cluster.writeNodeClassStatus('default', status);
+    const stored = h.server.store.get('ec2nodeclasses.karpenter.k8s.aws', 'default');
+    expect(stored.status).toEqual({
+      subnets: [{ id: 'subnet-1', zone: 'us-east-1a', zoneID: 'use1-az1' }],
+      securityGroups: [{ id: 'sg-1', name: 'nodes' }],
+      amis: [
+        {
+          id: 'ami-1',
+          name: 'al2023',
+          requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
+        },
+      ],
+      instanceProfile: 'podlift-profile',
+      conditions: [ready],
+    });
+    expect(stored.metadata.generation).toBe(1);
+    expect(h.server.requests.at(-1)).toMatchObject({
+      method: 'PATCH',
+      path: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default/status',
+      contentType: 'application/merge-patch+json',
+    });
+    expect((await h.cluster.nodeClasses()).conditions.get('default')).toEqual([ready]);
+  });
+
+  it('removes an instance profile that no longer resolves and replaces the lists', async () => {
+    h.server.store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassObject('default'));
+    await h.cluster.writeNodeClassStatus('default', status);
+    const { instanceProfile: _p, ...withoutProfile } = status;
+    await h.cluster.writeNodeClassStatus('default', { ...withoutProfile, subnets: [] });
+    const stored = h.server.store.get('ec2nodeclasses.karpenter.k8s.aws', 'default').status as Record<
+      string,
+      unknown
+    >;
+    expect(stored.instanceProfile).toBeUndefined();
+    expect(stored.subnets).toEqual([]);
+  });
+
+  it('fails with NotFoundError for a missing EC2NodeClass', async () => {
+    const error = await rejectionOf(h.cluster.writeNodeClassStatus('ghost', status));
+    expect(isNotFoundError(error)).toBe(true);
+    expect(error.message).toBe('writing the status of EC2NodeClass ghost: EC2NodeClass ghost not found');
+  });
+});

@@ -1,0 +1,45 @@
+/** A fake API server, a settable clock and the adapter pointed at them, for the adapter tests. */
+import type { Clock } from '../../shared/core/clock';
+import { KubeApi } from '../../shared/kube/kube-api';
+import { KubeCluster } from '../../shared/kube/kube-cluster';
+import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
+import type { FakeKubeApiServer, FakeKubeApiServerOptions } from '../../sim/kube';
+import { startFakeKubeApiServer } from '../../sim/kube';
+
+/** A clock tests move by hand. */
+export class ManualClock implements Clock {
+  constructor(private ms: number = Date.parse('2026-11-21T10:00:00Z')) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** What each adapter test gets. */
+export interface Harness {
+  readonly server: FakeKubeApiServer;
+  readonly clock: ManualClock;
+  readonly api: KubeApi;
+  readonly cluster: KubeCluster;
+}
+
+/** Starts a fake API server whose timestamps follow the returned clock. */
+export async function startHarness(options: FakeKubeApiServerOptions = {}): Promise<Harness> {
+  const clock = new ManualClock();
+  const server = await startFakeKubeApiServer({ now: () => new Date(clock.now()), ...options });
+  const source = staticKubeConfig(server.kubeConfig());
+  return { server, clock, api: new KubeApi(source), cluster: new KubeCluster(source, clock) };
+}
+
+/** The error `call` rejects with (fails the test when it resolves). */
+export async function rejectionOf(call: Promise<unknown>): Promise<Error> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof Error) return error;
+    throw error;
+  }
+  throw new Error('expected the call to be rejected');
+}

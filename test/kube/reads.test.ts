@@ -1,0 +1,195 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readPendingPods } from '../../shared/kube/pod-reads';
+import type { Harness } from './harness';
+import { startHarness } from './harness';
+import { ec2NodeClassObject, nodeObject, nodePoolObject, podObject } from './kube-builders';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(() => h.server.close());
+
+const names = (pods: readonly { namespace: string; name: string }[]) =>
+  pods.map((p) => `${p.namespace}/${p.name}`).sort();
+
+describe('KubeCluster.pendingPods', () => {
+  it('returns only unbound pods a scheduler marked Unschedulable', async () => {
+    const { store } = h.server;
+    store.seed('pods', podObject('wanted', { namespace: 'team-a', cpu: '1500m' }));
+    store.seed('pods', podObject('not-yet-tried', { unschedulable: false }));
+    store.seed('pods', podObject('bound', { nodeName: 'n1', phase: 'Running' }));
+    store.seed('pods', podObject('preempting', { nominatedNodeName: 'n1' }));
+    store.seed('pods', podObject('daemon', { owner: 'DaemonSet' }));
+    store.seed('pods', podObject('mirror', { owner: 'Node' }));
+    store.seed('pods', { ...podObject('deleting'), metadata: { name: 'deleting', finalizers: ['x/y'] } });
+    store.delete('pods', 'deleting');
+    store.seed('pods', podObject('failed', { phase: 'Failed' }));
+    store.seed('pods', podObject('other-scheduler', { schedulerName: 'volcano' }));
+
+    const pending = await h.cluster.pendingPods();
+
+    expect(names(pending.items)).toEqual(['default/other-scheduler', 'team-a/wanted']);
+    expect(pending.items.find((p) => p.name === 'wanted')?.requests).toMatchObject({ cpu: 1500, pods: 1 });
+    expect(pending.invalid).toEqual([]);
+    const list = h.server.requests.find((r) => r.path === '/api/v1/pods');
+    expect(list?.query).toMatchObject({ fieldSelector: 'status.phase=Pending,spec.nodeName=', limit: '500' });
+  });
+
+  it('keeps only the configured schedulers when told to', async () => {
+    h.server.store.seed('pods', podObject('default-one'));
+    h.server.store.seed('pods', podObject('volcano-one', { schedulerName: 'volcano' }));
+    const pending = await readPendingPods(h.api, { schedulerNames: ['default-scheduler'] });
+    expect(names(pending.items)).toEqual(['default/default-one']);
+  });
+
+  it('reads every page of a list longer than the page size', async () => {
+    for (let i = 0; i < 1001; i++) h.server.store.seed('pods', podObject(`p-${String(i).padStart(4, '0')}`));
+    const pending = await h.cluster.pendingPods();
+    expect(pending.items).toHaveLength(1001);
+    const pages = h.server.requests.filter((r) => r.path === '/api/v1/pods');
+    expect(pages).toHaveLength(3);
+    expect(pages[1].query.continue).toBeTruthy();
+    expect(pages[2].query.continue).toBeTruthy();
+  });
+
+  it('reports a pod the core parser rejects without dropping the others', async () => {
+    h.server.store.seed('pods', podObject('good'));
+    h.server.store.seed('pods', { ...podObject('bad'), spec: { containers: [] } });
+    const pending = await h.cluster.pendingPods();
+    expect(names(pending.items)).toEqual(['default/good']);
+    expect(pending.invalid).toHaveLength(1);
+    expect(pending.invalid[0].message).toContain('Pod/default/bad');
+    expect(pending.invalid[0].message).toContain('spec.containers');
+  });
+});
+
+describe('KubeCluster node and pod reads', () => {
+  it('reads the pods on one node, without finished ones', async () => {
+    const { store } = h.server;
+    store.seed('pods', podObject('a', { nodeName: 'n1', phase: 'Running' }));
+    store.seed('pods', podObject('done', { nodeName: 'n1', phase: 'Succeeded' }));
+    store.seed('pods', podObject('elsewhere', { nodeName: 'n2', phase: 'Running' }));
+    const pods = await h.cluster.podsOnNode('n1');
+    expect(names(pods.items)).toEqual(['default/a']);
+    expect(pods.items[0].nodeName).toBe('n1');
+  });
+
+  it('maps nodes to StateNodes carrying their bound pods', async () => {
+    const { store } = h.server;
+    store.seed('nodes', nodeObject('n1', { labels: { 'karpenter.sh/nodepool': 'default' } }));
+    store.seed('nodes', {
+      ...nodeObject('n2', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
+      spec: { unschedulable: true, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] },
+    });
+    store.seed('pods', podObject('a', { nodeName: 'n1', phase: 'Running', cpu: '1' }));
+    store.seed('pods', podObject('b', { nodeName: 'n1', phase: 'Running', cpu: '2' }));
+    store.seed('pods', podObject('c', { nodeName: 'n2', phase: 'Running' }));
+    store.seed('pods', podObject('old', { nodeName: 'n2', phase: 'Failed' }));
+
+    const nodes = await h.cluster.nodes();
+
+    const n1 = nodes.items.find((n) => n.name === 'n1');
+    const n2 = nodes.items.find((n) => n.name === 'n2');
+    expect(n1).toMatchObject({ kind: 'node', nodePool: 'default', allocatable: { cpu: 4000, pods: 110 } });
+    expect(n1?.pods.map((p) => p.name).sort()).toEqual(['a', 'b']);
+    expect(n2).toMatchObject({
+      unschedulable: true,
+      taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+    });
+    expect(n2?.pods.map((p) => p.name)).toEqual(['c']);
+  });
+
+  it('turns DaemonSets into the pod their template runs', async () => {
+    h.server.store.seed('daemonsets.apps', {
+      metadata: { name: 'aws-node', namespace: 'kube-system' },
+      spec: {
+        template: {
+          metadata: { labels: { app: 'aws-node' } },
+          spec: { containers: [{ name: 'cni', resources: { requests: { cpu: '25m', memory: '64Mi' } } }] },
+        },
+      },
+    });
+    h.server.store.seed('daemonsets.apps', {
+      metadata: { name: 'broken', namespace: 'kube-system' },
+      spec: {},
+    });
+    const daemonSets = await h.cluster.daemonSets();
+    expect(daemonSets.items).toHaveLength(1);
+    expect(daemonSets.items[0]).toMatchObject({
+      namespace: 'kube-system',
+      name: 'aws-node',
+      pod: {
+        ownerKind: 'DaemonSet',
+        requests: { cpu: 25, memory: 64 * 1024 ** 2 },
+        labels: { app: 'aws-node' },
+      },
+    });
+    expect(daemonSets.invalid[0].message).toContain('DaemonSet/kube-system/broken');
+  });
+
+  it('reads PodDisruptionBudgets with the disruptions their status allows', async () => {
+    const { store } = h.server;
+    for (const name of ['web-1', 'web-2', 'web-3'])
+      store.seed('pods', podObject(name, { nodeName: 'n1', ready: true, labels: { app: 'web' } }));
+    store.create('poddisruptionbudgets.policy', {
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 },
+    });
+    const budgets = await h.cluster.podDisruptionBudgets();
+    expect(budgets).toEqual([
+      {
+        namespace: 'default',
+        name: 'web',
+        selector: { matchLabels: { app: 'web' } },
+        maxUnavailable: 1,
+        disruptionsAllowed: 1,
+        currentHealthy: 3,
+        desiredHealthy: 2,
+        expectedPods: 3,
+      },
+    ]);
+  });
+});
+
+describe('KubeCluster custom resource reads', () => {
+  it('parses NodePools and reports an invalid one by name instead of failing the list', async () => {
+    const { store } = h.server;
+    store.create('nodepools.karpenter.sh', nodePoolObject('default'));
+    store.create('nodepools.karpenter.sh', nodePoolObject('broken', { weight: 1000 }));
+    const pools = await h.cluster.nodePools();
+    expect(pools.items.map((p) => p.name)).toEqual(['default']);
+    expect(pools.items[0]).toMatchObject({ limits: { cpu: 100_000 }, weight: 0 });
+    expect(pools.invalid).toHaveLength(1);
+    expect(pools.invalid[0].message).toContain('NodePool/broken');
+    expect(pools.invalid[0].message).toContain('weight');
+  });
+
+  it('parses EC2NodeClasses, keeps their stored conditions, and reports invalid ones', async () => {
+    const { store } = h.server;
+    const condition = {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Ready',
+      message: '',
+      lastTransitionTime: '2026-11-21T09:00:00Z',
+    };
+    store.seed('ec2nodeclasses.karpenter.k8s.aws', {
+      ...ec2NodeClassObject('default'),
+      status: { conditions: [condition] },
+    });
+    store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassObject('broken', { amiSelectorTerms: [] }));
+    const classes = await h.cluster.nodeClasses();
+    expect(classes.items.map((c) => [c.name, c.amiFamily])).toEqual([['default', 'AL2023']]);
+    expect(classes.invalid.map((e) => e.message)).toEqual([expect.stringContaining('EC2NodeClass/broken')]);
+    expect(classes.conditions.get('default')).toEqual([condition]);
+  });
+
+  it('pages through custom resources too', async () => {
+    for (let i = 0; i < 502; i++)
+      h.server.store.create('nodepools.karpenter.sh', nodePoolObject(`pool-${i}`));
+    const pools = await h.cluster.nodePools();
+    expect(pools.items).toHaveLength(502);
+    expect(h.server.requests.filter((r) => r.path === '/apis/karpenter.sh/v1/nodepools')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,55 @@
+import { expect, vi } from 'vitest';
+import type { FakeKubeApiServer } from '../../sim/kube';
+import { kubeListWatchSources } from '../../watcher/kube-list-watch';
+import { Watcher } from '../../watcher/watcher';
+import { FakeEventPublisher } from './fake-event-publisher';
+import { FakeTime } from './fake-time';
+
+/** A watcher on fake time and a fake bus, reading the fake API server through client-node. */
+export interface WatcherHarness {
+  readonly watcher: Watcher;
+  readonly time: FakeTime;
+  readonly publisher: FakeEventPublisher;
+}
+
+/** Content type of JSON merge patches. */
+export const MERGE_PATCH = 'application/merge-patch+json';
+
+/** Builds a watcher against `server` (no jitter: backoffs are exact). */
+export function watcherFor(server: FakeKubeApiServer): WatcherHarness {
+  const time = new FakeTime();
+  const publisher = new FakeEventPublisher();
+  const watcher = new Watcher({
+    cluster: 'test-cluster',
+    sources: kubeListWatchSources(server.kubeConfig()),
+    publisher,
+    clock: time,
+    timers: time,
+    watchBackoff: { initialMs: 1000, maxMs: 30_000 },
+    publishBackoff: { initialMs: 1000, maxMs: 60_000 },
+  });
+  return { watcher, time, publisher };
+}
+
+/** Starts a watcher and waits until every resource is listed and watched. */
+export async function startedWatcher(server: FakeKubeApiServer): Promise<WatcherHarness> {
+  const harness = watcherFor(server);
+  harness.watcher.start();
+  await watchesOpen(server);
+  return harness;
+}
+
+/** Waits until all five resources are synced and watched. */
+export async function watchesOpen(server: FakeKubeApiServer, count = 5): Promise<void> {
+  await vi.waitFor(() => expect(server.openWatches).toBe(count), { interval: 5 });
+}
+
+/** Lets pending promise callbacks and I/O callbacks run. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Requests of one verb to one path. */
+export function requestsTo(server: FakeKubeApiServer, verb: 'list' | 'watch', path: string) {
+  return server.requests.filter((r) => r.verb === verb && r.path === path);
+}

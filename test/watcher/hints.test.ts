@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import {
+  generationDigest,
+  generationHints,
+  nodeClaimDigest,
+  nodeClaimHints,
+} from '../../watcher/karpenter-object-hints';
+import { nodeDigest, nodeHints } from '../../watcher/node-hints';
+import { podDigest, podHints } from '../../watcher/pod-hints';
+import type { ObjectChange } from '../../watcher/reflector';
+import { node, nodeClaim, nodePool, pod } from './builders';
+
+function modified<D>(previous: D, current: D): ObjectChange<D> {
+  return { type: 'modified', key: 'k', previous, current, initial: false };
+}
+
+const withUid = (object: ReturnType<typeof pod>) => ({
+  ...object,
+  metadata: { ...object.metadata, uid: 'u1' },
+});
+
+describe('pod hints', () => {
+  it('sees a pod become unschedulable once, and not while it is being deleted', () => {
+    const waiting = podDigest(withUid(pod('web', { unschedulable: true })));
+    expect(podHints(modified(podDigest(withUid(pod('web'))), waiting))).toEqual([
+      { type: 'PodsPending', pod: { namespace: 'default', name: 'web', uid: 'u1' } },
+    ]);
+    expect(podHints(modified(waiting, waiting))).toEqual([]);
+    const terminating = pod('web', { unschedulable: true });
+    terminating.metadata.deletionTimestamp = '2026-11-21T12:00:00Z';
+    expect(podDigest(terminating).unschedulable).toBe(false);
+  });
+
+  it('counts a pod that finishes on its node as removed from it, once', () => {
+    const running = podDigest(pod('job', { nodeName: 'n1' }));
+    const done = podDigest(pod('job', { nodeName: 'n1', phase: 'Succeeded' }));
+    expect(podHints(modified(running, done))).toEqual([
+      { type: 'CapacityChanged', change: { reason: 'podRemoved', name: 'default/job' } },
+    ]);
+    expect(podHints({ type: 'deleted', key: 'default/job', previous: done, initial: false })).toEqual([]);
+  });
+});
+
+describe('node hints', () => {
+  it('reports Ready only on the transition', () => {
+    const ready = nodeDigest(node('n1', { ready: true }));
+    expect(nodeHints(modified(nodeDigest(node('n1')), ready))).toHaveLength(1);
+    expect(nodeHints(modified(ready, ready))).toEqual([]);
+    expect(nodeHints(modified(ready, nodeDigest(node('n1'))))).toEqual([]);
+  });
+});
+
+describe('Karpenter object hints', () => {
+  it('ignores a NodePool update that keeps its generation', () => {
+    const before = generationDigest({ ...nodePool('default'), metadata: { name: 'default', generation: 3 } });
+    const after = generationDigest({ ...nodePool('default'), metadata: { name: 'default', generation: 4 } });
+    const hints = generationHints('nodePoolChanged');
+    expect(hints(modified(before, before))).toEqual([]);
+    expect(hints(modified(before, after))).toEqual([
+      { type: 'CapacityChanged', change: { reason: 'nodePoolChanged', name: 'default' } },
+    ]);
+  });
+
+  it('ignores NodeClaim condition updates that keep every status', () => {
+    const claim = (status: string, message: string) =>
+      nodeClaimDigest({
+        ...nodeClaim('c1'),
+        status: { conditions: [{ type: 'Initialized', status, message, lastTransitionTime: message }] },
+      });
+    expect(nodeClaimHints(modified(claim('False', 'a'), claim('False', 'b')))).toEqual([]);
+    expect(nodeClaimHints(modified(claim('False', 'a'), claim('True', 'a')))).toHaveLength(1);
+  });
+});

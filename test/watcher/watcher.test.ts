@@ -1,0 +1,336 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CapacityChangedDetail } from '../../shared/core/contracts/capacity-changed';
+import { parseCapacityChangedDetail } from '../../shared/core/contracts/capacity-changed';
+import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending';
+import { parsePodsPendingDetail } from '../../shared/core/contracts/pods-pending';
+import type { FakeKubeApiServer } from '../../sim/kube';
+import { startFakeKubeApiServer } from '../../sim/kube';
+import { node, nodeClaim, nodeClass, nodePool, pod, unschedulableCondition } from './builders';
+import type { WatcherHarness } from './harness';
+import { MERGE_PATCH, requestsTo, settle, startedWatcher, watcherFor, watchesOpen } from './harness';
+
+let server: FakeKubeApiServer;
+let harness: WatcherHarness | undefined;
+
+beforeEach(async () => {
+  server = await startFakeKubeApiServer();
+});
+afterEach(async () => {
+  await harness?.watcher.stop();
+  harness = undefined;
+  await server.close();
+});
+
+/** Remembers the harness so afterEach stops it. */
+function track(started: WatcherHarness): WatcherHarness {
+  harness = started;
+  return started;
+}
+
+const pendingDetails = (h: WatcherHarness) => h.publisher.details<PodsPendingDetail>('PodsPending');
+const capacityDetails = (h: WatcherHarness) => h.publisher.details<CapacityChangedDetail>('CapacityChanged');
+const podNames = (detail: PodsPendingDetail) => detail.pods.map((p) => p.name);
+
+function markUnschedulable(name: string): void {
+  server.store.patch('pods', name, { status: { conditions: [unschedulableCondition()] } }, MERGE_PATCH, {
+    subresource: 'status',
+  });
+}
+
+async function seenPending(h: WatcherHarness, count: number): Promise<void> {
+  await vi.waitFor(() => expect(h.watcher.metrics.pendingPodsSeen.get()).toBe(count), { interval: 5 });
+}
+
+async function seenCapacity(h: WatcherHarness, reason: string, count: number): Promise<void> {
+  await vi.waitFor(() => expect(h.watcher.metrics.capacityChangesSeen.get({ reason })).toBe(count), {
+    interval: 5,
+  });
+}
+
+describe('Watcher: PodsPending', () => {
+  it('publishes one PodsPending an idle window after a pod becomes unschedulable, and only on the transition', async () => {
+    const h = track(await startedWatcher(server));
+    const created = server.store.create('pods', pod('web'));
+    markUnschedulable('web');
+    await seenPending(h, 1);
+
+    h.time.advance(999);
+    await settle();
+    expect(h.publisher.events).toEqual([]);
+    h.time.advance(1);
+    await vi.waitFor(() => expect(h.publisher.events).toHaveLength(1));
+    expect(h.publisher.events[0]).toMatchObject({ source: 'podlift.watcher', detailType: 'PodsPending' });
+    expect(parsePodsPendingDetail(h.publisher.events[0].detail)).toEqual({
+      schemaVersion: 1,
+      cluster: 'test-cluster',
+      pods: [{ namespace: 'default', name: 'web', uid: created.metadata.uid }],
+      total: 1,
+      truncated: false,
+    });
+
+    // The scheduler updates the pending pod again: not a new transition. The sentinel, later in
+    // the same watch stream, proves the update was seen.
+    server.store.patch(
+      'pods',
+      'web',
+      { status: { conditions: [unschedulableCondition('0/4 nodes are available')] } },
+      MERGE_PATCH,
+      { subresource: 'status' },
+    );
+    server.store.seed('pods', pod('sentinel', { unschedulable: true }));
+    await seenPending(h, 2);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(2));
+    expect(podNames(pendingDetails(h)[1])).toEqual(['sentinel']);
+  });
+
+  it('coalesces a burst into one event, published at the latest 10 s after its first hint', async () => {
+    const h = track(await startedWatcher(server));
+    for (let i = 0; i < 24; i++) {
+      server.store.seed('pods', pod(`burst-${i}`, { unschedulable: true }));
+      await seenPending(h, i + 1);
+      if (i === 19) expect(h.publisher.events).toEqual([]);
+      h.time.advance(500);
+    }
+    // Pods came every 500 ms, so the idle window never closed: the 10 s maximum did, with the
+    // 20 pods of t = 0 … 9.5 s; the 4 later ones opened the next window.
+    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(1));
+    expect(pendingDetails(h)[0]).toMatchObject({ total: 20, truncated: false });
+    expect(podNames(pendingDetails(h)[0])).toEqual(Array.from({ length: 20 }, (_, i) => `burst-${i}`));
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(2));
+    expect(podNames(pendingDetails(h)[1])).toEqual(['burst-20', 'burst-21', 'burst-22', 'burst-23']);
+    expect(h.watcher.metrics.batchSize.count({ detail_type: 'PodsPending' })).toBe(2);
+  });
+
+  it('reports pods already unschedulable at start, but not the capacity that existed', async () => {
+    server.store.seed('nodes', node('n1', { ready: true }));
+    server.store.seed('pods', pod('running', { nodeName: 'n1' }));
+    server.store.seed('pods', pod('waiting', { unschedulable: true }));
+    server.store.seed('nodepools.karpenter.sh', nodePool('default'));
+    const h = track(await startedWatcher(server));
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(h.publisher.events).toHaveLength(1));
+    expect(podNames(pendingDetails(h)[0])).toEqual(['waiting']);
+    expect(capacityDetails(h)).toEqual([]);
+  });
+});
+
+describe('Watcher: CapacityChanged', () => {
+  it('reports a node added, becoming Ready and removed in one batch', async () => {
+    const h = track(await startedWatcher(server));
+    server.store.seed('nodes', node('ip-10-0-1-1'));
+    await seenCapacity(h, 'nodeAdded', 1);
+    server.store.patch(
+      'nodes',
+      'ip-10-0-1-1',
+      { status: { conditions: [{ type: 'Ready', status: 'True' }] } },
+      MERGE_PATCH,
+      {
+        subresource: 'status',
+      },
+    );
+    await seenCapacity(h, 'nodeReady', 1);
+    server.store.delete('nodes', 'ip-10-0-1-1');
+    await seenCapacity(h, 'nodeRemoved', 1);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(capacityDetails(h)).toHaveLength(1));
+    const detail = parseCapacityChangedDetail(capacityDetails(h)[0]);
+    expect(detail).toMatchObject({ cluster: 'test-cluster', total: 3, truncated: false });
+    expect(detail.reasons.nodeAdded).toEqual({ count: 1, sample: ['ip-10-0-1-1'] });
+    expect(detail.reasons.nodeReady).toEqual({ count: 1, sample: ['ip-10-0-1-1'] });
+    expect(detail.reasons.nodeRemoved).toEqual({ count: 1, sample: ['ip-10-0-1-1'] });
+    expect(detail.reasons.podRemoved).toEqual({ count: 0, sample: [] });
+  });
+
+  it('reports a pod deleted from a node, but not a pending pod deleted', async () => {
+    server.store.seed('nodes', node('n1', { ready: true }));
+    server.store.seed('pods', pod('bound', { nodeName: 'n1' }));
+    server.store.seed('pods', pod('nowhere'));
+    const h = track(await startedWatcher(server));
+    server.store.delete('pods', 'nowhere');
+    server.store.delete('pods', 'bound');
+    await seenCapacity(h, 'podRemoved', 1);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(capacityDetails(h)).toHaveLength(1));
+    expect(capacityDetails(h)[0]).toMatchObject({
+      total: 1,
+      reasons: { podRemoved: { count: 1, sample: ['default/bound'] } },
+    });
+  });
+
+  it('reports NodePool and EC2NodeClass spec changes and NodeClaim condition changes, not status updates', async () => {
+    server.store.seed('nodepools.karpenter.sh', nodePool('default'));
+    server.store.seed('ec2nodeclasses.karpenter.k8s.aws', nodeClass('default'));
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaim('default-abcde'));
+    const h = track(await startedWatcher(server));
+
+    server.store.patch(
+      'nodepools.karpenter.sh',
+      'default',
+      { status: { resources: { cpu: '4' } } },
+      MERGE_PATCH,
+      {
+        subresource: 'status',
+      },
+    );
+    server.store.patch(
+      'nodepools.karpenter.sh',
+      'default',
+      { metadata: { labels: { team: 'a' } } },
+      MERGE_PATCH,
+    );
+    server.store.patch(
+      'nodepools.karpenter.sh',
+      'default',
+      { spec: { limits: { cpu: '200' } } },
+      MERGE_PATCH,
+    );
+    await seenCapacity(h, 'nodePoolChanged', 1);
+    server.store.patch(
+      'ec2nodeclasses.karpenter.k8s.aws',
+      'default',
+      { spec: { amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] } },
+      MERGE_PATCH,
+    );
+    await seenCapacity(h, 'nodeClassChanged', 1);
+    server.store.patch(
+      'nodeclaims.karpenter.sh',
+      'default-abcde',
+      { status: { conditions: [{ type: 'Launched', status: 'True' }] } },
+      MERGE_PATCH,
+      { subresource: 'status' },
+    );
+    await seenCapacity(h, 'nodeClaimChanged', 1);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(capacityDetails(h)).toHaveLength(1));
+    expect(capacityDetails(h)[0]).toMatchObject({
+      total: 3,
+      reasons: {
+        nodePoolChanged: { count: 1, sample: ['default'] },
+        nodeClassChanged: { count: 1, sample: ['default'] },
+        nodeClaimChanged: { count: 1, sample: ['default-abcde'] },
+      },
+    });
+  });
+});
+
+describe('Watcher: list and watch', () => {
+  it('resumes dropped watches from their resourceVersion without relisting or repeating hints', async () => {
+    const h = track(await startedWatcher(server));
+    server.store.seed('pods', pod('first', { unschedulable: true }));
+    await seenPending(h, 1);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(1));
+
+    const rvBefore = server.store.resourceVersion;
+    server.dropWatches();
+    await vi.waitFor(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
+    // The pods watch had delivered events, so it came back at once; the quiet ones wait a backoff.
+    h.time.advance(1000);
+    await watchesOpen(server);
+    expect(requestsTo(server, 'watch', '/api/v1/pods').at(-1)?.query.resourceVersion).toBe(rvBefore);
+    expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(5);
+
+    server.store.seed('pods', pod('second', { unschedulable: true }));
+    await seenPending(h, 2);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(2));
+    expect(podNames(pendingDetails(h)[1])).toEqual(['second']);
+    expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(0);
+  });
+
+  it('relists after 410 Expired and reports only what changed while it was away', async () => {
+    server.store.seed('nodes', node('n1', { ready: true }));
+    server.store.seed('pods', pod('early', { unschedulable: true }));
+    const h = track(await startedWatcher(server));
+
+    // Dropped at once and with nothing delivered, every watch waits a backoff before resuming;
+    // meanwhile things change and the history is compacted past the resourceVersion it holds.
+    server.dropWatches();
+    await vi.waitFor(() => expect(server.openWatches).toBe(0));
+    server.store.seed('pods', pod('late', { unschedulable: true }));
+    server.store.delete('nodes', 'n1');
+    server.compactHistory();
+    h.time.advance(1000);
+
+    await vi.waitFor(() => expect(requestsTo(server, 'list', '/api/v1/pods')).toHaveLength(2));
+    await watchesOpen(server);
+    expect(requestsTo(server, 'watch', '/api/v1/pods').map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
+    expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1);
+    await seenPending(h, 2);
+    await seenCapacity(h, 'nodeRemoved', 1);
+    h.time.advance(1000);
+    await vi.waitFor(() => expect(h.publisher.events).toHaveLength(3));
+    expect(pendingDetails(h).map(podNames)).toEqual([['early'], ['late']]);
+    expect(capacityDetails(h)[0].reasons.nodeRemoved).toEqual({ count: 1, sample: ['n1'] });
+  });
+
+  it('retries a failed list after a backoff and only then becomes ready', async () => {
+    server.failNext('list', '/api/v1/nodes', 500);
+    const h = track(watcherFor(server));
+    h.watcher.start();
+    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
+    await watchesOpen(server, 4);
+    expect(h.watcher.ready).toBe(false);
+    expect(h.watcher.readiness()).toMatchObject({ nodes: false, pods: true });
+
+    h.time.advance(999);
+    await settle();
+    expect(requestsTo(server, 'list', '/api/v1/nodes')).toHaveLength(1);
+    h.time.advance(1);
+    await vi.waitFor(() => expect(h.watcher.ready).toBe(true));
+    expect(requestsTo(server, 'list', '/api/v1/nodes')).toHaveLength(2);
+  });
+
+  it('restarts broken watches with exponential backoff and counts each restart', async () => {
+    const h = track(await startedWatcher(server));
+    server.failNext('watch', '/api/v1/nodes', 500);
+    server.dropWatches({ abrupt: true });
+    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
+    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1));
+    h.time.advance(999);
+    await settle();
+    expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(1);
+
+    // First retry: the nodes watch is refused with 500, a second failure in a row.
+    h.time.advance(1);
+    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(2));
+    await watchesOpen(server, 4);
+    h.time.advance(1999);
+    await settle();
+    expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(2);
+    h.time.advance(1);
+    await watchesOpen(server);
+
+    server.store.seed('nodes', node('after-restart'));
+    await seenCapacity(h, 'nodeAdded', 1);
+    expect(requestsTo(server, 'list', '/api/v1/nodes')).toHaveLength(1);
+  });
+  it('restarts a watch that outlived the server timeout, as a silently dead connection would', async () => {
+    const h = track(await startedWatcher(server));
+    h.time.advance(359_999);
+    await settle();
+    expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1);
+    h.time.advance(1);
+    await vi.waitFor(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
+    await watchesOpen(server);
+    expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
+    expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1);
+  });
+});
+
+describe('Watcher: stop', () => {
+  it('publishes the batch in hand at once and closes its watches', async () => {
+    const h = track(await startedWatcher(server));
+    server.store.seed('pods', pod('web', { unschedulable: true }));
+    server.store.seed('nodes', node('n1'));
+    await seenPending(h, 1);
+    await seenCapacity(h, 'nodeAdded', 1);
+    await h.watcher.stop();
+    expect(h.publisher.events.map((e) => e.detailType).sort()).toEqual(['CapacityChanged', 'PodsPending']);
+    await vi.waitFor(() => expect(server.openWatches).toBe(0));
+    expect(h.time.pending).toBe(0);
+  });
+});

@@ -1,0 +1,82 @@
+import type { CapacityChangeReason } from '../shared/core/contracts/capacity-changed';
+import type { Hint } from './hint';
+import { metadataOf } from './list-watch-source';
+import type { ObjectChange } from './reflector';
+
+/** What the watcher keeps of a NodePool or EC2NodeClass: its spec's generation. */
+export interface GenerationDigest {
+  readonly name: string;
+  readonly generation: number;
+}
+
+/** The digest of a NodePool or EC2NodeClass. */
+export function generationDigest(object: unknown): GenerationDigest {
+  const meta = metadataOf(object);
+  return { name: meta.name ?? '', generation: meta.generation ?? 0 };
+}
+
+/**
+ * CapacityChanged with `reason` when a NodePool or EC2NodeClass is created, deleted or its
+ * spec changes (metadata.generation); status and label updates are not hints.
+ */
+export function generationHints(
+  reason: 'nodePoolChanged' | 'nodeClassChanged',
+): (change: ObjectChange<GenerationDigest>) => Hint[] {
+  return (change) => {
+    if (change.initial) return [];
+    const { previous, current } = change;
+    const changed =
+      change.type !== 'modified' || (previous !== undefined && current?.generation !== previous.generation);
+    const name = (current ?? previous)?.name ?? '';
+    return changed ? [capacityChange(reason, name)] : [];
+  };
+}
+
+/** What the watcher keeps of a NodeClaim. */
+export interface NodeClaimDigest {
+  readonly name: string;
+  readonly generation: number;
+  /** Has a deletionTimestamp. */
+  readonly deleting: boolean;
+  /** `Type=Status` of each condition, sorted: Launched, Registered, Initialized, Drifted, ... */
+  readonly conditions: string;
+}
+
+interface NodeClaimFields {
+  readonly status?: { readonly conditions?: readonly { readonly type?: string; readonly status?: string }[] };
+}
+
+/** The digest of a NodeClaim. */
+export function nodeClaimDigest(object: unknown): NodeClaimDigest {
+  const meta = metadataOf(object);
+  const { status } = (object ?? {}) as NodeClaimFields;
+  return {
+    name: meta.name ?? '',
+    generation: meta.generation ?? 0,
+    deleting: Boolean(meta.deletionTimestamp),
+    conditions: (status?.conditions ?? [])
+      .map((c) => `${c.type}=${c.status}`)
+      .sort()
+      .join(','),
+  };
+}
+
+/**
+ * CapacityChanged (nodeClaimChanged) when a NodeClaim is created or deleted, or its spec,
+ * deletion or condition statuses change; heartbeats and message updates are not hints.
+ */
+export function nodeClaimHints(change: ObjectChange<NodeClaimDigest>): Hint[] {
+  if (change.initial) return [];
+  const { previous, current } = change;
+  const changed =
+    change.type !== 'modified' ||
+    current?.generation !== previous?.generation ||
+    current?.deleting !== previous?.deleting ||
+    current?.conditions !== previous?.conditions;
+  const name = (current ?? previous)?.name ?? '';
+  return changed ? [capacityChange('nodeClaimChanged', name)] : [];
+}
+
+function capacityChange(reason: CapacityChangeReason, name: string): Hint {
+  return { type: 'CapacityChanged', change: { reason, name } };
+}

@@ -1,0 +1,180 @@
+import type { Clock } from '../shared/core/clock';
+import {
+  CAPACITY_CHANGED_DETAIL_TYPE,
+  capacityChangedDetail,
+} from '../shared/core/contracts/capacity-changed';
+import type { PendingPodRef } from '../shared/core/contracts/pods-pending';
+import { PODS_PENDING_DETAIL_TYPE, podsPendingDetail } from '../shared/core/contracts/pods-pending';
+import { WATCHER_EVENT_SOURCE } from '../shared/core/contracts/watcher-source';
+import type { EventPublisherPort } from '../shared/core/ports';
+import { Backoff, type BackoffOptions } from './backoff';
+import type { CapacityChange, CapacityChangesBatch } from './capacity-changes-accumulator';
+import { CapacityChangesAccumulator } from './capacity-changes-accumulator';
+import type { Hint } from './hint';
+import { HintChannel } from './hint-channel';
+import { generationDigest, generationHints, nodeClaimDigest, nodeClaimHints } from './karpenter-object-hints';
+import type { ListWatchSource } from './list-watch-source';
+import { nodeDigest, nodeHints } from './node-hints';
+import type { PendingPodsBatch } from './pending-pods-accumulator';
+import { PendingPodsAccumulator } from './pending-pods-accumulator';
+import { podDigest, podHints } from './pod-hints';
+import type { ObjectChange } from './reflector';
+import { Reflector } from './reflector';
+import type { Timers } from './timers';
+import type { WatchedResource } from './watched-resource';
+import type { WatcherLog } from './watcher-log';
+import { silentLog } from './watcher-log';
+import { WatcherMetrics } from './watcher-metrics';
+
+/** Options of {@link Watcher}. */
+export interface WatcherOptions {
+  /** The cluster's name, carried in every event. */
+  readonly cluster: string;
+  /** List/watch of each resource (watcher/kube-list-watch.ts builds them from a KubeConfig). */
+  readonly sources: Readonly<Record<WatchedResource, ListWatchSource>>;
+  readonly publisher: EventPublisherPort;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  /**
+   * A batch is published this long after its last hint (Karpenter's idle window).
+   * @default 1000
+   */
+  readonly batchIdleMs?: number;
+  /**
+   * ...or this long after its first hint, whichever comes first (Karpenter's maximum).
+   * @default 10000
+   */
+  readonly batchMaxMs?: number;
+  /**
+   * Backoff between list/watch retries of one resource.
+   * @default { initialMs: 1000, maxMs: 30000, jitter: 0.2 }
+   */
+  readonly watchBackoff?: BackoffOptions;
+  /**
+   * Backoff between publish retries of one detail type.
+   * @default { initialMs: 1000, maxMs: 60000, jitter: 0.2 }
+   */
+  readonly publishBackoff?: BackoffOptions;
+  /**
+   * A watch open longer than this is restarted (the source asks the server to end watches sooner).
+   * @default 360000
+   */
+  readonly stallAfterMs?: number;
+  /** @default silentLog */
+  readonly log?: WatcherLog;
+  /** @default a new WatcherMetrics */
+  readonly metrics?: WatcherMetrics;
+}
+
+/**
+ * The in-cluster watcher: follows pods, nodes, NodePools, EC2NodeClasses and NodeClaims and
+ * turns their changes into hints, `PodsPending` and `CapacityChanged`, batched per detail type
+ * with Karpenter's window and published on the cluster's bus. It decides nothing about
+ * capacity; the functions woken by the hints re-read the cluster.
+ */
+export class Watcher {
+  readonly metrics: WatcherMetrics;
+  private readonly reflectors: readonly {
+    readonly resource: WatchedResource;
+    readonly synced: boolean;
+    start(): void;
+    stop(): void;
+  }[];
+  private readonly pendingPods: HintChannel<PendingPodRef, PendingPodsBatch>;
+  private readonly capacityChanges: HintChannel<CapacityChange, CapacityChangesBatch>;
+  private readonly log: WatcherLog;
+
+  constructor(options: WatcherOptions) {
+    const { cluster, clock, timers, publisher } = options;
+    this.metrics = options.metrics ?? new WatcherMetrics();
+    this.log = options.log ?? silentLog;
+    const channel = {
+      publisher,
+      clock,
+      timers,
+      metrics: this.metrics,
+      log: this.log,
+      source: WATCHER_EVENT_SOURCE,
+    };
+    const window = { idleMs: options.batchIdleMs ?? 1000, maxMs: options.batchMaxMs ?? 10_000 };
+    const publishBackoff = options.publishBackoff ?? { initialMs: 1000, maxMs: 60_000, jitter: 0.2 };
+    this.pendingPods = new HintChannel({
+      ...channel,
+      ...window,
+      detailType: PODS_PENDING_DETAIL_TYPE,
+      accumulator: new PendingPodsAccumulator(),
+      toDetail: (batch) => podsPendingDetail({ cluster, pods: batch.pods, total: batch.total }),
+      retryBackoff: new Backoff(publishBackoff),
+    });
+    this.capacityChanges = new HintChannel({
+      ...channel,
+      ...window,
+      detailType: CAPACITY_CHANGED_DETAIL_TYPE,
+      accumulator: new CapacityChangesAccumulator(),
+      toDetail: (batch) => capacityChangedDetail({ cluster, reasons: batch }),
+      retryBackoff: new Backoff(publishBackoff),
+    });
+
+    const reflect = <Digest>(
+      resource: WatchedResource,
+      digest: (object: unknown) => Digest,
+      hints: (change: ObjectChange<Digest>) => Hint[],
+    ) =>
+      new Reflector<Digest>({
+        resource,
+        source: options.sources[resource],
+        digest,
+        onChange: (change) => {
+          for (const hint of hints(change)) this.route(hint);
+        },
+        onRestart: () => this.metrics.watchRestarts.inc({ resource }),
+        clock,
+        timers,
+        backoff: new Backoff(options.watchBackoff ?? { initialMs: 1000, maxMs: 30_000, jitter: 0.2 }),
+        log: this.log,
+        ...(options.stallAfterMs !== undefined ? { stallAfterMs: options.stallAfterMs } : {}),
+      });
+    this.reflectors = [
+      reflect('pods', podDigest, podHints),
+      reflect('nodes', nodeDigest, nodeHints),
+      reflect('nodepools', generationDigest, generationHints('nodePoolChanged')),
+      reflect('ec2nodeclasses', generationDigest, generationHints('nodeClassChanged')),
+      reflect('nodeclaims', nodeClaimDigest, nodeClaimHints),
+    ];
+  }
+
+  /** Starts every list/watch. */
+  start(): void {
+    for (const reflector of this.reflectors) reflector.start();
+  }
+
+  /** Whether each resource's first list has been applied. */
+  readiness(): Record<WatchedResource, boolean> {
+    return Object.fromEntries(this.reflectors.map((r) => [r.resource, r.synced])) as Record<
+      WatchedResource,
+      boolean
+    >;
+  }
+
+  /** Whether every resource has synced: the watcher has a baseline to compare changes with. */
+  get ready(): boolean {
+    return this.reflectors.every((reflector) => reflector.synced);
+  }
+
+  /** Closes the watches, then publishes the hints still batched (one attempt each). */
+  async stop(): Promise<void> {
+    for (const reflector of this.reflectors) reflector.stop();
+    await Promise.all([this.pendingPods.flush(), this.capacityChanges.flush()]);
+    this.log.info('watcher stopped');
+  }
+
+  private route(hint: Hint): void {
+    if (hint.type === 'PodsPending') {
+      this.metrics.pendingPodsSeen.inc();
+      this.pendingPods.add(hint.pod);
+    } else {
+      this.metrics.capacityChangesSeen.inc({ reason: hint.change.reason });
+      this.capacityChanges.add(hint.change);
+    }
+  }
+}
