@@ -5,10 +5,10 @@ import { coreRejection, manifestBuilders, withFields } from './custom-resources'
 
 /**
  * The CRDs' CEL rules (x-kubernetes-validations) cannot run here: there is no CEL runtime and
- * no API server. Instead every rule is listed in cel-cases.ts with an object that breaks it, and the test
- * checks that (1) the list and the CRDs name the same rules, (2) the schema without CEL accepts
- * that object, so the rule is what rejects it, and (3) podlift's core rejects it too, with the
- * same reason. Adding a CEL rule without teaching the core fails (1).
+ * no API server. Instead cel-cases.ts lists every rule with an object that breaks it, and these
+ * tests check that (1) the list and the CRDs name the same rules, (2) the schema without CEL
+ * accepts that object, so the rule is what rejects it, and (3) podlift's core rejects it too,
+ * with the same reason. Adding a CEL rule without teaching the core fails (1).
  */
 
 const id = (r: { kind: string; path: string; message: string }) => `${r.kind} ${r.path}: ${r.message}`;
@@ -18,12 +18,12 @@ const allRules: readonly LocatedRule[] = (['NodePool', 'NodeClaim', 'EC2NodeClas
 );
 
 describe('CEL rules of the CRDs', () => {
-  it('are the validation rules listed here, each with an object that breaks it', () => {
+  it('are the validation rules cel-cases.ts lists, each with an object that breaks it', () => {
     const validation = allRules.filter((r) => r.kind !== 'NodeClaim' && !isTransitionRule(r)).map(id);
     expect(validation.sort()).toEqual(celCases.map(id).sort());
   });
 
-  it('are the transition rules listed here, which only the API server can check', () => {
+  it('are the transition rules cel-cases.ts lists, which only the API server can check', () => {
     expect(allRules.filter(isTransitionRule).map(id).sort()).toEqual(transitionRules.map(id).sort());
   });
 

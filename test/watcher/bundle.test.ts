@@ -35,7 +35,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('watcher bundle', () => {
+describe.concurrent('watcher bundle', () => {
   it('is one ESM file that starts under plain node and exits 2 naming each missing variable', async () => {
     const text = await readFile(bundle, 'utf8');
     expect(

@@ -1,217 +1,331 @@
-import type { CoreV1Event } from '@kubernetes/client-node';
-import type { Clock } from '../core/clock';
-import type { NodeClaim } from '../core/nodeclaim';
-import type { NodePool } from '../core/nodepool';
-import type { Pod } from '../core/pod';
-import { kubeError } from './api-errors';
-import { kubeTime } from './conditions';
-import type { KubeApi } from './kube-api';
-import { MERGE_PATCH } from './kube-api';
-import { escapeFieldValue } from './pod-reads';
-import { retryOnConflict } from './retry-on-conflict';
+import {
+  CreateLaunchTemplateCommand,
+  DeleteLaunchTemplateCommand,
+  DescribeLaunchTemplatesCommand,
+  type DescribeLaunchTemplatesCommandOutput,
+  type EC2Client,
+  type LaunchTemplate,
+} from '@aws-sdk/client-ec2';
+import { resolveInstanceTypes } from '../../core/catalog';
+import type { Clock } from '../../core/clock';
+import type { ClusterInfo } from '../../core/cluster-info';
+import type { EC2NodeClass } from '../../core/ec2nodeclass';
+import { CloudError, NotFoundError } from '../../core/errors';
+import type { InstanceType } from '../../core/instance-type';
+import { LABEL_INSTANCE_TYPE } from '../../core/labels';
+import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports';
+import type { NodeSelectorRequirement } from '../../core/requirements';
+import type { LaunchTemplateProvider, LaunchTemplateRef } from '../launch-template-port';
+import { bootstrapOptions } from '../userdata/bootstrap-options';
+import { userDataBase64 } from '../userdata/user-data';
+import { groupByAmi } from './ami-groups';
+import { ec2CloudError, ec2ErrorCode } from './ec2-error';
+import { ExpiringCache } from './expiring-cache';
+import { launchCapacityType } from './launch-capacity-type';
+import {
+  type LaunchTemplateContent,
+  launchTemplateContent,
+  TAG_MANAGED_BY_CLUSTER,
+} from './launch-template-data';
+import { launchTemplateName, launchTemplatePrefix } from './launch-template-name';
+
+/** Options of {@link Ec2LaunchTemplateProvider}. */
+export interface Ec2LaunchTemplateProviderOptions {
+  readonly ec2: EC2Client;
+  /** Instance types, to send each NodeClaim option to the AMI that serves it and learn its max pods. */
+  readonly catalog: InstanceCatalogPort;
+  readonly clock: Clock;
+  /**
+   * How long a template found or created is used without asking EC2 again.
+   * @default 300_000 (5 minutes)
+   */
+  readonly cacheTtlMs?: number;
+  /**
+   * `deleteUnreferenced` leaves templates younger than this alone: a provisioner that has just
+   * ensured one may be about to launch with it.
+   * @default 600_000 (10 minutes)
+   */
+  readonly deleteGraceMs?: number;
+}
+
+const ALREADY_EXISTS = 'InvalidLaunchTemplateName.AlreadyExistsException';
+const NOT_FOUND: ReadonlySet<string> = new Set([
+  'InvalidLaunchTemplateName.NotFoundException',
+  'InvalidLaunchTemplateId.NotFound',
+]);
+/** DescribeLaunchTemplates' largest page. */
+const PAGE_SIZE = 200;
+
+/** One launch template an `ensure` call needs, before it is known to exist. */
+interface PlannedTemplate {
+  readonly content: LaunchTemplateContent;
+  readonly imageId: string;
+  readonly amiRequirements: readonly NodeSelectorRequirement[];
+  readonly instanceTypes: string[];
+}
 
 /**
- * Kubernetes Events (core/v1) that explain podlift's decisions where people look: `kubectl
- * describe pod|node|nodepool|nodeclaim` and `kubectl get events`. Like client-go's recorder, an
- * event identical to a recent one (same object, type, reason, message and source) is not
- * created again: the existing one's `count` goes up and its `lastTimestamp` moves, which kubectl
- * shows as `(x3 over 10m)`.
+ * Launch templates on EC2 (Karpenter's launchtemplate.Provider): one per AMI and max-pods
+ * group of a NodeClaim's options, named `podlift/<cluster>/<hash of its content>`, so equal
+ * content is shared by every NodeClaim and process, and a change makes a new template instead
+ * of editing one in use. A template is looked up (cache, then DescribeLaunchTemplates) before
+ * it is created, and a concurrent creator winning the race counts as success.
  */
+export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
+  private readonly ec2: EC2Client;
+  private readonly catalog: InstanceCatalogPort;
+  private readonly clock: Clock;
+  private readonly deleteGraceMs: number;
+  /** Name → id of templates known to exist. */
+  private readonly known: ExpiringCache<{ readonly id: string | undefined }>;
+  /** Lookups or creations in flight, so concurrent ensures of one name make one call. */
+  private readonly pending = new Map<string, Promise<string | undefined>>();
+  private readonly typesByResolution = new WeakMap<
+    readonly InstanceType[],
+    ReadonlyMap<string, InstanceType>
+  >();
 
-/** The object an event is about (core/v1 ObjectReference). */
-export interface InvolvedObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  /** Absent for cluster-scoped objects (Node, NodePool, NodeClaim). */
-  readonly namespace?: string;
-  readonly uid?: string;
-}
-
-/** One event to record. */
-export interface EventInput {
-  readonly object: InvolvedObject;
-  readonly type: 'Normal' | 'Warning';
-  /** CamelCase, e.g. `Nominated`, `DisruptionBlocked`. */
-  readonly reason: string;
-  readonly message: string;
-}
-
-/** Options of {@link EventRecorder}. */
-export interface EventRecorderOptions {
-  /**
-   * `source.component` and `reportingComponent`.
-   * @default 'podlift'
-   */
-  readonly component?: string;
-  /**
-   * `reportingInstance`, e.g. the function's name.
-   * @default undefined
-   */
-  readonly instance?: string;
-  /**
-   * How recent an identical event must be to be counted instead of created again.
-   * @default 10 minutes (client-go's aggregation window)
-   */
-  readonly dedupeWindowMs?: number;
-}
-
-/** The longest message recorded; longer ones are cut (events.k8s.io caps its note at 1 kB). */
-export const MAX_EVENT_MESSAGE_LENGTH = 1024;
-
-/** Namespace of events about cluster-scoped objects: the API server accepts "" or `default` there; client-go uses `default`. */
-export const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
-
-/** Records and de-duplicates Kubernetes Events. */
-export class EventRecorder {
-  private readonly component: string;
-  private readonly windowMs: number;
-  private sequence = 0;
-
-  constructor(
-    private readonly api: KubeApi,
-    private readonly clock: Clock,
-    private readonly options: EventRecorderOptions = {},
-  ) {
-    this.component = options.component ?? 'podlift';
-    this.windowMs = options.dedupeWindowMs ?? 10 * 60 * 1000;
+  constructor(options: Ec2LaunchTemplateProviderOptions) {
+    this.ec2 = options.ec2;
+    this.catalog = options.catalog;
+    this.clock = options.clock;
+    this.deleteGraceMs = options.deleteGraceMs ?? 600_000;
+    this.known = new ExpiringCache(options.clock, options.cacheTtlMs ?? 300_000);
   }
 
   /**
-   * Records `event`: increments the count of an identical event seen within the window, or
-   * creates a new one. Events about namespaced objects live in the object's namespace, others
-   * in `default` (as the API server requires).
-   * @returns what was done.
-   * @throws CloudError when the API refuses (callers usually log and go on: an event is an
-   *   explanation, not part of the decision).
+   * Ensures the templates the NodeClaim needs exist and returns them in the order of its
+   * cheapest option. Only options of the capacity type the launch buys
+   * ({@link launchCapacityType}) are served, since the templates' user data labels the node
+   * with it. Each template's requirements are its AMI's plus `node.kubernetes.io/instance-type
+   * In` the types it serves.
+   *
+   * @throws NotFoundError when the EC2NodeClass resolved no AMI, security group or instance
+   *   profile, or no AMI serves any option
+   * @throws ValidationError when the EC2NodeClass's userData or block devices are invalid
+   * @throws CloudError when EC2 fails
    */
-  async record(event: EventInput): Promise<'created' | 'counted'> {
-    const { object } = event;
-    const namespace = object.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
-    const message = event.message.slice(0, MAX_EVENT_MESSAGE_LENGTH);
-    const doing = `recording event ${event.reason} on ${object.kind} ${object.namespace ? `${object.namespace}/` : ''}${object.name}`;
-    const core = await this.api.core();
-    try {
-      const now = this.clock.now();
-      const existing = await this.findRecent(namespace, { ...event, message }, now);
-      if (existing?.metadata.name) {
-        const name = existing.metadata.name;
-        await retryOnConflict(
-          () => core.readNamespacedEvent({ name, namespace }),
-          (current) => ({
-            count: (current.count ?? 1) + 1,
-            lastTimestamp: kubeTime(now),
-            metadata: { resourceVersion: current.metadata.resourceVersion },
-          }),
-          (body) => core.patchNamespacedEvent({ name, namespace, body }, MERGE_PATCH),
-          { doing },
-        );
-        return 'counted';
-      }
-      await core.createNamespacedEvent({
-        namespace,
-        body: this.newEvent(namespace, { ...event, message }, now),
+  async ensure(request: LaunchRequest, cluster: ClusterInfo): Promise<readonly LaunchTemplateRef[]> {
+    const { nodeClaim, nodeClass, nodePool, resolved } = request;
+    const doing = `ensuring launch templates for NodeClaim ${nodeClaim.name} (EC2NodeClass ${nodeClass.name})`;
+    if (resolved.amis.length === 0) {
+      throw new NotFoundError(
+        `EC2NodeClass/${nodeClass.name} AMIs`,
+        `${doing}: the EC2NodeClass resolved no AMI: check spec.amiSelectorTerms`,
+      );
+    }
+    const capacityType = launchCapacityType(request.options);
+    const names = [
+      ...new Set(request.options.filter((o) => o.capacityType === capacityType).map((o) => o.name)),
+    ];
+    const known = await this.instanceTypes(nodeClass);
+    const groups = groupByAmi(
+      resolved.amis,
+      names.flatMap((n) => known.get(n) ?? []),
+    );
+    if (groups.length === 0) {
+      throw new NotFoundError(
+        `EC2NodeClass/${nodeClass.name} AMIs`,
+        `${doing}: no AMI of the EC2NodeClass (${resolved.amis.map((a) => a.id).join(', ')}) serves any of the ${capacityType} options (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''})`,
+      );
+    }
+    const planned = new Map<string, PlannedTemplate>();
+    for (const group of groups) {
+      const userData = userDataBase64(
+        nodeClass.amiFamily,
+        bootstrapOptions({
+          cluster,
+          nodeClass,
+          nodeClaim,
+          nodePoolName: nodePool.name,
+          capacityType,
+          maxPods: group.maxPods,
+        }),
+      );
+      const content = launchTemplateContent({
+        cluster: cluster.name,
+        nodeClass,
+        nodePoolName: nodePool.name,
+        resolved,
+        imageId: group.ami.id,
+        ...(userData !== undefined ? { userData } : {}),
       });
-      return 'created';
-    } catch (error) {
-      throw kubeError(error, doing, `${object.kind} ${object.name}`);
+      const name = launchTemplateName(cluster.name, content);
+      const existing = planned.get(name);
+      if (existing !== undefined) existing.instanceTypes.push(...group.instanceTypes);
+      else {
+        planned.set(name, {
+          content,
+          imageId: group.ami.id,
+          amiRequirements: group.ami.requirements,
+          instanceTypes: [...group.instanceTypes],
+        });
+      }
+    }
+    return Promise.all(
+      [...planned].map(async ([name, template]): Promise<LaunchTemplateRef> => {
+        const id = await this.ensureOne(name, template.content, nodeClaim.name);
+        return {
+          launchTemplateName: name,
+          ...(id !== undefined ? { launchTemplateId: id } : {}),
+          imageId: template.imageId,
+          requirements: [
+            ...template.amiRequirements,
+            { key: LABEL_INSTANCE_TYPE, operator: 'In', values: template.instanceTypes },
+          ],
+        };
+      }),
+    );
+  }
+
+  /**
+   * Forgets a template, so the next `ensure` asks EC2 again. Call it when EC2 says a template
+   * this provider returned does not exist (another process deleted it).
+   */
+  invalidate(launchTemplateName: string): void {
+    this.known.delete(launchTemplateName);
+  }
+
+  /**
+   * Deletes the cluster's podlift templates (tagged `karpenter.k8s.aws/cluster=<cluster>` and
+   * named `podlift/<cluster>/…`) that are not in `inUse` and older than the grace period.
+   * Templates of other clusters, and Karpenter's own `karpenter.k8s.aws/…` templates, are never
+   * touched. Templates already gone count as deleted.
+   *
+   * @returns the names deleted
+   * @throws CloudError when listing fails, or after trying every deletion when some failed
+   */
+  async deleteUnreferenced(cluster: string, inUse: Iterable<string>): Promise<readonly string[]> {
+    const prefix = launchTemplatePrefix(cluster);
+    const keep = new Set(inUse);
+    const cutoff = this.clock.now() - this.deleteGraceMs;
+    const unused: LaunchTemplate[] = [];
+    let nextToken: string | undefined;
+    do {
+      let page: DescribeLaunchTemplatesCommandOutput;
+      try {
+        page = await this.ec2.send(
+          new DescribeLaunchTemplatesCommand({
+            Filters: [{ Name: `tag:${TAG_MANAGED_BY_CLUSTER}`, Values: [cluster] }],
+            MaxResults: PAGE_SIZE,
+            ...(nextToken !== undefined ? { NextToken: nextToken } : {}),
+          }),
+        );
+      } catch (e) {
+        throw ec2CloudError(`listing launch templates of cluster ${cluster}`, e);
+      }
+      for (const template of page.LaunchTemplates ?? []) {
+        const name = template.LaunchTemplateName ?? '';
+        const created = template.CreateTime?.getTime() ?? Number.NEGATIVE_INFINITY;
+        if (name.startsWith(prefix) && !keep.has(name) && created <= cutoff) unused.push(template);
+      }
+      nextToken = page.NextToken;
+    } while (nextToken !== undefined);
+
+    const deleted: string[] = [];
+    const failures: CloudError[] = [];
+    for (const template of unused) {
+      const name = template.LaunchTemplateName ?? '';
+      this.known.delete(name);
+      try {
+        await this.ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateId: template.LaunchTemplateId }));
+        deleted.push(name);
+      } catch (e) {
+        const code = ec2ErrorCode(e);
+        if (code !== undefined && NOT_FOUND.has(code)) deleted.push(name);
+        else failures.push(ec2CloudError(`deleting launch template ${name}`, e));
+      }
+    }
+    if (failures.length > 0) {
+      throw new CloudError(
+        `deleting unused launch templates of cluster ${cluster}: ${failures.length} of ${unused.length} failed: ${failures
+          .slice(0, 3)
+          .map((f) => f.message)
+          .join('; ')}`,
+        failures[0].code,
+        failures.every((f) => f.retryable),
+        { cause: failures[0] },
+      );
+    }
+    return deleted;
+  }
+
+  /** The catalog's instance types under the EC2NodeClass's settings, by name. */
+  private async instanceTypes(nodeClass: EC2NodeClass): Promise<ReadonlyMap<string, InstanceType>> {
+    const resolved = resolveInstanceTypes(await this.catalog.catalog(), nodeClass);
+    let byName = this.typesByResolution.get(resolved);
+    if (byName === undefined) {
+      byName = new Map(resolved.map((it) => [it.name, it]));
+      this.typesByResolution.set(resolved, byName);
+    }
+    return byName;
+  }
+
+  private ensureOne(
+    name: string,
+    content: LaunchTemplateContent,
+    nodeClaim: string,
+  ): Promise<string | undefined> {
+    const known = this.known.get(name);
+    if (known !== undefined) return Promise.resolve(known.id);
+    let pending = this.pending.get(name);
+    if (pending === undefined) {
+      pending = this.findOrCreate(name, content, nodeClaim).finally(() => this.pending.delete(name));
+      this.pending.set(name, pending);
+    }
+    return pending;
+  }
+
+  private async findOrCreate(
+    name: string,
+    content: LaunchTemplateContent,
+    nodeClaim: string,
+  ): Promise<string | undefined> {
+    const doing = `creating launch template ${name} for NodeClaim ${nodeClaim}`;
+    let template = await this.describe(name, doing);
+    if (template === undefined) {
+      try {
+        const created = await this.ec2.send(
+          new CreateLaunchTemplateCommand({
+            LaunchTemplateName: name,
+            LaunchTemplateData: content.data,
+            TagSpecifications: [
+              {
+                ResourceType: 'launch-template',
+                Tags: Object.entries(content.tags).map(([Key, Value]) => ({ Key, Value })),
+              },
+            ],
+          }),
+        );
+        template = created.LaunchTemplate ?? { LaunchTemplateName: name };
+      } catch (e) {
+        if (ec2ErrorCode(e) !== ALREADY_EXISTS) throw ec2CloudError(doing, e);
+        // Another provisioner created it between our describe and create: same name, same content.
+        template = await this.describe(name, doing);
+        if (template === undefined) {
+          throw new CloudError(
+            `${doing}: EC2 says it exists but does not describe it`,
+            ALREADY_EXISTS,
+            true,
+            {
+              cause: e,
+            },
+          );
+        }
+      }
+    }
+    this.known.set(name, { id: template.LaunchTemplateId });
+    return template.LaunchTemplateId;
+  }
+
+  private async describe(name: string, doing: string): Promise<LaunchTemplate | undefined> {
+    try {
+      const out = await this.ec2.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] }));
+      return out.LaunchTemplates?.[0];
+    } catch (e) {
+      const code = ec2ErrorCode(e);
+      if (code !== undefined && NOT_FOUND.has(code)) return undefined;
+      throw ec2CloudError(doing, e);
     }
   }
-
-  /** The most recent identical event of this component within the window, if any. */
-  private async findRecent(
-    namespace: string,
-    event: EventInput,
-    now: number,
-  ): Promise<CoreV1Event | undefined> {
-    const { object } = event;
-    const fieldSelector = [
-      `involvedObject.kind=${escapeFieldValue(object.kind)}`,
-      `involvedObject.name=${escapeFieldValue(object.name)}`,
-      ...(object.uid ? [`involvedObject.uid=${escapeFieldValue(object.uid)}`] : []),
-      `reason=${escapeFieldValue(event.reason)}`,
-    ].join(',');
-    const core = await this.api.core();
-    const list = await core.listNamespacedEvent({ namespace, fieldSelector });
-    let best: CoreV1Event | undefined;
-    for (const candidate of list.items) {
-      const last = (candidate.lastTimestamp ?? candidate.firstTimestamp)?.getTime();
-      const identical =
-        candidate.type === event.type &&
-        candidate.message === event.message &&
-        candidate.source?.component === this.component &&
-        candidate.involvedObject.apiVersion === object.apiVersion &&
-        (candidate.involvedObject.namespace ?? '') === (object.namespace ?? '');
-      if (!identical || last === undefined || now - last > this.windowMs) continue;
-      const bestLast = (best?.lastTimestamp ?? best?.firstTimestamp)?.getTime() ?? 0;
-      if (!best || last > bestLast) best = candidate;
-    }
-    return best;
-  }
-
-  private newEvent(namespace: string, event: EventInput, now: number): CoreV1Event {
-    const { object } = event;
-    // client-go's naming: <object>.<hex of the creation time in ns>; the sequence keeps two
-    // events of one millisecond apart.
-    const nanos = BigInt(now) * 1_000_000n + BigInt(this.sequence++ % 1_000_000);
-    const at = new Date(Math.floor(now / 1000) * 1000);
-    return {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: `${object.name}.${nanos.toString(16)}`, namespace },
-      involvedObject: {
-        apiVersion: object.apiVersion,
-        kind: object.kind,
-        name: object.name,
-        ...(object.namespace ? { namespace: object.namespace } : {}),
-        ...(object.uid ? { uid: object.uid } : {}),
-      },
-      type: event.type,
-      reason: event.reason,
-      message: event.message,
-      source: { component: this.component },
-      reportingComponent: this.component,
-      ...(this.options.instance ? { reportingInstance: this.options.instance } : {}),
-      firstTimestamp: at,
-      lastTimestamp: at,
-      count: 1,
-    };
-  }
-}
-
-/** The event target for a pod (its uid only when the API gave one). */
-export function podObject(pod: Pod): InvolvedObject {
-  const synthetic = pod.uid === `${pod.namespace}/${pod.name}`;
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    name: pod.name,
-    namespace: pod.namespace,
-    ...(synthetic ? {} : { uid: pod.uid }),
-  };
-}
-
-/** The event target for a Node. */
-export function nodeObject(name: string, uid?: string): InvolvedObject {
-  return { apiVersion: 'v1', kind: 'Node', name, ...(uid ? { uid } : {}) };
-}
-
-/** The event target for a NodePool. */
-export function nodePoolObject(nodePool: Pick<NodePool, 'name' | 'uid'>): InvolvedObject {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    name: nodePool.name,
-    ...(nodePool.uid ? { uid: nodePool.uid } : {}),
-  };
-}
-
-/** The event target for a NodeClaim. */
-export function nodeClaimObject(nodeClaim: Pick<NodeClaim, 'name' | 'uid'>): InvolvedObject {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodeClaim',
-    name: nodeClaim.name,
-    ...(nodeClaim.uid ? { uid: nodeClaim.uid } : {}),
-  };
 }

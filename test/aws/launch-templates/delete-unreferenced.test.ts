@@ -10,15 +10,19 @@ function seed(fake: World['fake'], name: string, clusterTag: string): void {
   fake.createLaunchTemplate({
     LaunchTemplateName: name,
     LaunchTemplateData: { ImageId: 'ami-0seed' },
-    TagSpecifications: [{ ResourceType: 'launch-template', Tags: [{ Key: 'karpenter.k8s.aws/cluster', Value: clusterTag }] }],
+    TagSpecifications: [
+      { ResourceType: 'launch-template', Tags: [{ Key: 'karpenter.k8s.aws/cluster', Value: clusterTag }] },
+    ],
   });
 }
 
 function names(fake: World['fake']): string[] {
-  return fake
-    .describeLaunchTemplates({})
-    .LaunchTemplates?.map((t) => t.LaunchTemplateName ?? '')
-    .sort() ?? [];
+  return (
+    fake
+      .describeLaunchTemplates({})
+      .LaunchTemplates?.map((t) => t.LaunchTemplateName ?? '')
+      .sort() ?? []
+  );
 }
 
 describe('Ec2LaunchTemplateProvider.deleteUnreferenced', () => {

@@ -13,7 +13,15 @@ import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
 import { nodeClaim } from '../userdata/fixtures';
 
 /** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */
-const TYPES = new Set(['m5.large', 'm5.xlarge', 'm5.2xlarge', 'c5.large', 'm6g.large', 'g5.xlarge', 'g4dn.xlarge']);
+const TYPES = new Set([
+  'm5.large',
+  'm5.xlarge',
+  'm5.2xlarge',
+  'c5.large',
+  'm6g.large',
+  'g5.xlarge',
+  'g4dn.xlarge',
+]);
 const bundled = loadBundledCatalog('us-east-1');
 const catalog = { ...bundled, types: bundled.types.filter((t) => TYPES.has(t.name)) };
 /** Those types as the provider's instance type source. */
@@ -23,7 +31,10 @@ export const catalogPort: InstanceCatalogPort = {
 };
 
 const NO_GPU = { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' } as const;
-const NO_ACCELERATOR = { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' } as const;
+const NO_ACCELERATOR = {
+  key: 'karpenter.k8s.aws/instance-accelerator-count',
+  operator: 'DoesNotExist',
+} as const;
 
 /** The AL2023 variants as Karpenter's AMI resolution labels them: standard amd64, NVIDIA amd64, standard arm64. */
 export const amis = {
@@ -58,7 +69,13 @@ export function resolved(overrides: Partial<EC2NodeClassStatus> = {}): EC2NodeCl
     amis: [amis.standard, amis.nvidia, amis.arm],
     instanceProfile: 'demo_1234567890',
     conditions: [
-      { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Ready',
+        message: '',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
     ],
     ...overrides,
   };
@@ -100,6 +117,7 @@ export function world(options: { readonly cacheTtlMs?: number; readonly deleteGr
   const fake = new FakeEc2({ clock });
   const ec2 = new EC2Client(clientConfig);
   attachFake(ec2, fake);
-  const anotherProvider = () => new Ec2LaunchTemplateProvider({ ec2, catalog: catalogPort, clock, ...options });
+  const anotherProvider = () =>
+    new Ec2LaunchTemplateProvider({ ec2, catalog: catalogPort, clock, ...options });
   return { clock, fake, ec2, provider: anotherProvider(), anotherProvider };
 }

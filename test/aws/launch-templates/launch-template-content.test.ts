@@ -48,7 +48,10 @@ describe('launch template content', () => {
               deleteOnTermination: true,
             },
           },
-          { deviceName: '/dev/xvdb', ebs: { volumeSize: '1500M', snapshotID: 'snap-0123', volumeInitializationRate: 200 } },
+          {
+            deviceName: '/dev/xvdb',
+            ebs: { volumeSize: '1500M', snapshotID: 'snap-0123', volumeInitializationRate: 200 },
+          },
         ],
         metadataOptions: { httpPutResponseHopLimit: 2, httpTokens: 'optional', httpProtocolIPv6: 'enabled' },
         detailedMonitoring: true,
@@ -66,7 +69,10 @@ describe('launch template content', () => {
           DeleteOnTermination: true,
         },
       },
-      { DeviceName: '/dev/xvdb', Ebs: { VolumeSize: 2, SnapshotId: 'snap-0123', VolumeInitializationRate: 200 } },
+      {
+        DeviceName: '/dev/xvdb',
+        Ebs: { VolumeSize: 2, SnapshotId: 'snap-0123', VolumeInitializationRate: 200 },
+      },
     ]);
     expect(data?.MetadataOptions).toEqual({
       HttpEndpoint: 'enabled',
@@ -95,10 +101,15 @@ describe('launch template content', () => {
   it('rejects a volume size that is not a quantity, naming the field', async () => {
     const { provider } = world();
     const error = await provider
-      .ensure(withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: 'big' } }] }), cluster)
+      .ensure(
+        withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: 'big' } }] }),
+        cluster,
+      )
       .catch((e: unknown) => e);
     expect(isValidationError(error)).toBe(true);
-    expect(String(error)).toContain('EC2NodeClass/default: spec.blockDeviceMappings[0].ebs.volumeSize: not a Kubernetes quantity');
+    expect(String(error)).toContain(
+      'EC2NodeClass/default: spec.blockDeviceMappings[0].ebs.volumeSize: not a Kubernetes quantity',
+    );
   });
 });
 
@@ -112,7 +123,9 @@ describe('launch template names', () => {
   it('are the same for the same inputs in every process, whatever the order of the security groups', async () => {
     const base = await nameFor(launchRequest());
     expect(await nameFor(launchRequest())).toBe(base);
-    const reordered = resolved({ securityGroups: [{ id: 'sg-0000000000000000a' }, { id: 'sg-0000000000000000b' }] });
+    const reordered = resolved({
+      securityGroups: [{ id: 'sg-0000000000000000a' }, { id: 'sg-0000000000000000b' }],
+    });
     expect(await nameFor(launchRequest({ resolved: reordered }))).toBe(base);
     // A NodeClaim of another name with the same settings shares the template.
     expect(await nameFor(launchRequest({ nodeClaim: nodeClaim({ name: 'default-other' }) }))).toBe(base);
@@ -127,14 +140,18 @@ describe('launch template names', () => {
       userData: nameFor(withNodeClass({ userData: 'echo hi' })),
       kubelet: nameFor(withNodeClass({ kubelet: { maxPods: 50 } })),
       metadataOptions: nameFor(withNodeClass({ metadataOptions: { httpPutResponseHopLimit: 2 } })),
-      blockDevices: nameFor(withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '21Gi' } }] })),
+      blockDevices: nameFor(
+        withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '21Gi' } }] }),
+      ),
       monitoring: nameFor(withNodeClass({ detailedMonitoring: true })),
       publicIp: nameFor(withNodeClass({ associatePublicIPAddress: false })),
       tags: nameFor(withNodeClass({ tags: { team: 'ml' } })),
       nodeClassName: nameFor(withNodeClass({ name: 'other' })),
       nodePool: nameFor(launchRequest({ nodePool: 'batch' })),
       labels: nameFor(launchRequest({ nodeClaim: nodeClaim({ labels: { team: 'ml' } }) })),
-      taints: nameFor(launchRequest({ nodeClaim: nodeClaim({ taints: [{ key: 'x', effect: 'NoSchedule' }] }) })),
+      taints: nameFor(
+        launchRequest({ nodeClaim: nodeClaim({ taints: [{ key: 'x', effect: 'NoSchedule' }] }) }),
+      ),
       capacityType: nameFor(launchRequest({ capacityType: 'on-demand' })),
       maxPods: nameFor(launchRequest({ types: ['m5.xlarge'] })),
       endpoint: nameFor(launchRequest(), { ...cluster, endpoint: 'https://other.example.com' }),

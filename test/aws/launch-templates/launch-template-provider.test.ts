@@ -26,8 +26,15 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
       ImageId: amis.standard.id,
       IamInstanceProfile: { Name: 'demo_1234567890' },
       SecurityGroupIds: ['sg-0000000000000000a', 'sg-0000000000000000b'],
-      MetadataOptions: { HttpEndpoint: 'enabled', HttpProtocolIpv6: 'disabled', HttpPutResponseHopLimit: 1, HttpTokens: 'required' },
-      BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { VolumeSize: 20, VolumeType: 'gp3', Encrypted: true } }],
+      MetadataOptions: {
+        HttpEndpoint: 'enabled',
+        HttpProtocolIpv6: 'disabled',
+        HttpPutResponseHopLimit: 1,
+        HttpTokens: 'required',
+      },
+      BlockDeviceMappings: [
+        { DeviceName: '/dev/xvda', Ebs: { VolumeSize: 20, VolumeType: 'gp3', Encrypted: true } },
+      ],
       Monitoring: { Enabled: false },
     });
     expect(data?.NetworkInterfaces).toBeUndefined();
@@ -43,7 +50,9 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
       nodePool: 'gpu',
     });
     const [ref] = await provider.ensure(request, cluster);
-    const created = fake.callsTo('CreateLaunchTemplate')[0] as { TagSpecifications: { ResourceType: string; Tags: { Key: string; Value: string }[] }[] };
+    const created = fake.callsTo('CreateLaunchTemplate')[0] as {
+      TagSpecifications: { ResourceType: string; Tags: { Key: string; Value: string }[] }[];
+    };
     expect(created.TagSpecifications).toHaveLength(1);
     expect(created.TagSpecifications[0].ResourceType).toBe('launch-template');
     expect(Object.fromEntries(created.TagSpecifications[0].Tags.map((t) => [t.Key, t.Value]))).toEqual({
@@ -90,7 +99,10 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
     const [ref] = await provider.ensure(launchRequest(), cluster);
     expect(ref).toEqual(winner);
     const creates = fake.calls.filter((c) => c.operation === 'CreateLaunchTemplate');
-    expect(creates.map((c) => c.error?.name)).toEqual([undefined, 'InvalidLaunchTemplateName.AlreadyExistsException']);
+    expect(creates.map((c) => c.error?.name)).toEqual([
+      undefined,
+      'InvalidLaunchTemplateName.AlreadyExistsException',
+    ]);
   });
 
   it('makes one EC2 round for concurrent ensures of the same template', async () => {
@@ -122,13 +134,17 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
       cluster,
     );
     expect(refs.map((r) => [r.imageId, r.requirements.at(-1)])).toEqual([
-      [amis.standard.id, { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'c5.large'] }],
+      [
+        amis.standard.id,
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'c5.large'] },
+      ],
       [amis.nvidia.id, { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['g5.xlarge'] }],
       [amis.arm.id, { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m6g.large'] }],
       [amis.nvidia.id, { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['g4dn.xlarge'] }],
     ]);
     expect(refs[1].requirements.slice(0, -1)).toEqual(amis.nvidia.requirements);
-    for (const ref of refs) expect(fake.launchTemplateData(ref.launchTemplateName)?.ImageId).toBe(ref.imageId);
+    for (const ref of refs)
+      expect(fake.launchTemplateData(ref.launchTemplateName)?.ImageId).toBe(ref.imageId);
     // g5.xlarge and g4dn.xlarge share the image but not max pods (58 and 29), so not the user data.
     expect(kubeletOf(fake.launchTemplateData(refs[1].launchTemplateName)).config.maxPods).toBe(58);
     expect(kubeletOf(fake.launchTemplateData(refs[3].launchTemplateName)).config.maxPods).toBe(29);
@@ -137,17 +153,35 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   it('shares one template between types of one AMI when the EC2NodeClass fixes maxPods', async () => {
     const { provider } = world();
     const refs = await provider.ensure(
-      launchRequest({ types: ['m5.large', 'm5.2xlarge'], nodeClass: nodeClass({ kubelet: { maxPods: 110 } }) }),
+      launchRequest({
+        types: ['m5.large', 'm5.2xlarge'],
+        nodeClass: nodeClass({ kubelet: { maxPods: 110 } }),
+      }),
       cluster,
     );
     expect(refs).toHaveLength(1);
     expect(refs[0].requirements.at(-1)?.values).toEqual(['m5.large', 'm5.2xlarge']);
   });
 
+  it('shares one template between max-pods groups when the user data does not depend on max pods (Custom)', async () => {
+    const { provider } = world();
+    const refs = await provider.ensure(
+      launchRequest({
+        types: ['m5.large', 'm5.xlarge'],
+        nodeClass: nodeClass({ amiFamily: 'Custom', userData: 'nodeup' }),
+      }),
+      cluster,
+    );
+    expect(refs.map((r) => r.requirements.at(-1)?.values)).toEqual([['m5.large', 'm5.xlarge']]);
+  });
+
   it('serves only the options of the capacity type the launch buys, and labels the node with it', async () => {
     const { provider, fake } = world();
     const refs = await provider.ensure(
-      launchRequest({ types: ['m5.large', 'c5.large'], capacityTypes: { 'm5.large': 'on-demand', 'c5.large': 'spot' } }),
+      launchRequest({
+        types: ['m5.large', 'c5.large'],
+        capacityTypes: { 'm5.large': 'on-demand', 'c5.large': 'spot' },
+      }),
       cluster,
     );
     expect(refs.map((r) => r.requirements.at(-1)?.values)).toEqual([['c5.large']]);
@@ -159,7 +193,10 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   it('uses an AMI only for the types its requirements admit, and fails when none admits any option', async () => {
     const { provider } = world();
     const onlyArm = resolved({ amis: [amis.arm] });
-    const refs = await provider.ensure(launchRequest({ types: ['m5.large', 'm6g.large'], resolved: onlyArm }), cluster);
+    const refs = await provider.ensure(
+      launchRequest({ types: ['m5.large', 'm6g.large'], resolved: onlyArm }),
+      cluster,
+    );
     expect(refs.map((r) => r.requirements.at(-1)?.values)).toEqual([['m6g.large']]);
     const error = await provider
       .ensure(launchRequest({ types: ['m5.large', 'g5.xlarge'], resolved: onlyArm }), cluster)
@@ -177,7 +214,9 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
       resolved({ securityGroups: [] }),
       resolved({ instanceProfile: undefined }),
     ]) {
-      const error = await provider.ensure(launchRequest({ resolved: status }), cluster).catch((e: unknown) => e);
+      const error = await provider
+        .ensure(launchRequest({ resolved: status }), cluster)
+        .catch((e: unknown) => e);
       expect(isNotFoundError(error)).toBe(true);
       expect(String(error)).toMatch(/EC2NodeClass (default|\S+)/);
     }
@@ -187,7 +226,12 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   it("reports the EC2NodeClass's bad userData as a ValidationError before calling EC2", async () => {
     const { provider, fake } = world();
     const error = await provider
-      .ensure(launchRequest({ nodeClass: nodeClass({ userData: 'MIME-Version: 1.0\nContent-Type: text/plain\n\nx' }) }), cluster)
+      .ensure(
+        launchRequest({
+          nodeClass: nodeClass({ userData: 'MIME-Version: 1.0\nContent-Type: text/plain\n\nx' }),
+        }),
+        cluster,
+      )
       .catch((e: unknown) => e);
     expect(isValidationError(error)).toBe(true);
     expect(String(error)).toContain('EC2NodeClass/default: spec.userData');
@@ -199,11 +243,15 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
     fake.throttle('CreateLaunchTemplate');
     const throttled = await provider.ensure(launchRequest(), cluster).catch((e: unknown) => e);
     expect(isCloudError(throttled) && throttled.retryable).toBe(true);
-    expect(String(throttled)).toMatch(/creating launch template podlift\/demo\/[0-9a-f]{16} for NodeClaim default-x7k2p: RequestLimitExceeded/);
+    expect(String(throttled)).toMatch(
+      /creating launch template podlift\/demo\/[0-9a-f]{16} for NodeClaim default-x7k2p: RequestLimitExceeded/,
+    );
 
     fake.failNext('CreateLaunchTemplate', 'InvalidParameterValue', { message: 'bad hop limit' });
     const invalid = await provider.ensure(launchRequest(), cluster).catch((e: unknown) => e);
-    expect(isCloudError(invalid) && !invalid.retryable && invalid.code === 'InvalidParameterValue').toBe(true);
+    expect(isCloudError(invalid) && !invalid.retryable && invalid.code === 'InvalidParameterValue').toBe(
+      true,
+    );
 
     expect((await provider.ensure(launchRequest(), cluster))[0].launchTemplateId).toMatch(/^lt-/);
   });

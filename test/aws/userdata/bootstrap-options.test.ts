@@ -81,7 +81,9 @@ describe('bootstrapOptions', () => {
   });
 
   it('carries the EC2NodeClass userData and instance store policy', () => {
-    const options = bootstrap({ nodeClass: nodeClass({ userData: 'echo hi', instanceStorePolicy: 'RAID0' }) });
+    const options = bootstrap({
+      nodeClass: nodeClass({ userData: 'echo hi', instanceStorePolicy: 'RAID0' }),
+    });
     expect(options.customUserData).toBe('echo hi');
     expect(options.instanceStorePolicy).toBe('RAID0');
   });

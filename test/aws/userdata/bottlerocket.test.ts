@@ -38,7 +38,9 @@ function kubernetesSettings(toml: string): TomlTable {
 
 function userDataError(userData: string): ValidationError {
   try {
-    bottlerocketUserData(bootstrap({ nodeClass: nodeClass({ name: 'br', amiFamily: 'Bottlerocket', userData }) }));
+    bottlerocketUserData(
+      bootstrap({ nodeClass: nodeClass({ name: 'br', amiFamily: 'Bottlerocket', userData }) }),
+    );
   } catch (e) {
     if (isValidationError(e)) return e;
     throw e;
@@ -49,7 +51,9 @@ function userDataError(userData: string): ValidationError {
 describe('bottlerocketUserData', () => {
   it('writes the cluster, max pods, DNS, labels and taints as [settings.kubernetes]', () => {
     const toml = bottlerocketUserData(
-      bootstrap({ nodeClaim: nodeClaim({ taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }) }),
+      bootstrap({
+        nodeClaim: nodeClaim({ taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
+      }),
     );
     expect(toml).toContain('[settings.kubernetes]\ncluster-name = "demo"\n');
     expect(toml).toContain('"karpenter.sh/unregistered" = [":NoExecute"]');
@@ -69,7 +73,9 @@ describe('bottlerocketUserData', () => {
   });
 
   it("keeps the user's settings except the ones podlift sets: cluster, max pods, labels win, taints replaced", () => {
-    const toml = bottlerocketUserData(bootstrap({ nodeClass: nodeClass({ amiFamily: 'Bottlerocket', userData: USER_SETTINGS }) }));
+    const toml = bottlerocketUserData(
+      bootstrap({ nodeClass: nodeClass({ amiFamily: 'Bottlerocket', userData: USER_SETTINGS }) }),
+    );
     const doc = parseToml(toml);
     const settings = doc.settings as TomlTable;
     expect(settings.network).toEqual({ hostname: 'test.local', 'no-proxy': ['localhost', '127.0.0.1'] });
@@ -118,13 +124,23 @@ describe('bottlerocketUserData', () => {
   });
 
   it('adds the bootstrap command that mounts the instance store for RAID0', () => {
-    const toml = bottlerocketUserData(bootstrap({ nodeClass: nodeClass({ amiFamily: 'Bottlerocket', instanceStorePolicy: 'RAID0' }) }));
+    const toml = bottlerocketUserData(
+      bootstrap({ nodeClass: nodeClass({ amiFamily: 'Bottlerocket', instanceStorePolicy: 'RAID0' }) }),
+    );
     const settings = parseToml(toml).settings as TomlTable;
     expect(settings['bootstrap-commands']).toEqual({
       '000-mount-instance-storage': {
         commands: [
           ['apiclient', 'ephemeral-storage', 'init'],
-          ['apiclient', 'ephemeral-storage', 'bind', '--dirs', '/var/lib/containerd', '/var/lib/kubelet', '/var/log/pods'],
+          [
+            'apiclient',
+            'ephemeral-storage',
+            'bind',
+            '--dirs',
+            '/var/lib/containerd',
+            '/var/lib/kubelet',
+            '/var/log/pods',
+          ],
         ],
         mode: 'always',
         essential: true,
@@ -141,7 +157,9 @@ describe('bottlerocketUserData', () => {
 
   it('rejects settings that are not tables', () => {
     expect(userDataError('settings = "flat"').message).toContain('settings must be a TOML table');
-    expect(userDataError('[settings]\nkubernetes = 3').message).toContain('settings.kubernetes must be a TOML table');
+    expect(userDataError('[settings]\nkubernetes = 3').message).toContain(
+      'settings.kubernetes must be a TOML table',
+    );
     expect(userDataError('[settings.kubernetes]\nnode-labels = []').message).toContain(
       'settings.kubernetes.node-labels must be a TOML table',
     );

@@ -17,7 +17,10 @@ describe('eksBootstrapUserData', () => {
         nodeClaim: nodeClaim({ taints: [{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }] }),
         nodeClass: nodeClass({
           amiFamily: 'AL2',
-          kubelet: { systemReserved: { memory: '100Mi', cpu: '100m' }, evictionHard: { 'memory.available': '5%' } },
+          kubelet: {
+            systemReserved: { memory: '100Mi', cpu: '100m' },
+            evictionHard: { 'memory.available': '5%' },
+          },
           instanceStorePolicy: 'RAID0',
         }),
       }),
@@ -46,7 +49,10 @@ describe('eksBootstrapUserData', () => {
       }),
     );
     const all = parts(text);
-    expect(all.map((p) => p.content.split('\n')[1])).toEqual(['echo custom', expect.stringContaining('exec >')]);
+    expect(all.map((p) => p.content.split('\n')[1])).toEqual([
+      'echo custom',
+      expect.stringContaining('exec >'),
+    ]);
     expect(all[1].content).toContain("--ip-family ipv6 \\\n--dns-cluster-ip 'fd00:10:100::a'");
   });
 });

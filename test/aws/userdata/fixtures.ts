@@ -1,19 +1,23 @@
+import {
+  type BootstrapInput,
+  type BootstrapOptions,
+  bootstrapOptions,
+} from '../../../shared/aws/userdata/bootstrap-options';
 import type { ClusterInfo } from '../../../shared/core/cluster-info';
 import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
 import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../../shared/core/labels';
 import type { NodeClaim } from '../../../shared/core/nodeclaim';
 import type { NodeSelectorRequirement } from '../../../shared/core/requirements';
 import type { Taint } from '../../../shared/core/taints';
-import { type BootstrapInput, type BootstrapOptions, bootstrapOptions } from '../../../shared/aws/userdata/bootstrap-options';
 import { nodeClass } from '../../builders';
 
 /** A cluster as EKS DescribeCluster describes it. */
 export const cluster: ClusterInfo = {
   name: 'demo',
   endpoint: 'https://0123456789ABCDEF.gr7.us-east-1.eks.amazonaws.com',
-  certificateAuthority: Buffer.from('-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n').toString(
-    'base64',
-  ),
+  certificateAuthority: Buffer.from(
+    '-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n',
+  ).toString('base64'),
   kubernetesVersion: '1.31',
   serviceCidr: '10.100.0.0/16',
   ipFamily: 'ipv4',

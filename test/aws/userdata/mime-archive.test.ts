@@ -77,8 +77,14 @@ describe('parseMimeArchive', () => {
     ['Content-Type: text/plain\n\nhello\n', 'not multipart'],
     ['Content-Type: multipart/mixed\n\n--//\n\nx\n--//--\n', 'no boundary parameter'],
     ['Content-Type: multipart/mixed; boundary="//"\n\njust text\n', 'no part starts with a --// line'],
-    ['Content-Type: multipart/mixed; boundary="//"\n\n--//\nContent-Type: text/x-shellscript\n\necho hi\n', 'not closed'],
-    ['Content-Type: multipart/mixed; boundary="//"\n\n--//\nnot a header\n\necho\n--//--\n', 'is not a "Name: value" header'],
+    [
+      'Content-Type: multipart/mixed; boundary="//"\n\n--//\nContent-Type: text/x-shellscript\n\necho hi\n',
+      'not closed',
+    ],
+    [
+      'Content-Type: multipart/mixed; boundary="//"\n\n--//\nnot a header\n\necho\n--//--\n',
+      'is not a "Name: value" header',
+    ],
     ['Content-Type: multipart/mixed; boundary="//"', 'not followed by a blank line'],
   ])('rejects %j: %s', (text, reason) => {
     const result = parseMimeArchive(text);
@@ -89,7 +95,10 @@ describe('parseMimeArchive', () => {
 
 describe('serializeMimeArchive', () => {
   it("writes Karpenter's layout: MIME-Version, boundary //, LF line ends, a close delimiter", () => {
-    const text = serializeMimeArchive([mimePart('text/x-shellscript', 'echo a'), mimePart('application/node.eks.aws', 'kind: NodeConfig\n')]);
+    const text = serializeMimeArchive([
+      mimePart('text/x-shellscript', 'echo a'),
+      mimePart('application/node.eks.aws', 'kind: NodeConfig\n'),
+    ]);
     expect(text).toBe(
       'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="//"\n\n' +
         '--//\nContent-Type: text/x-shellscript\n\necho a\n' +
@@ -100,10 +109,18 @@ describe('serializeMimeArchive', () => {
 
   it('round-trips parts, headers and trailing newlines included', () => {
     const original = [
-      { headers: [['Content-Type', 'text/x-shellscript'], ['X-Note', 'a']] as const, content: 'echo a\n\n' },
+      {
+        headers: [
+          ['Content-Type', 'text/x-shellscript'],
+          ['X-Note', 'a'],
+        ] as const,
+        content: 'echo a\n\n',
+      },
       mimePart('text/cloud-config', '#cloud-config\nruncmd: []'),
     ];
-    expect(parts(serializeMimeArchive(original))).toEqual(original.map((p) => ({ ...p, headers: p.headers.map((h) => [...h]) })));
+    expect(parts(serializeMimeArchive(original))).toEqual(
+      original.map((p) => ({ ...p, headers: p.headers.map((h) => [...h]) })),
+    );
   });
 
   it('picks another boundary when a part has a line that starts with --//', () => {

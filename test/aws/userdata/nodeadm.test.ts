@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { mimeHeader, type MimePart, parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
+import { type MimePart, mimeHeader, parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
 import { GENERATED_NODE_CONFIG_HEADER, nodeadmUserData } from '../../../shared/aws/userdata/nodeadm';
 import { isValidationError, type ValidationError } from '../../../shared/core/errors';
 import { nodeClass } from '../../builders';
@@ -48,7 +48,9 @@ describe('nodeadmUserData', () => {
         }),
       }),
     );
-    expect(text.startsWith('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="//"\n\n--//\n')).toBe(true);
+    expect(text.startsWith('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="//"\n\n--//\n')).toBe(
+      true,
+    );
     expect(parts(text)).toHaveLength(1);
     const config = generated(text);
     expect(config.apiVersion).toBe('node.eks.aws/v1alpha1');
@@ -97,7 +99,8 @@ describe('nodeadmUserData', () => {
   });
 
   it('puts a bare NodeConfig from the EC2NodeClass first, as its own application/node.eks.aws part', () => {
-    const mine = 'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      shutdownGracePeriod: 30s\n';
+    const mine =
+      'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      shutdownGracePeriod: 30s\n';
     const all = parts(nodeadmUserData(bootstrap({ nodeClass: nodeClass({ userData: mine }) })));
     expect(all).toHaveLength(2);
     expect(all[0]).toEqual({ headers: [['Content-Type', 'application/node.eks.aws']], content: mine });
@@ -107,7 +110,10 @@ describe('nodeadmUserData', () => {
   it('puts a shell script from the EC2NodeClass first, as a text/x-shellscript part', () => {
     const script = '#!/bin/bash\necho "Hello, AL2023!"';
     const all = parts(nodeadmUserData(bootstrap({ nodeClass: nodeClass({ userData: script }) })));
-    expect(all[0]).toEqual({ headers: [['Content-Type', 'text/x-shellscript; charset="us-ascii"']], content: script });
+    expect(all[0]).toEqual({
+      headers: [['Content-Type', 'text/x-shellscript; charset="us-ascii"']],
+      content: script,
+    });
     expect(all).toHaveLength(2);
   });
 
@@ -149,7 +155,9 @@ describe('nodeadmUserData', () => {
   });
 
   it('asks nodeadm for a RAID0 instance store when the EC2NodeClass does', () => {
-    const config = generated(nodeadmUserData(bootstrap({ nodeClass: nodeClass({ instanceStorePolicy: 'RAID0' }) })));
+    const config = generated(
+      nodeadmUserData(bootstrap({ nodeClass: nodeClass({ instanceStorePolicy: 'RAID0' }) })),
+    );
     expect(config.spec.instance).toEqual({ localStorage: { strategy: 'RAID0' } });
   });
 
@@ -157,7 +165,9 @@ describe('nodeadmUserData', () => {
     const error = userDataError('MIME-Version: 1.0\nContent-Type: multipart/mixed\n\n--//\n\necho\n--//--\n');
     expect(error.issues[0].field).toBe('spec.userData');
     expect(error.location.object).toBe('EC2NodeClass/gpu');
-    expect(error.message).toMatch(/^EC2NodeClass\/gpu: spec\.userData: not a valid MIME multipart archive: .*no boundary/);
+    expect(error.message).toMatch(
+      /^EC2NodeClass\/gpu: spec\.userData: not a valid MIME multipart archive: .*no boundary/,
+    );
     expect(userDataError('Content-Type: text/plain\n\nhello').message).toContain('not multipart/*');
   });
 });

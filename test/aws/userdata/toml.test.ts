@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToml, TomlSyntaxError } from '../../../shared/aws/userdata/toml-parse';
+import { parseToml, TomlSyntaxError, type TomlTable } from '../../../shared/aws/userdata/toml-parse';
 import { stringifyToml } from '../../../shared/aws/userdata/toml-stringify';
 
 /** Karpenter's Bottlerocket test input (testdata/br_userdata_input.golden), with its Go %s filled in. */
@@ -148,7 +148,7 @@ describe('stringifyToml', () => {
   it('round-trips what it parses, including arrays of tables, escapes, floats and empty tables', () => {
     const doc = parseToml(BOTTLEROCKET_INPUT);
     expect(parseToml(stringifyToml(doc))).toEqual(doc);
-    const tricky = {
+    const tricky: TomlTable = {
       s: 'line\nbreak "quoted" \\ \u0001 \u007f',
       f: 0.25,
       big: 1e300,

@@ -13,7 +13,9 @@ describe('userDataBase64', () => {
   });
 
   it('gives no user data for a Custom family without userData', () => {
-    expect(userDataBase64('Custom', bootstrap({ nodeClass: nodeClass({ amiFamily: 'Custom' }) }))).toBeUndefined();
+    expect(
+      userDataBase64('Custom', bootstrap({ nodeClass: nodeClass({ amiFamily: 'Custom' }) })),
+    ).toBeUndefined();
   });
 
   it('encodes the family’s merged user data', () => {
@@ -26,7 +28,10 @@ describe('userDataBase64', () => {
   it('refuses the Windows families with an error naming the EC2NodeClass and spec.amiFamily', () => {
     let error: unknown;
     try {
-      userDataText('Windows2022', bootstrap({ nodeClass: nodeClass({ name: 'win', amiFamily: 'Windows2022' }) }));
+      userDataText(
+        'Windows2022',
+        bootstrap({ nodeClass: nodeClass({ name: 'win', amiFamily: 'Windows2022' }) }),
+      );
     } catch (e) {
       error = e;
     }
