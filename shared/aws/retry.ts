@@ -1,4 +1,5 @@
 import { CloudError } from '../core/errors';
+import { awsErrorCode, errorMessage, isRetryableAwsError } from './aws-error';
 
 /**
  * Retrying AWS calls within a Lambda invocation's remaining time: exponential backoff with full
@@ -37,79 +38,6 @@ export const RETRY_DEFAULTS = {
   maxDelayMs: 5000,
   maxAttempts: 8,
 } as const;
-
-/** Error codes AWS services use for throttling. */
-const THROTTLING_CODES: ReadonlySet<string> = new Set([
-  'RequestLimitExceeded',
-  'Throttling',
-  'ThrottlingException',
-  'ThrottledException',
-  'TooManyRequestsException',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'EC2ThrottledException',
-  'PriorRequestNotComplete',
-]);
-
-/** Codes of transient server-side failures. */
-const TRANSIENT_CODES: ReadonlySet<string> = new Set([
-  'InternalError',
-  'InternalFailure',
-  'InternalException',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'Unavailable',
-  'RequestTimeout',
-  'RequestTimeoutException',
-]);
-
-/** Node socket errors worth another try (a DNS name that does not resolve is not). */
-const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-]);
-
-/**
- * Capacity answers are decisions, not hiccups: retrying them at once only repeats the answer
- * (EC2 returns InsufficientInstanceCapacity with a 500, so the status alone would mislead).
- */
-const CAPACITY_CODES: ReadonlySet<string> = new Set([
-  'InsufficientInstanceCapacity',
-  'InsufficientCapacity',
-  'InsufficientHostCapacity',
-  'InsufficientReservedInstanceCapacity',
-]);
-
-/** The AWS error code of an SDK error (`name`), or a Node error's `code`; undefined for anything else. */
-export function awsErrorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const e = error as { name?: unknown; code?: unknown; $metadata?: unknown };
-  if (typeof e.code === 'string') return e.code;
-  if (e.$metadata !== undefined && typeof e.name === 'string') return e.name;
-  if (typeof e.name === 'string' && e.name !== 'Error') return e.name;
-  return undefined;
-}
-
-/** Whether an AWS SDK error is throttling, a 5xx or a dropped connection (and not a capacity answer). */
-export function isRetryableAwsError(error: unknown): boolean {
-  const code = awsErrorCode(error);
-  if (code !== undefined && CAPACITY_CODES.has(code)) return false;
-  if (code !== undefined && (THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code))) return true;
-  if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) return true;
-  if (typeof error !== 'object' || error === null) return false;
-  const e = error as { $retryable?: unknown; $metadata?: { httpStatusCode?: unknown } };
-  if (e.$retryable !== undefined && e.$retryable !== null) return true;
-  const status = e.$metadata?.httpStatusCode;
-  return typeof status === 'number' && (status >= 500 || status === 429);
-}
-
-/** The message of an error, whatever was thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The backoff before retry number `retry` (1 for the first retry): full jitter,

@@ -6,7 +6,7 @@ import {
 import type { CapacityType } from '../../core/capacity-type';
 import { CloudError } from '../../core/errors';
 import type { InstanceTypeInfo } from '../../core/instance-type';
-import { cloudErrorFrom } from './aws-error';
+import { cloudErrorFrom } from '../aws-error';
 
 /**
  * DescribeInstanceTypes mapped onto core's {@link InstanceTypeInfo}, reading each field the way

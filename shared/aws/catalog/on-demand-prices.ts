@@ -1,6 +1,6 @@
 import { type Filter, type PricingClient, paginateGetProducts } from '@aws-sdk/client-pricing';
 import { CloudError } from '../../core/errors';
-import { cloudErrorFrom } from './aws-error';
+import { cloudErrorFrom } from '../aws-error';
 
 /**
  * Linux on-demand prices from the AWS Price List Query API, read as Karpenter's pricing provider

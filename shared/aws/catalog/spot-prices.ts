@@ -1,6 +1,6 @@
 import { type EC2Client, paginateDescribeSpotPriceHistory } from '@aws-sdk/client-ec2';
 import { CloudError } from '../../core/errors';
-import { cloudErrorFrom } from './aws-error';
+import { cloudErrorFrom } from '../aws-error';
 
 /**
  * The product descriptions Karpenter asks spot prices for (UpdateSpotPricing). Accounts made

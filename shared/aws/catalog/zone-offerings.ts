@@ -1,6 +1,6 @@
 import { type EC2Client, paginateDescribeInstanceTypeOfferings } from '@aws-sdk/client-ec2';
 import { CloudError } from '../../core/errors';
-import { cloudErrorFrom } from './aws-error';
+import { cloudErrorFrom } from '../aws-error';
 
 /** Where each instance type is offered, from DescribeInstanceTypeOfferings. */
 export interface ZoneOfferings {

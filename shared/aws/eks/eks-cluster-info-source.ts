@@ -2,8 +2,8 @@ import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { Clock } from '../../core/clock';
 import type { ClusterInfo } from '../../core/cluster-info';
 import { NotFoundError, PodliftError } from '../../core/errors';
+import { cloudErrorFrom } from '../aws-error';
 import { clusterInfoFromEks } from './eks-cluster-info';
-import { cloudErrorFromSdk } from './sdk-error';
 import { TtlCache } from './ttl-cache';
 
 /** Options of {@link EksClusterInfoSource}. */
@@ -63,7 +63,7 @@ export class EksClusterInfoSource {
     const doing = `describing EKS cluster ${name} in ${region}`;
     try {
       const out = await this.props.eks.send(new DescribeClusterCommand({ name }));
-      if (out.cluster === undefined) throw cloudErrorFromSdk(doing, new Error('no cluster in the response'));
+      if (out.cluster === undefined) throw cloudErrorFrom(doing, new Error('no cluster in the response'));
       return clusterInfoFromEks(out.cluster, doing);
     } catch (error) {
       if (error instanceof PodliftError) throw error;
@@ -74,7 +74,7 @@ export class EksClusterInfoSource {
           { cause: error },
         );
       }
-      throw cloudErrorFromSdk(doing, error);
+      throw cloudErrorFrom(doing, error);
     }
   }
 }

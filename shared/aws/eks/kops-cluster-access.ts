@@ -2,8 +2,8 @@ import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { Clock } from '../../core/clock';
 import type { ClusterInfo } from '../../core/cluster-info';
 import { NotFoundError, PodliftError, ValidationError } from '../../core/errors';
+import { cloudErrorFrom } from '../aws-error';
 import { type KopsClusterAccessData, parseKopsClusterParameter } from './kops-cluster-parameter';
-import { cloudErrorFromSdk } from './sdk-error';
 import { TtlCache } from './ttl-cache';
 
 /** Options of {@link KopsClusterAccess}. */
@@ -96,7 +96,7 @@ export class KopsClusterAccess {
           cause: error,
         });
       }
-      throw cloudErrorFromSdk(doing, error);
+      throw cloudErrorFrom(doing, error);
     }
   }
 }

@@ -6,14 +6,8 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { CloudError, ValidationError, type ValidationIssue } from '../../core/errors';
 import type { BusEvent, EventPublisherPort } from '../../core/ports';
-import {
-  awsErrorCode,
-  backoffDelayMs,
-  errorMessage,
-  type RetryPolicy,
-  retryRefusal,
-  withRetry,
-} from '../retry';
+import { awsErrorCode, errorMessage } from '../aws-error';
+import { backoffDelayMs, type RetryPolicy, retryRefusal, withRetry } from '../retry';
 import { putEventsBatches } from './put-events-batches';
 import { MAX_PUT_EVENTS_BYTES, putEventsEntrySize } from './put-events-entry-size';
 

@@ -9,7 +9,8 @@ import {
 import { CloudError, ValidationError } from '../../core/errors';
 import { LABEL_NODEPOOL } from '../../core/labels';
 import { providerID } from '../../core/nodeclaim';
-import { awsErrorCode, errorMessage, type RetryPolicy, withRetry } from '../retry';
+import { awsErrorCode, errorMessage } from '../aws-error';
+import { type RetryPolicy, withRetry } from '../retry';
 import { clusterTagKey, TAG_NODECLAIM } from './launch-tags';
 
 /** An EC2 instance as podlift's control loops need it. */
@@ -113,13 +114,14 @@ export class Ec2Instances {
       try {
         await this.terminateCall(chunk);
       } catch (error) {
-        if (awsErrorCode(error) !== 'InvalidInstanceID.NotFound') throw this.cloudError(chunk, error);
+        if (awsErrorCode(error) !== 'InvalidInstanceID.NotFound') throw this.cloudErrorFrom(chunk, error);
         if (chunk.length === 1) continue;
         for (const id of chunk) {
           try {
             await this.terminateCall([id]);
           } catch (single) {
-            if (awsErrorCode(single) !== 'InvalidInstanceID.NotFound') throw this.cloudError([id], single);
+            if (awsErrorCode(single) !== 'InvalidInstanceID.NotFound')
+              throw this.cloudErrorFrom([id], single);
           }
         }
       }
@@ -134,7 +136,7 @@ export class Ec2Instances {
     );
   }
 
-  private cloudError(ids: readonly string[], error: unknown): CloudError {
+  private cloudErrorFrom(ids: readonly string[], error: unknown): CloudError {
     if (error instanceof CloudError) return error;
     const code = awsErrorCode(error);
     return new CloudError(

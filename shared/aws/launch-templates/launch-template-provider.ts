@@ -15,11 +15,11 @@ import type { InstanceType } from '../../core/instance-type';
 import { LABEL_INSTANCE_TYPE } from '../../core/labels';
 import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports';
 import type { NodeSelectorRequirement } from '../../core/requirements';
+import { awsErrorCode, cloudErrorFrom } from '../aws-error';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../launch-template-port';
 import { bootstrapOptions } from '../userdata/bootstrap-options';
 import { userDataBase64 } from '../userdata/user-data';
 import { groupByAmi } from './ami-groups';
-import { ec2CloudError, ec2ErrorCode } from './ec2-error';
 import { ExpiringCache } from './expiring-cache';
 import { launchCapacityType } from './launch-capacity-type';
 import {
@@ -212,7 +212,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
           }),
         );
       } catch (e) {
-        throw ec2CloudError(`listing launch templates of cluster ${cluster}`, e);
+        throw cloudErrorFrom(`listing launch templates of cluster ${cluster}`, e);
       }
       for (const template of page.LaunchTemplates ?? []) {
         const name = template.LaunchTemplateName ?? '';
@@ -231,9 +231,9 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         await this.ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateId: template.LaunchTemplateId }));
         deleted.push(name);
       } catch (e) {
-        const code = ec2ErrorCode(e);
+        const code = awsErrorCode(e);
         if (code !== undefined && NOT_FOUND.has(code)) deleted.push(name);
-        else failures.push(ec2CloudError(`deleting launch template ${name}`, e));
+        else failures.push(cloudErrorFrom(`deleting launch template ${name}`, e));
       }
     }
     if (failures.length > 0) {
@@ -299,7 +299,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         );
         template = created.LaunchTemplate ?? { LaunchTemplateName: name };
       } catch (e) {
-        if (ec2ErrorCode(e) !== ALREADY_EXISTS) throw ec2CloudError(doing, e);
+        if (awsErrorCode(e) !== ALREADY_EXISTS) throw cloudErrorFrom(doing, e);
         // Another provisioner created it between our describe and create: same name, same content.
         template = await this.describe(name, doing);
         if (template === undefined) {
@@ -323,9 +323,9 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
       const out = await this.ec2.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] }));
       return out.LaunchTemplates?.[0];
     } catch (e) {
-      const code = ec2ErrorCode(e);
+      const code = awsErrorCode(e);
       if (code !== undefined && NOT_FOUND.has(code)) return undefined;
-      throw ec2CloudError(doing, e);
+      throw cloudErrorFrom(doing, e);
     }
   }
 }

@@ -7,9 +7,9 @@ import {
   RemoveRoleFromInstanceProfileCommand,
 } from '@aws-sdk/client-iam';
 import { CloudError } from '../../core/errors';
+import { awsErrorCode } from '../aws-error';
 import { instanceProfileName, instanceProfilePath, instanceProfileTags } from './instance-profile-name';
 import { outcomeOfAwsError, type PartOutcome, resolved, unresolved } from './part-outcome';
-import { awsErrorCode } from './sdk-errors';
 
 /** What deciding an EC2NodeClass's instance profile needs. */
 export interface InstanceProfileRequest {

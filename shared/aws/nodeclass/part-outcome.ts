@@ -1,4 +1,4 @@
-import { awsErrorCode, cloudError, isRetryableAwsError } from './sdk-errors';
+import { awsErrorCode, cloudErrorFrom, isRetryableAwsError } from '../aws-error';
 
 /** What resolving one part of an EC2NodeClass produced: a value, or why it could not. */
 export type PartOutcome<T> =
@@ -23,7 +23,7 @@ export function unresolved<T>(reason: string, message: string): PartOutcome<T> {
  * Karpenter does.
  */
 export function outcomeOfAwsError<T>(doing: string, error: unknown): PartOutcome<T> {
-  const failure = cloudError(doing, error);
+  const failure = cloudErrorFrom(doing, error);
   if (isRetryableAwsError(error) || awsErrorCode(error) === undefined) throw failure;
   return unresolved(camelCaseReason(awsErrorCode(error)!), failure.message);
 }

@@ -5,7 +5,8 @@ import { CloudError, ValidationError } from '../../core/errors';
 import type { NodePool } from '../../core/nodepool';
 import { parseNodePool } from '../../core/nodepool-schema';
 import type { NodePoolConfigPort } from '../../core/ports';
-import { awsErrorCode, errorMessage, type RetryPolicy, withRetry } from '../retry';
+import { awsErrorCode, errorMessage } from '../aws-error';
+import { type RetryPolicy, withRetry } from '../retry';
 import { decodeParameterDocument } from './parameter-document';
 
 /** Options of {@link SsmNodePoolConfig}. */

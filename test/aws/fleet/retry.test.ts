@@ -1,6 +1,7 @@
 import { EC2ServiceException } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, isRetryableAwsError, type RetryPolicy, withRetry } from '../../../shared/aws/retry';
+import { isRetryableAwsError } from '../../../shared/aws/aws-error';
+import { backoffDelayMs, type RetryPolicy, withRetry } from '../../../shared/aws/retry';
 import { CloudError } from '../../../shared/core/errors';
 
 function ec2Error(name: string, httpStatusCode: number, fault: 'client' | 'server' = 'client'): Error {
