@@ -3,8 +3,8 @@ import type { Clock } from '../../core/clock';
 import type { ClusterInfo } from '../../core/cluster-info';
 import { NotFoundError, PodliftError } from '../../core/errors';
 import { cloudErrorFrom } from '../aws-error';
+import { TtlCache } from '../ttl-cache';
 import { clusterInfoFromEks } from './eks-cluster-info';
-import { TtlCache } from './ttl-cache';
 
 /** Options of {@link EksClusterInfoSource}. */
 export interface EksClusterInfoSourceProps {
@@ -55,7 +55,7 @@ export class EksClusterInfoSource {
   async get(): Promise<ClusterInfo> {
     const region = await this.props.eks.config.region();
     const key = `${region}/${this.props.clusterName}`;
-    return this.cache.get(key, this.props.clock.now(), this.ttlMs, () => this.describe(region));
+    return this.cache.getOrLoad(key, this.props.clock.now(), this.ttlMs, () => this.describe(region));
   }
 
   private async describe(region: string): Promise<ClusterInfo> {

@@ -3,8 +3,8 @@ import type { Clock } from '../../core/clock';
 import type { ClusterInfo } from '../../core/cluster-info';
 import { NotFoundError, PodliftError, ValidationError } from '../../core/errors';
 import { cloudErrorFrom } from '../aws-error';
+import { TtlCache } from '../ttl-cache';
 import { type KopsClusterAccessData, parseKopsClusterParameter } from './kops-cluster-parameter';
-import { TtlCache } from './ttl-cache';
 
 /** Options of {@link KopsClusterAccess}. */
 export interface KopsClusterAccessProps {
@@ -67,7 +67,7 @@ export class KopsClusterAccess {
 
   private read(): Promise<KopsClusterAccessData> {
     const key = `${this.parameterName}#${this.props.clusterName}`;
-    return this.cache.get(key, this.props.clock.now(), this.ttlMs, () => this.load());
+    return this.cache.getOrLoad(key, this.props.clock.now(), this.ttlMs, () => this.load());
   }
 
   private async load(): Promise<KopsClusterAccessData> {

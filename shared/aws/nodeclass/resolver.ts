@@ -17,12 +17,12 @@ import type {
   ResolvedSubnet,
 } from '../../core/ec2nodeclass-status';
 import type { NodeClassResolverPort } from '../../core/ports';
+import { TtlCache } from '../ttl-cache';
 import { resolveAmis } from './amis';
 import { resolveInstanceProfile } from './instance-profile';
 import type { PartOutcome } from './part-outcome';
 import { resolveSecurityGroups } from './security-groups';
 import { resolveSubnets } from './subnets';
-import { TtlCache } from './ttl-cache';
 
 /** How long resolutions are reused. */
 export interface NodeClassCacheTtls {
@@ -75,34 +75,37 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
 
   constructor(private readonly options: EC2NodeClassResolverOptions) {
     this.ttls = { ...DEFAULT_TTLS, ...options.ttls };
-    this.subnets = new TtlCache(options.clock);
-    this.securityGroups = new TtlCache(options.clock);
-    this.amis = new TtlCache(options.clock);
-    this.profiles = new TtlCache(options.clock);
+    this.subnets = new TtlCache();
+    this.securityGroups = new TtlCache();
+    this.amis = new TtlCache();
+    this.profiles = new TtlCache();
   }
 
   /** Resolves every part and builds the status; see the class comment for caching and errors. */
   async resolve(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus> {
     const { ec2, ssm, iam, cluster, region } = this.options;
     const name = nodeClass.name;
+    const now = this.options.clock.now();
     const [subnets, securityGroups, amis, instanceProfile] = await Promise.all([
-      this.subnets.getOrLoad(stableKey(nodeClass.subnetSelectorTerms), this.ttls.subnetsMs, () =>
+      this.subnets.getOrLoad(stableKey(nodeClass.subnetSelectorTerms), now, this.ttls.subnetsMs, () =>
         resolveSubnets(ec2, nodeClass.subnetSelectorTerms, name),
       ),
       this.securityGroups.getOrLoad(
         stableKey(nodeClass.securityGroupSelectorTerms),
+        now,
         this.ttls.securityGroupsMs,
         () => resolveSecurityGroups(ec2, nodeClass.securityGroupSelectorTerms, name),
       ),
       this.amis.getOrLoad(
         stableKey({ terms: nodeClass.amiSelectorTerms, k8s: cluster.kubernetesVersion }),
+        now,
         this.ttls.amisMs,
         () =>
           resolveAmis(ec2, ssm, {
             terms: nodeClass.amiSelectorTerms,
             kubernetesVersion: cluster.kubernetesVersion,
             nodeClassName: name,
-            now: this.options.clock.now(),
+            now,
           }),
       ),
       this.profiles.getOrLoad(
@@ -115,6 +118,7 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
           cluster: cluster.name,
           region,
         }),
+        now,
         this.ttls.instanceProfileMs,
         () =>
           resolveInstanceProfile(iam, {

@@ -3,7 +3,7 @@ import {
   clearEksClusterInfoCache,
   EksClusterInfoSource,
 } from '../../../shared/aws/eks/eks-cluster-info-source';
-import { TtlCache } from '../../../shared/aws/eks/ttl-cache';
+import { TtlCache } from '../../../shared/aws/ttl-cache';
 import type { ClusterInfo } from '../../../shared/core/cluster-info';
 import { CloudError, NotFoundError } from '../../../shared/core/errors';
 import { FAKE_EKS_CA } from '../../../sim/aws/fake-eks';

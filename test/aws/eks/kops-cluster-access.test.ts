@@ -2,7 +2,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { KopsClusterAccess } from '../../../shared/aws/eks/kops-cluster-access';
 import type { KopsClusterAccessData } from '../../../shared/aws/eks/kops-cluster-parameter';
-import { TtlCache } from '../../../shared/aws/eks/ttl-cache';
+import { TtlCache } from '../../../shared/aws/ttl-cache';
 import { CloudError, NotFoundError, ValidationError } from '../../../shared/core/errors';
 import type { ClusterAccess } from '../../../shared/kube/auth/cluster-access';
 import { attachFake } from '../../../sim/aws/attach';

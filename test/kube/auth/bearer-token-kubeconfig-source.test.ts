@@ -1,7 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EksClusterAccess } from '../../../shared/aws/eks/eks-cluster-access';
-import { TtlCache } from '../../../shared/aws/eks/ttl-cache';
+import { TtlCache } from '../../../shared/aws/ttl-cache';
 import type { ClusterInfo } from '../../../shared/core/cluster-info';
 import { ValidationError } from '../../../shared/core/errors';
 import { BearerTokenKubeConfigSource } from '../../../shared/kube/auth/bearer-token-kubeconfig-source';
