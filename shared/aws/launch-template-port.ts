@@ -6,7 +6,10 @@ import type { NodeSelectorRequirement } from '../core/requirements';
 export interface LaunchTemplateRef {
   readonly launchTemplateName: string;
   readonly launchTemplateId?: string;
-  /** Which instance types may use it (kubernetes.io/arch, GPU/Neuron AMI variants). */
+  /**
+   * Which instance types may use it: the AMI's requirements (kubernetes.io/arch, GPU/Neuron
+   * variants) plus `node.kubernetes.io/instance-type In [the types it serves]`.
+   */
   readonly requirements: readonly NodeSelectorRequirement[];
   readonly imageId: string;
 }
@@ -17,4 +20,8 @@ export interface LaunchTemplateRef {
  */
 export interface LaunchTemplateProvider {
   ensure(request: LaunchRequest, cluster: ClusterInfo): Promise<readonly LaunchTemplateRef[]>;
+  /** Forgets a template believed to exist (EC2 said it does not): the next ensure creates it again. */
+  invalidate(launchTemplateName: string): void;
+  /** Deletes this cluster's templates not in `inUse`; returns the names deleted. */
+  deleteUnreferenced(cluster: string, inUse: Iterable<string>): Promise<readonly string[]>;
 }

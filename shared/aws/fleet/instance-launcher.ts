@@ -15,6 +15,13 @@ import { createFleetInput } from './fleet-request';
 import { readFleetOutput } from './fleet-result';
 import { launchTags } from './launch-tags';
 
+/** CreateFleet's answers for a launch template that does not exist (any more). */
+const LAUNCH_TEMPLATE_NOT_FOUND: ReadonlySet<string> = new Set([
+  'InvalidLaunchTemplateName.NotFoundException',
+  'InvalidLaunchTemplateId.NotFound',
+  'InvalidLaunchTemplateId.VersionNotFound',
+]);
+
 /** What {@link Ec2InstanceLauncher} needs. Cheap to build: make one per invocation. */
 export interface Ec2InstanceLauncherOptions {
   readonly ec2: EC2Client;
@@ -123,6 +130,16 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
       };
     }
     const [failure, ...more] = outcome.failed;
+    if (failure !== undefined && outcome.failed.some((f) => LAUNCH_TEMPLATE_NOT_FOUND.has(f.code))) {
+      // Someone deleted a template this process believed in (another provisioner's clean-up):
+      // forget them so the next attempt creates them again, and say the attempt may be retried.
+      for (const t of templates) this.options.launchTemplates.invalidate(t.launchTemplateName);
+      throw new CloudError(
+        `launching NodeClaim ${nodeClaim.name} (${failure.instanceType}, ${failure.zone}): ${failure.code}: launch template missing; it will be recreated on the next attempt`,
+        failure.code,
+        true,
+      );
+    }
     if (failure === undefined) {
       throw new InsufficientCapacityError(nodeClaim.name, [...outcome.refused, ...plan.skipped]);
     }

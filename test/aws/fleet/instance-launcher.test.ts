@@ -318,6 +318,20 @@ describe('Ec2InstanceLauncher.launch', () => {
     );
   });
 
+  it('forgets its launch templates and says to retry when EC2 no longer knows one', async () => {
+    const { launcher, fake, instanceTypes, templates } = await world();
+    fake.capacity.injectLaunchError({}, 'InvalidLaunchTemplateName.NotFoundException', 10, 'not found');
+
+    const error = await launcher.launch(launchRequest(instanceTypes)).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({
+      name: 'CloudError',
+      code: 'InvalidLaunchTemplateName.NotFoundException',
+      retryable: true,
+    });
+    expect(templates.invalidated).toEqual(templates.templates.map((t) => t.launchTemplateName));
+  });
+
   it('does not retry an error that is not transient', async () => {
     const { launcher, fake, instanceTypes, fleetCalls, sleeps } = await world();
     fake.failNext('CreateFleet', 'UnauthorizedOperation', { message: 'You are not authorized' });

@@ -79,10 +79,17 @@ export function testInstanceTypes(): ReadonlyMap<string, InstanceType> {
 /** A launch template provider that hands out three pre-made templates, like the real one would. */
 export class FakeLaunchTemplates implements LaunchTemplateProvider {
   readonly calls: LaunchRequest[] = [];
+  readonly invalidated: string[] = [];
   constructor(readonly templates: readonly LaunchTemplateRef[]) {}
   async ensure(request: LaunchRequest): Promise<readonly LaunchTemplateRef[]> {
     this.calls.push(request);
     return this.templates;
+  }
+  invalidate(launchTemplateName: string): void {
+    this.invalidated.push(launchTemplateName);
+  }
+  async deleteUnreferenced(): Promise<readonly string[]> {
+    return [];
   }
 }
 
