@@ -98,12 +98,16 @@ export function templateServes(template: LaunchTemplateRef, instanceType: Instan
 }
 
 /**
- * Plans the CreateFleet call for one NodeClaim: capacity type, then for each option (cheapest
- * first, at most 60) the first launch template that serves it and one override per available
- * offering of that capacity type in a zone the NodeClaim allows and a subnet covers, cheapest
- * offering first, at most {@link MAX_FLEET_OVERRIDES} in all (the dearest options are dropped).
+ * The capacity type one CreateFleet call buys for a NodeClaim: spot when the NodeClaim allows it
+ * and some option has an available spot offering in a zone a subnet covers, else on-demand
+ * (Karpenter's rule). The launcher decides it before ensuring launch templates, because their
+ * user data labels the node with it: template and fleet must agree.
  */
-export function planFleet(input: FleetPlanInput): FleetPlan {
+export function fleetCapacityType(input: Omit<FleetPlanInput, 'launchTemplates'>): 'spot' | 'on-demand' {
+  return fleetContext(input).capacityType;
+}
+
+function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
   const requirements = Requirements.from(input.nodeClaim.spec.requirements);
   const zoneRequirement = requirements.get(LABEL_ZONE);
   const capacityTypeRequirement = requirements.get(LABEL_CAPACITY_TYPE);
@@ -139,7 +143,17 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
   );
   // A spot-only NodeClaim stays spot even without an available offering, so `skipped` says why.
   const capacityType = spot || !allowsCapacityType('on-demand') ? 'spot' : 'on-demand';
+  return { types, skipped, subnets, allowed, available, capacityType } as const;
+}
 
+/**
+ * Plans the CreateFleet call for one NodeClaim: capacity type, then for each option (cheapest
+ * first, at most 60) the first launch template that serves it and one override per available
+ * offering of that capacity type in a zone the NodeClaim allows and a subnet covers, cheapest
+ * offering first, at most {@link MAX_FLEET_OVERRIDES} in all (the dearest options are dropped).
+ */
+export function planFleet(input: FleetPlanInput): FleetPlan {
+  const { types, skipped, subnets, allowed, available, capacityType } = fleetContext(input);
   const configs = new Map<string, { template: LaunchTemplateRef; overrides: FleetOverride[] }>();
   let total = 0;
   for (const it of types) {

@@ -10,7 +10,7 @@ import type { LaunchTemplateProvider } from '../launch-template-port';
 import { type RetryPolicy, withRetry } from '../retry';
 import { fleetClientToken } from './client-token';
 import { Ec2Instances } from './ec2-instances';
-import { type FleetPlan, planFleet } from './fleet-plan';
+import { type FleetPlan, fleetCapacityType, planFleet } from './fleet-plan';
 import { createFleetInput } from './fleet-request';
 import { readFleetOutput } from './fleet-result';
 import { launchTags } from './launch-tags';
@@ -72,15 +72,21 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
    */
   async launch(request: LaunchRequest): Promise<LaunchedInstance> {
     const { nodeClaim } = request;
-    const templates = await this.options.launchTemplates.ensure(request, this.options.cluster);
-    const plan = planFleet({
+    const fleet = {
       nodeClaim,
       options: request.options,
       instanceTypes: this.options.instanceTypes,
       subnets: request.resolved.subnets,
-      launchTemplates: templates,
       unavailable: this.options.unavailableOfferings.keys(),
-    });
+    };
+    // The templates' user data labels the node with its capacity type, so they are made for the
+    // capacity type this fleet will buy (which may differ from the plan's when spot ran out).
+    const capacityType = fleetCapacityType(fleet);
+    const templates = await this.options.launchTemplates.ensure(
+      { ...request, options: request.options.map((o) => ({ ...o, capacityType })) },
+      this.options.cluster,
+    );
+    const plan = planFleet({ ...fleet, launchTemplates: templates });
     if (plan.configs.length === 0) throw new InsufficientCapacityError(nodeClaim.name, plan.skipped);
 
     const what = launching(nodeClaim.name, plan);

@@ -252,7 +252,7 @@ describe('Ec2InstanceLauncher.launch', () => {
   });
 
   it('falls back to on-demand when no option has an available spot offering', async () => {
-    const { launcher, fake, instanceTypes, unavailable, fleetCalls } = await world();
+    const { launcher, fake, instanceTypes, unavailable, fleetCalls, templates } = await world();
     for (const zone of ['us-east-1a', 'us-east-1b', 'us-east-1c'])
       for (const type of ['m6g.large', 'm5.large'])
         unavailable.mark(type, zone, 'spot', 'InsufficientInstanceCapacity');
@@ -260,6 +260,9 @@ describe('Ec2InstanceLauncher.launch', () => {
     const launched = await launcher.launch(
       launchRequest(instanceTypes, { types: ['m6g.large', 'm5.large'] }),
     );
+
+    // The launch templates label the node with the capacity type the fleet buys.
+    expect(templates.calls[0].options.map((o) => o.capacityType)).toEqual(['on-demand', 'on-demand']);
 
     expect(fleetCalls()[0]).toMatchObject({
       TargetCapacitySpecification: { DefaultTargetCapacityType: 'on-demand' },
