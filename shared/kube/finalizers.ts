@@ -1,4 +1,5 @@
-import { isApiNotFound, kubeError } from './api-errors';
+import { isNotFoundError } from '../core/errors';
+import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import type { KubeObjectJson, ObjectAccess } from './object-access';
 import { nodeAccess, nodeClaimAccess } from './object-access';
@@ -15,22 +16,9 @@ import { retryOnConflict } from './retry-on-conflict';
  *   deleting object takes no new finalizers: 422).
  */
 export async function addFinalizer(access: ObjectAccess, finalizer: string): Promise<void> {
-  const doing = `adding finalizer ${finalizer} to ${access.description}`;
-  try {
-    await retryOnConflict(
-      () => access.get(),
-      (current) => {
-        const finalizers = current.metadata?.finalizers ?? [];
-        return finalizers.includes(finalizer)
-          ? undefined
-          : finalizerPatch(current, [...finalizers, finalizer]);
-      },
-      (patch) => access.mergePatch(patch),
-      { doing },
-    );
-  } catch (error) {
-    throw kubeError(error, doing, access.description);
-  }
+  await changeFinalizers(access, `adding finalizer ${finalizer} to ${access.description}`, (list) =>
+    list.includes(finalizer) ? undefined : [...list, finalizer],
+  );
 }
 
 /**
@@ -38,24 +26,33 @@ export async function addFinalizer(access: ObjectAccess, finalizer: string): Pro
  * Removing the last finalizer of a deleting object lets the API server delete it.
  */
 export async function removeFinalizer(access: ObjectAccess, finalizer: string): Promise<void> {
-  const doing = `removing finalizer ${finalizer} from ${access.description}`;
+  try {
+    await changeFinalizers(access, `removing finalizer ${finalizer} from ${access.description}`, (list) =>
+      list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined,
+    );
+  } catch (error) {
+    if (isNotFoundError(error)) return;
+    throw error;
+  }
+}
+
+/** Read, change the finalizer list (undefined = nothing to do), write it conditionally; re-read on 409. */
+async function changeFinalizers(
+  access: ObjectAccess,
+  doing: string,
+  change: (finalizers: readonly string[]) => readonly string[] | undefined,
+): Promise<void> {
   try {
     await retryOnConflict(
       () => access.get(),
       (current) => {
-        const finalizers = current.metadata?.finalizers ?? [];
-        return finalizers.includes(finalizer)
-          ? finalizerPatch(
-              current,
-              finalizers.filter((f) => f !== finalizer),
-            )
-          : undefined;
+        const next = change(current.metadata?.finalizers ?? []);
+        return next === undefined ? undefined : finalizerPatch(current, next);
       },
       (patch) => access.mergePatch(patch),
       { doing },
     );
   } catch (error) {
-    if (isApiNotFound(error)) return;
     throw kubeError(error, doing, access.description);
   }
 }

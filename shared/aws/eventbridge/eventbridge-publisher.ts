@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { CloudError, ValidationError, type ValidationIssue } from '../../core/errors';
 import type { BusEvent, EventPublisherPort } from '../../core/ports';
-import { awsErrorCode, errorMessage } from '../aws-error';
+import { cloudErrorFrom, errorMessage } from '../aws-error';
 import { backoffDelayMs, type RetryPolicy, retryRefusal, withRetry } from '../retry';
 import { putEventsBatches } from './put-events-batches';
 import { MAX_PUT_EVENTS_BYTES, putEventsEntrySize } from './put-events-entry-size';
@@ -147,11 +147,8 @@ export class EventBridgePublisher implements EventPublisherPort {
         this.options.retry,
       );
     } catch (error) {
-      if (error instanceof CloudError) throw error;
-      const code = awsErrorCode(error);
-      throw new CloudError(`${what}: ${code ?? 'error'}: ${errorMessage(error)}`, code, false, {
-        cause: error,
-      });
+      // Retryable failures already came back from withRetry as CloudErrors.
+      throw cloudErrorFrom(what, error);
     }
     const failures: Failure[] = [];
     batch.forEach((pending, i) => {

@@ -9,7 +9,7 @@ import {
 import { CloudError, ValidationError } from '../../core/errors';
 import { LABEL_NODEPOOL } from '../../core/labels';
 import { providerID } from '../../core/nodeclaim';
-import { awsErrorCode, errorMessage } from '../aws-error';
+import { awsErrorCode, cloudErrorFrom, errorMessage } from '../aws-error';
 import { type RetryPolicy, withRetry } from '../retry';
 import { clusterTagKey, TAG_NODECLAIM } from './launch-tags';
 
@@ -182,11 +182,8 @@ export class Ec2Instances {
         this.options.retry,
       );
     } catch (error) {
-      if (error instanceof CloudError) throw error;
-      const code = awsErrorCode(error);
-      throw new CloudError(`${what}: ${code ?? 'error'}: ${errorMessage(error)}`, code, false, {
-        cause: error,
-      });
+      // Retryable failures already came back from withRetry as CloudErrors.
+      throw cloudErrorFrom(what, error);
     }
   }
 }

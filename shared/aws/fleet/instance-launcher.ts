@@ -5,7 +5,7 @@ import type { InstanceType } from '../../core/instance-type';
 import { type LaunchedInstance, providerID } from '../../core/nodeclaim';
 import type { InstanceLauncherPort, LaunchRequest } from '../../core/ports';
 import type { UnavailableOfferings } from '../../core/unavailable-offerings';
-import { awsErrorCode, errorMessage } from '../aws-error';
+import { awsErrorCode, cloudErrorFrom } from '../aws-error';
 import type { LaunchTemplateProvider } from '../launch-template-port';
 import { type RetryPolicy, withRetry } from '../retry';
 import { fleetClientToken } from './client-token';
@@ -111,12 +111,10 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
         this.options.retry,
       );
     } catch (error) {
-      if (error instanceof CloudError) throw error;
-      const code = awsErrorCode(error);
-      if (code === 'IdempotentParameterMismatch') return this.earlierLaunch(nodeClaim.name, what, error);
-      throw new CloudError(`${what}: ${code ?? 'error'}: ${errorMessage(error)}`, code, false, {
-        cause: error,
-      });
+      if (awsErrorCode(error) === 'IdempotentParameterMismatch')
+        return this.earlierLaunch(nodeClaim.name, what, error);
+      // Retryable failures already came back from withRetry as CloudErrors.
+      throw cloudErrorFrom(what, error);
     }
 
     const outcome = readFleetOutput(output, plan);

@@ -5,7 +5,7 @@ import { CloudError, ValidationError } from '../../core/errors';
 import type { NodePool } from '../../core/nodepool';
 import { parseNodePool } from '../../core/nodepool-schema';
 import type { NodePoolConfigPort } from '../../core/ports';
-import { awsErrorCode, errorMessage } from '../aws-error';
+import { cloudErrorFrom } from '../aws-error';
 import { type RetryPolicy, withRetry } from '../retry';
 import { decodeParameterDocument } from './parameter-document';
 
@@ -138,11 +138,8 @@ export class SsmNodePoolConfig implements NodePoolConfigPort {
         out.push(...(page.Parameters ?? []));
         nextToken = nextPageToken(page.NextToken, token, what);
       } catch (error) {
-        if (error instanceof CloudError) throw error;
-        const code = awsErrorCode(error);
-        throw new CloudError(`${what}: ${code ?? 'error'}: ${errorMessage(error)}`, code, false, {
-          cause: error,
-        });
+        // Retryable failures already came back from withRetry as CloudErrors.
+        throw cloudErrorFrom(what, error);
       }
     } while (nextToken !== undefined && nextToken !== '');
     return out;
