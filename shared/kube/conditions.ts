@@ -1,13 +1,5 @@
+import type { ConditionUpdate } from '../core/cluster-ports';
 import type { Condition } from '../core/nodeclaim';
-
-/** A condition to set: its type and status, and why. */
-export interface ConditionUpdate {
-  readonly type: string;
-  readonly status: Condition['status'];
-  /** CamelCase; defaults to the type for True (as Karpenter's SetTrue), `Unknown` otherwise. */
-  readonly reason?: string;
-  readonly message?: string;
-}
 
 /** RFC 3339 with second precision, as the API server renders metav1.Time. */
 export function kubeTime(epochMs: number): string {

@@ -1,10 +1,10 @@
+import type { ParsedList } from '../core/cluster-ports';
 import type { DaemonSetManifest } from '../core/kube-objects';
 import { podTemplateToPod } from '../core/pod-manifest';
 import type { DaemonSet } from '../core/scheduling/types';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';
-import type { ParsedList } from './parsed-list';
 import { parseEach } from './parsed-list';
 import { toPlainJson } from './plain-json';
 

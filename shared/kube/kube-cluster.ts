@@ -1,11 +1,22 @@
 import type { Clock } from '../core/clock';
+import type {
+  ClusterReader,
+  ClusterWriter,
+  EC2NodeClassList,
+  EvictionOutcome,
+  NewNodeClaim,
+  NodeClaimStatusUpdate,
+  ParsedList,
+  PodDisruptionBudget,
+  PodRef,
+  TaintChange,
+} from '../core/cluster-ports';
 import type { EC2NodeClassStatus } from '../core/ec2nodeclass-status';
 import type { NodeClaim } from '../core/nodeclaim';
 import type { NodePool } from '../core/nodepool';
 import type { Pod } from '../core/pod';
 import { podKey } from '../core/pod';
 import type { DaemonSet, StateNode } from '../core/scheduling/types';
-import type { ClusterReader, ClusterWriter } from './cluster-ports';
 import { readDaemonSets } from './daemonset-reads';
 import { writeEC2NodeClassStatus } from './ec2nodeclass-status-writer';
 import {
@@ -17,10 +28,7 @@ import {
 import { KubeApi } from './kube-api';
 import type { KubeConfigSource } from './kubeconfig-source';
 import { readNodes } from './node-reads';
-import type { TaintChange } from './node-writes';
 import { deleteNode, labelNode, taintNode } from './node-writes';
-import type { NewNodeClaim } from './nodeclaim-manifest';
-import type { NodeClaimStatusUpdate } from './nodeclaims';
 import {
   createNodeClaim,
   deleteNodeClaim,
@@ -28,14 +36,10 @@ import {
   readNodeClaims,
   updateNodeClaimStatus,
 } from './nodeclaims';
-import type { EC2NodeClassList } from './nodepool-reads';
 import { readEC2NodeClasses, readNodePools } from './nodepool-reads';
-import type { ParsedList } from './parsed-list';
 import type { PendingPodOptions } from './pending-pods';
-import type { PodDisruptionBudget } from './pod-disruption-budgets';
 import { readPodDisruptionBudgets } from './pod-disruption-budgets';
 import { readPendingPods, readPodsOnNode } from './pod-reads';
-import type { EvictionOutcome, PodRef } from './pod-writes';
 import { deletePod, evictPod } from './pod-writes';
 import { readVolumeZones, withVolumeZones } from './volume-zones';
 

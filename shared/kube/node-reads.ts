@@ -1,3 +1,4 @@
+import type { ParsedList } from '../core/cluster-ports';
 import type { NodeManifest } from '../core/kube-objects';
 import type { Pod } from '../core/pod';
 import { nodeFromManifest } from '../core/pod-manifest';
@@ -5,7 +6,6 @@ import type { StateNode } from '../core/scheduling/types';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';
-import type { ParsedList } from './parsed-list';
 import { parseEach } from './parsed-list';
 import { toPlainJson } from './plain-json';
 import { readBoundPods } from './pod-reads';

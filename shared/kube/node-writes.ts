@@ -1,3 +1,4 @@
+import type { TaintChange } from '../core/cluster-ports';
 import type { Taint } from '../core/taints';
 import { isApiNotFound, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
@@ -5,14 +6,6 @@ import { MERGE_PATCH } from './kube-api';
 import type { KubeObjectJson } from './object-access';
 import { nodeAccess } from './object-access';
 import { retryOnConflict } from './retry-on-conflict';
-
-/** What to change in a node's taints. */
-export interface TaintChange {
-  /** Taints to put on (replacing one with the same key and effect, as `kubectl taint` does). */
-  readonly add?: readonly Taint[];
-  /** Taints to take off, matched by key and effect. */
-  readonly remove?: readonly Pick<Taint, 'key' | 'effect'>[];
-}
 
 /**
  * Changes node `name`'s taints, keeping every taint others put there (the kubelet's

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { NewNodeClaim } from '../core/cluster-ports';
 import { LABEL_NODEPOOL } from '../core/labels';
 import type { Condition, NodeClaim, NodeClaimStatus } from '../core/nodeclaim';
 import { TERMINATION_FINALIZER } from '../core/nodeclaim';
@@ -131,17 +132,6 @@ export function nodeClaimFromObject(obj: unknown): NodeClaim {
         }
       : {},
   };
-}
-
-/** What a new NodeClaim carries; the API server names it `<nodePool>-<random>`. */
-export interface NewNodeClaim {
-  /** The NodePool it belongs to: its name prefix and `karpenter.sh/nodepool` label. */
-  readonly nodePool: string;
-  /** metadata.uid of the NodePool; when given it becomes the NodeClaim's owner (as in Karpenter). */
-  readonly nodePoolUid?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly spec: NodeClaim['spec'];
 }
 
 /**

@@ -1,16 +1,13 @@
 import type { Clock } from '../core/clock';
+import type { NewNodeClaim, NodeClaimStatusUpdate, ParsedList } from '../core/cluster-ports';
 import type { Condition, NodeClaim, NodeClaimStatus } from '../core/nodeclaim';
-import type { Resources } from '../core/resources';
 import { isApiNotFound, kubeError } from './api-errors';
-import type { ConditionUpdate } from './conditions';
 import { setConditions } from './conditions';
 import type { KubeApi } from './kube-api';
 import { NODECLAIMS } from './kube-api';
-import type { NewNodeClaim } from './nodeclaim-manifest';
 import { newNodeClaimObject, nodeClaimFromObject, nodeClaimStatusObject } from './nodeclaim-manifest';
 import { listCustom } from './nodepool-reads';
 import type { KubeObjectJson } from './object-access';
-import type { ParsedList } from './parsed-list';
 import { parseEach } from './parsed-list';
 import { retryOnConflict } from './retry-on-conflict';
 
@@ -42,20 +39,6 @@ export async function createNodeClaim(api: KubeApi, claim: NewNodeClaim): Promis
   } catch (error) {
     throw kubeError(error, `creating a NodeClaim for NodePool ${claim.nodePool}`, 'nodeclaims.karpenter.sh');
   }
-}
-
-/**
- * Changes to a NodeClaim's status; absent fields are left as they are. Conditions follow metav1
- * semantics (see {@link setConditions}): lastTransitionTime moves only when a status changes.
- */
-export interface NodeClaimStatusUpdate {
-  readonly providerID?: string;
-  readonly imageID?: string;
-  readonly nodeName?: string;
-  readonly capacity?: Resources;
-  readonly allocatable?: Resources;
-  readonly lastPodEventTime?: string;
-  readonly conditions?: readonly ConditionUpdate[];
 }
 
 /**

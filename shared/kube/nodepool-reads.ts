@@ -1,4 +1,4 @@
-import type { EC2NodeClass } from '../core/ec2nodeclass';
+import type { EC2NodeClassList, ParsedList } from '../core/cluster-ports';
 import { parseEC2NodeClass } from '../core/ec2nodeclass-schema';
 import type { Condition } from '../core/nodeclaim';
 import type { NodePool } from '../core/nodepool';
@@ -8,7 +8,6 @@ import type { KubeApi } from './kube-api';
 import { EC2NODECLASSES, NODEPOOLS } from './kube-api';
 import type { ListPage } from './list-pages';
 import { listAllPages } from './list-pages';
-import type { ParsedList } from './parsed-list';
 import { parseEach } from './parsed-list';
 
 /**
@@ -16,12 +15,6 @@ import { parseEach } from './parsed-list';
  * parser rejects (a field the CRD would have refused, a Karpenter feature podlift does not
  * support) is reported in `invalid` with its name and field; the others are still returned.
  */
-
-/** EC2NodeClasses, with the status conditions each currently reports (for lastTransitionTime). */
-export interface EC2NodeClassList extends ParsedList<EC2NodeClass> {
-  /** Name → `.status.conditions` as stored. */
-  readonly conditions: ReadonlyMap<string, readonly Condition[]>;
-}
 
 /** Every NodePool (karpenter.sh/v1). */
 export async function readNodePools(api: KubeApi): Promise<ParsedList<NodePool>> {

@@ -1,29 +1,9 @@
 import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { LabelSelector, LabelSelectorRequirement } from '../core/label-selector';
+import type { PodDisruptionBudget } from '../core/cluster-ports';
+import type { LabelSelectorRequirement } from '../core/label-selector';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';
-
-/**
- * A policy/v1 PodDisruptionBudget as disruption planning needs it: whom it selects and how many
- * of them may go now, per the disruption controller's `.status`.
- */
-export interface PodDisruptionBudget {
-  readonly namespace: string;
-  readonly name: string;
-  /** Absent selects no pods; `{}` selects every pod of the namespace (policy/v1). */
-  readonly selector?: LabelSelector;
-  /** A count or a percentage, as written. */
-  readonly minAvailable?: number | string;
-  readonly maxUnavailable?: number | string;
-  /** `IfHealthyBudget` (default) or `AlwaysAllow`. */
-  readonly unhealthyPodEvictionPolicy?: string;
-  /** How many selected pods may be disrupted now (0 until the controller has computed it). */
-  readonly disruptionsAllowed: number;
-  readonly currentHealthy: number;
-  readonly desiredHealthy: number;
-  readonly expectedPods: number;
-}
 
 /** Every PodDisruptionBudget in the cluster. */
 export async function readPodDisruptionBudgets(api: KubeApi): Promise<PodDisruptionBudget[]> {

@@ -1,3 +1,4 @@
+import type { ParsedList } from '../core/cluster-ports';
 import type { PodManifest } from '../core/kube-objects';
 import type { Pod } from '../core/pod';
 import { podKey } from '../core/pod';
@@ -5,7 +6,6 @@ import { podFromManifest } from '../core/pod-manifest';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';
-import type { ParsedList } from './parsed-list';
 import { parseEach } from './parsed-list';
 import type { PendingPodOptions } from './pending-pods';
 import { isProvisionablePod, PENDING_POD_FIELD_SELECTOR, podClaimNames } from './pending-pods';

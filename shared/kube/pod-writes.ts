@@ -1,21 +1,8 @@
+import type { EvictionOutcome, PodRef } from '../core/cluster-ports';
 import type { ApiStatus } from './api-errors';
 import { apiStatus, isApiNotFound, kubeError } from './api-errors';
 import { EvictionBlockedError } from './eviction-blocked-error';
 import type { KubeApi } from './kube-api';
-
-/** Which pod to evict or delete. */
-export interface PodRef {
-  readonly namespace: string;
-  readonly name: string;
-  /**
-   * metadata.uid of the pod meant: a different pod that reuses the name (a StatefulSet
-   * replica) is then left alone, and counts as the meant pod being gone.
-   */
-  readonly uid?: string;
-}
-
-/** What an eviction did: the pod is going, or it was already gone. */
-export type EvictionOutcome = 'evicted' | 'gone';
 
 /**
  * Evicts a pod through the policy/v1 Eviction subresource, so PodDisruptionBudgets are honoured.

@@ -1,7 +1,8 @@
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import type { FakeKubeApiServer } from '../../sim/kube';
 import { kubeListWatchSources } from '../../watcher/kube-list-watch';
 import { Watcher } from '../../watcher/watcher';
+import { eventually } from '../eventually';
 import { FakeEventPublisher } from './fake-event-publisher';
 import { FakeTime } from './fake-time';
 
@@ -41,7 +42,7 @@ export async function startedWatcher(server: FakeKubeApiServer): Promise<Watcher
 
 /** Waits until all five resources are synced and watched. */
 export async function watchesOpen(server: FakeKubeApiServer, count = 5): Promise<void> {
-  await vi.waitFor(() => expect(server.openWatches).toBe(count), { interval: 5 });
+  await eventually(() => expect(server.openWatches).toBe(count), { interval: 5 });
 }
 
 /** Lets pending promise callbacks and I/O callbacks run. */

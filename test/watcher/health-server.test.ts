@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../sim/kube';
 import { startFakeKubeApiServer } from '../../sim/kube';
 import type { HealthServer } from '../../watcher/health-server';
 import { startHealthServer } from '../../watcher/health-server';
+import { eventually } from '../eventually';
 import { pod } from './builders';
 import type { WatcherHarness } from './harness';
 import { watcherFor, watchesOpen } from './harness';
@@ -56,13 +57,13 @@ describe('health server', () => {
     harness.publisher.failNext(1);
     kube.store.seed('pods', pod('web', { unschedulable: true }));
     kube.store.seed('pods', pod('api', { unschedulable: true }));
-    await vi.waitFor(() => expect(harness.watcher.metrics.pendingPodsSeen.get()).toBe(2));
+    await eventually(() => expect(harness.watcher.metrics.pendingPodsSeen.get()).toBe(2));
     harness.time.advance(1000);
-    await vi.waitFor(() =>
+    await eventually(() =>
       expect(harness.watcher.metrics.publishFailures.get({ detail_type: 'PodsPending' })).toBe(1),
     );
     harness.time.advance(1000);
-    await vi.waitFor(() => expect(harness.publisher.events).toHaveLength(1));
+    await eventually(() => expect(harness.publisher.events).toHaveLength(1));
 
     const metrics = await get('/metrics');
     expect(metrics.status).toBe(200);

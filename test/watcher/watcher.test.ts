@@ -1,10 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CapacityChangedDetail } from '../../shared/core/contracts/capacity-changed';
 import { parseCapacityChangedDetail } from '../../shared/core/contracts/capacity-changed';
 import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import { parsePodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import type { FakeKubeApiServer } from '../../sim/kube';
 import { startFakeKubeApiServer } from '../../sim/kube';
+import { eventually } from '../eventually';
 import { node, nodeClaim, nodeClass, nodePool, pod, unschedulableCondition } from './builders';
 import type { WatcherHarness } from './harness';
 import { MERGE_PATCH, requestsTo, settle, startedWatcher, watcherFor, watchesOpen } from './harness';
@@ -38,11 +39,11 @@ function markUnschedulable(name: string): void {
 }
 
 async function seenPending(h: WatcherHarness, count: number): Promise<void> {
-  await vi.waitFor(() => expect(h.watcher.metrics.pendingPodsSeen.get()).toBe(count), { interval: 5 });
+  await eventually(() => expect(h.watcher.metrics.pendingPodsSeen.get()).toBe(count), { interval: 5 });
 }
 
 async function seenCapacity(h: WatcherHarness, reason: string, count: number): Promise<void> {
-  await vi.waitFor(() => expect(h.watcher.metrics.capacityChangesSeen.get({ reason })).toBe(count), {
+  await eventually(() => expect(h.watcher.metrics.capacityChangesSeen.get({ reason })).toBe(count), {
     interval: 5,
   });
 }
@@ -58,7 +59,7 @@ describe('Watcher: PodsPending', () => {
     await settle();
     expect(h.publisher.events).toEqual([]);
     h.time.advance(1);
-    await vi.waitFor(() => expect(h.publisher.events).toHaveLength(1));
+    await eventually(() => expect(h.publisher.events).toHaveLength(1));
     expect(h.publisher.events[0]).toMatchObject({ source: 'podlift.watcher', detailType: 'PodsPending' });
     expect(parsePodsPendingDetail(h.publisher.events[0].detail)).toEqual({
       schemaVersion: 1,
@@ -80,7 +81,7 @@ describe('Watcher: PodsPending', () => {
     server.store.seed('pods', pod('sentinel', { unschedulable: true }));
     await seenPending(h, 2);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(2));
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
     expect(podNames(pendingDetails(h)[1])).toEqual(['sentinel']);
   });
 
@@ -94,11 +95,11 @@ describe('Watcher: PodsPending', () => {
     }
     // Pods came every 500 ms, so the idle window never closed: the 10 s maximum did, with the
     // 20 pods of t = 0 … 9.5 s; the 4 later ones opened the next window.
-    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(1));
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(1));
     expect(pendingDetails(h)[0]).toMatchObject({ total: 20, truncated: false });
     expect(podNames(pendingDetails(h)[0])).toEqual(Array.from({ length: 20 }, (_, i) => `burst-${i}`));
     h.time.advance(1000);
-    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(2));
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
     expect(podNames(pendingDetails(h)[1])).toEqual(['burst-20', 'burst-21', 'burst-22', 'burst-23']);
     expect(h.watcher.metrics.batchSize.count({ detail_type: 'PodsPending' })).toBe(2);
   });
@@ -110,7 +111,7 @@ describe('Watcher: PodsPending', () => {
     server.store.seed('nodepools.karpenter.sh', nodePool('default'));
     const h = track(await startedWatcher(server));
     h.time.advance(1000);
-    await vi.waitFor(() => expect(h.publisher.events).toHaveLength(1));
+    await eventually(() => expect(h.publisher.events).toHaveLength(1));
     expect(podNames(pendingDetails(h)[0])).toEqual(['waiting']);
     expect(capacityDetails(h)).toEqual([]);
   });
@@ -134,7 +135,7 @@ describe('Watcher: CapacityChanged', () => {
     server.store.delete('nodes', 'ip-10-0-1-1');
     await seenCapacity(h, 'nodeRemoved', 1);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(capacityDetails(h)).toHaveLength(1));
+    await eventually(() => expect(capacityDetails(h)).toHaveLength(1));
     const detail = parseCapacityChangedDetail(capacityDetails(h)[0]);
     expect(detail).toMatchObject({ cluster: 'test-cluster', total: 3, truncated: false });
     expect(detail.reasons.nodeAdded).toEqual({ count: 1, sample: ['ip-10-0-1-1'] });
@@ -152,7 +153,7 @@ describe('Watcher: CapacityChanged', () => {
     server.store.delete('pods', 'bound');
     await seenCapacity(h, 'podRemoved', 1);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(capacityDetails(h)).toHaveLength(1));
+    await eventually(() => expect(capacityDetails(h)).toHaveLength(1));
     expect(capacityDetails(h)[0]).toMatchObject({
       total: 1,
       reasons: { podRemoved: { count: 1, sample: ['default/bound'] } },
@@ -203,7 +204,7 @@ describe('Watcher: CapacityChanged', () => {
     );
     await seenCapacity(h, 'nodeClaimChanged', 1);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(capacityDetails(h)).toHaveLength(1));
+    await eventually(() => expect(capacityDetails(h)).toHaveLength(1));
     expect(capacityDetails(h)[0]).toMatchObject({
       total: 3,
       reasons: {
@@ -221,11 +222,11 @@ describe('Watcher: list and watch', () => {
     server.store.seed('pods', pod('first', { unschedulable: true }));
     await seenPending(h, 1);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(1));
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(1));
 
     const rvBefore = server.store.resourceVersion;
     server.dropWatches();
-    await vi.waitFor(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
+    await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
     // The pods watch had delivered events, so it came back at once; the quiet ones wait a backoff.
     h.time.advance(1000);
     await watchesOpen(server);
@@ -235,7 +236,7 @@ describe('Watcher: list and watch', () => {
     server.store.seed('pods', pod('second', { unschedulable: true }));
     await seenPending(h, 2);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(pendingDetails(h)).toHaveLength(2));
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
     expect(podNames(pendingDetails(h)[1])).toEqual(['second']);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(0);
   });
@@ -248,13 +249,13 @@ describe('Watcher: list and watch', () => {
     // Dropped at once and with nothing delivered, every watch waits a backoff before resuming;
     // meanwhile things change and the history is compacted past the resourceVersion it holds.
     server.dropWatches();
-    await vi.waitFor(() => expect(server.openWatches).toBe(0));
+    await eventually(() => expect(server.openWatches).toBe(0));
     server.store.seed('pods', pod('late', { unschedulable: true }));
     server.store.delete('nodes', 'n1');
     server.compactHistory();
     h.time.advance(1000);
 
-    await vi.waitFor(() => expect(requestsTo(server, 'list', '/api/v1/pods')).toHaveLength(2));
+    await eventually(() => expect(requestsTo(server, 'list', '/api/v1/pods')).toHaveLength(2));
     await watchesOpen(server);
     expect(requestsTo(server, 'watch', '/api/v1/pods').map((r) => r.status)).toEqual([200, 200, 200]);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
@@ -262,7 +263,7 @@ describe('Watcher: list and watch', () => {
     await seenPending(h, 2);
     await seenCapacity(h, 'nodeRemoved', 1);
     h.time.advance(1000);
-    await vi.waitFor(() => expect(h.publisher.events).toHaveLength(3));
+    await eventually(() => expect(h.publisher.events).toHaveLength(3));
     expect(pendingDetails(h).map(podNames)).toEqual([['early'], ['late']]);
     expect(capacityDetails(h)[0].reasons.nodeRemoved).toEqual({ count: 1, sample: ['n1'] });
   });
@@ -271,7 +272,7 @@ describe('Watcher: list and watch', () => {
     server.failNext('list', '/api/v1/nodes', 500);
     const h = track(watcherFor(server));
     h.watcher.start();
-    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
+    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
     await watchesOpen(server, 4);
     expect(h.watcher.ready).toBe(false);
     expect(h.watcher.readiness()).toMatchObject({ nodes: false, pods: true });
@@ -280,7 +281,7 @@ describe('Watcher: list and watch', () => {
     await settle();
     expect(requestsTo(server, 'list', '/api/v1/nodes')).toHaveLength(1);
     h.time.advance(1);
-    await vi.waitFor(() => expect(h.watcher.ready).toBe(true));
+    await eventually(() => expect(h.watcher.ready).toBe(true));
     expect(requestsTo(server, 'list', '/api/v1/nodes')).toHaveLength(2);
   });
 
@@ -288,15 +289,15 @@ describe('Watcher: list and watch', () => {
     const h = track(await startedWatcher(server));
     server.failNext('watch', '/api/v1/nodes', 500);
     server.dropWatches({ abrupt: true });
-    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
-    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1));
+    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
+    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1));
     h.time.advance(999);
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(1);
 
     // First retry: the nodes watch is refused with 500, a second failure in a row.
     h.time.advance(1);
-    await vi.waitFor(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(2));
+    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(2));
     await watchesOpen(server, 4);
     h.time.advance(1999);
     await settle();
@@ -314,7 +315,7 @@ describe('Watcher: list and watch', () => {
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1);
     h.time.advance(1);
-    await vi.waitFor(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
+    await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
     await watchesOpen(server);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1);
@@ -330,7 +331,7 @@ describe('Watcher: stop', () => {
     await seenCapacity(h, 'nodeAdded', 1);
     await h.watcher.stop();
     expect(h.publisher.events.map((e) => e.detailType).sort()).toEqual(['CapacityChanged', 'PodsPending']);
-    await vi.waitFor(() => expect(server.openWatches).toBe(0));
+    await eventually(() => expect(server.openWatches).toBe(0));
     expect(h.time.pending).toBe(0);
   });
 });

@@ -1,8 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ADD, CoreV1Api, DELETE, ERROR, makeInformer, UPDATE, Watch } from '@kubernetes/client-node';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../sim/kube';
 import { startFakeKubeApiServer } from '../../../sim/kube';
+import { eventually } from '../../eventually';
 import { node, pod } from './builders';
 
 let server: FakeKubeApiServer;
@@ -42,7 +43,7 @@ async function watch(path: string, query: Record<string, string | number | boole
     },
   );
   aborts.push(controller);
-  await vi.waitFor(() => expect(server.openWatches + (doneWith ? 1 : 0)).toBeGreaterThan(0));
+  await eventually(() => expect(server.openWatches + (doneWith ? 1 : 0)).toBeGreaterThan(0));
   return {
     seen,
     types: () => seen.map((e) => `${e.type} ${e.name ?? ''}`.trim()),
@@ -60,7 +61,7 @@ describe('fake API server: watch', () => {
     server.store.create('pods', pod('web'));
     server.store.patch('pods', 'web', { metadata: { labels: { v: '2' } } }, 'application/merge-patch+json');
     server.store.delete('pods', 'web');
-    await vi.waitFor(() => expect(stream.types()).toEqual(['ADDED web', 'MODIFIED web', 'DELETED web']));
+    await eventually(() => expect(stream.types()).toEqual(['ADDED web', 'MODIFIED web', 'DELETED web']));
     expect(stream.seen.map((e) => e.resourceVersion)).toEqual(['2', '3', '4']);
     expect(stream.seen[0].object).toMatchObject({ kind: 'Pod', apiVersion: 'v1' });
     expect(server.requests.at(-1)).toMatchObject({
@@ -77,7 +78,7 @@ describe('fake API server: watch', () => {
     server.store.delete('nodes', 'n1');
     server.store.seed('pods', pod('unrelated'));
     const stream = await watch('/api/v1/nodes', { resourceVersion: resumeFrom });
-    await vi.waitFor(() => expect(stream.types()).toEqual(['ADDED n2', 'DELETED n1']));
+    await eventually(() => expect(stream.types()).toEqual(['ADDED n2', 'DELETED n1']));
   });
 
   it('starts with ADDED for every current object when no resourceVersion is given', async () => {
@@ -85,7 +86,7 @@ describe('fake API server: watch', () => {
     server.store.seed('nodes', node('n2'));
     const stream = await watch('/api/v1/nodes');
     server.store.seed('nodes', node('n3'));
-    await vi.waitFor(() => expect(stream.types()).toEqual(['ADDED n1', 'ADDED n2', 'ADDED n3']));
+    await eventually(() => expect(stream.types()).toEqual(['ADDED n1', 'ADDED n2', 'ADDED n3']));
   });
 
   it('reports objects entering and leaving a selector as ADDED and DELETED', async () => {
@@ -111,7 +112,7 @@ describe('fake API server: watch', () => {
       subresource: 'status',
     });
     server.store.seed('pods', pod('db', { labels: { app: 'db' } }));
-    await vi.waitFor(() => expect(stream.types()).toEqual(['DELETED web', 'ADDED web', 'DELETED web']));
+    await eventually(() => expect(stream.types()).toEqual(['DELETED web', 'ADDED web', 'DELETED web']));
   });
 
   it('answers a resourceVersion older than the history with an in-stream 410 Expired, then ends', async () => {
@@ -119,7 +120,7 @@ describe('fake API server: watch', () => {
     server.store.seed('nodes', node('n2'));
     server.compactHistory();
     const stream = await watch('/api/v1/nodes', { resourceVersion: '1' });
-    await vi.waitFor(() => expect(stream.done()).toEqual({ error: null }));
+    await eventually(() => expect(stream.done()).toEqual({ error: null }));
     expect(stream.seen).toEqual([
       {
         type: 'ERROR',
@@ -144,8 +145,8 @@ describe('fake API server: watch', () => {
     for (const name of ['n1', 'n2', 'n3', 'n4']) server.store.seed('nodes', node(name));
     const fresh = await watch('/api/v1/nodes', { resourceVersion: '2' });
     const stale = await watch('/api/v1/nodes', { resourceVersion: '1' });
-    await vi.waitFor(() => expect(fresh.types()).toEqual(['ADDED n3', 'ADDED n4']));
-    await vi.waitFor(() =>
+    await eventually(() => expect(fresh.types()).toEqual(['ADDED n3', 'ADDED n4']));
+    await eventually(() =>
       expect(stale.seen[0]?.object).toMatchObject({ code: 410, message: 'too old resource version: 1 (2)' }),
     );
   });
@@ -153,10 +154,10 @@ describe('fake API server: watch', () => {
   it('calls done without an error when the server drops its watches, and with one when the connection dies', async () => {
     const clean = await watch('/api/v1/pods', { resourceVersion: '0' });
     server.dropWatches();
-    await vi.waitFor(() => expect(clean.done()).toEqual({ error: null }));
+    await eventually(() => expect(clean.done()).toEqual({ error: null }));
     const abrupt = await watch('/api/v1/pods', { resourceVersion: '0' });
     server.dropWatches({ abrupt: true });
-    await vi.waitFor(() => expect(abrupt.done()?.error).toBeInstanceOf(Error));
+    await eventually(() => expect(abrupt.done()?.error).toBeInstanceOf(Error));
     expect(server.openWatches).toBe(0);
   });
 
@@ -167,7 +168,7 @@ describe('fake API server: watch', () => {
     const withBookmarks = await watch('/api/v1/nodes', { resourceVersion: '1', allowWatchBookmarks: true });
     const without = await watch('/api/v1/nodes', { resourceVersion: '1' });
     server.sendBookmarks();
-    await vi.waitFor(() =>
+    await eventually(() =>
       expect(withBookmarks.seen.filter((e) => e.type === 'BOOKMARK').length).toBeGreaterThanOrEqual(2),
     );
     expect(withBookmarks.seen[0].object).toEqual({
@@ -180,13 +181,13 @@ describe('fake API server: watch', () => {
 
   it('ends the stream after timeoutSeconds', async () => {
     const stream = await watch('/api/v1/nodes', { resourceVersion: '0', timeoutSeconds: 1 });
-    await vi.waitFor(() => expect(stream.done()).toEqual({ error: null }), { timeout: 3000 });
+    await eventually(() => expect(stream.done()).toEqual({ error: null }));
   });
 
   it('fails a watch with the injected status', async () => {
     server.failNext('watch', '/api/v1/nodes', 503);
     const stream = await watch('/api/v1/nodes', { resourceVersion: '0' });
-    await vi.waitFor(() => expect(stream.done()?.error).toMatchObject({ statusCode: 503 }));
+    await eventually(() => expect(stream.done()?.error).toMatchObject({ statusCode: 503 }));
   });
 });
 
@@ -204,22 +205,22 @@ describe('fake API server: client-node informer', () => {
     informer.on(ERROR, (e) => events.push(`error ${String(e)}`));
     await informer.start();
     try {
-      await vi.waitFor(() => expect(server.openWatches).toBe(1));
+      await eventually(() => expect(server.openWatches).toBe(1));
       server.store.create('pods', pod('b'));
       server.store.patch('pods', 'a', { metadata: { labels: { v: '2' } } }, 'application/merge-patch+json');
-      await vi.waitFor(() => expect(events).toEqual(['add a', 'add b', 'update a']));
+      await eventually(() => expect(events).toEqual(['add a', 'add b', 'update a']));
 
       server.dropWatches();
-      await vi.waitFor(() => expect(server.requests.filter((r) => r.verb === 'watch')).toHaveLength(2));
+      await eventually(() => expect(server.requests.filter((r) => r.verb === 'watch')).toHaveLength(2));
       server.store.delete('pods', 'b');
-      await vi.waitFor(() => expect(events.at(-1)).toBe('delete b'));
+      await eventually(() => expect(events.at(-1)).toBe('delete b'));
       expect(informer.list().map((p) => p.metadata?.name)).toEqual(['a']);
 
       // While the informer is disconnected, a change happens and the history is compacted past it.
       server.dropWatches();
       server.store.create('pods', pod('c'));
       server.compactHistory();
-      await vi.waitFor(() => expect(events.at(-1)).toBe('add c'));
+      await eventually(() => expect(events.at(-1)).toBe('add c'));
       expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(2);
       expect(informer.list().map((p) => p.metadata?.name)).toEqual(['a', 'c']);
     } finally {
