@@ -1,10 +1,10 @@
-import { resolveInstanceTypes } from '../shared/core/catalog';
-import type { EC2NodeClass } from '../shared/core/ec2nodeclass';
-import type { Catalog, InstanceType } from '../shared/core/instance-type';
-import { LABEL_CAPACITY_TYPE, LABEL_OS } from '../shared/core/labels';
-import type { NodePool } from '../shared/core/nodepool';
-import type { Pod } from '../shared/core/pod';
-import { Requirements } from '../shared/core/requirements';
+import type { Catalog, InstanceType } from '../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../shared/core/catalog/instance-type-resolution';
+import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
+import { LABEL_CAPACITY_TYPE, LABEL_OS } from '../shared/core/model/labels';
+import type { NodePool } from '../shared/core/model/nodepool';
+import type { Pod } from '../shared/core/model/pod';
+import { Requirements } from '../shared/core/model/requirements';
 import type { SchedulingInput } from '../shared/core/scheduling/types';
 import { nodeClass, nodePool } from '../test/builders';
 import { type PricedType, pricedTypes } from './lower-bound';
@@ -28,7 +28,7 @@ export interface BenchEnvironment {
 
 /** How long building the environment took, in milliseconds. */
 export interface SetupTimes {
-  /** Importing shared/catalog/bundled: tsx transpilation plus parsing the bundled JSON data. */
+  /** Importing shared/core/catalog/bundled: tsx transpilation plus parsing the bundled JSON data. */
   readonly importMs: number;
   readonly loadCatalogMs: number;
   readonly resolveInstanceTypesMs: number;
@@ -39,7 +39,7 @@ export interface SetupTimes {
 export async function loadEnvironment(): Promise<{ env: BenchEnvironment; setup: SetupTimes }> {
   const t0 = performance.now();
   // Imported here rather than at the top so the bundled JSON's parse time is measured.
-  const { loadBundledCatalog } = await import('../shared/catalog/bundled');
+  const { loadBundledCatalog } = await import('../shared/core/catalog/bundled');
   const t1 = performance.now();
   const catalog = loadBundledCatalog(BENCH_REGION);
   const t2 = performance.now();

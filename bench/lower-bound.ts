@@ -1,6 +1,6 @@
-import type { InstanceType } from '../shared/core/instance-type';
-import type { Requirements } from '../shared/core/requirements';
-import { CPU, MEMORY, PODS } from '../shared/core/resources';
+import type { InstanceType } from '../shared/core/catalog/instance-type';
+import type { Requirements } from '../shared/core/model/requirements';
+import { CPU, MEMORY, PODS } from '../shared/core/model/resources';
 import { cheapestOffering } from '../shared/core/scheduling/nodepool-context';
 import { compatibleTypes } from '../shared/core/scheduling/planned-node';
 

@@ -1,4 +1,4 @@
-import { CPU, MEMORY } from '../shared/core/resources';
+import { CPU, MEMORY } from '../shared/core/model/resources';
 import { schedule } from '../shared/core/scheduling/scheduler';
 import type { SchedulingResult } from '../shared/core/scheduling/types';
 import { type BenchEnvironment, schedulingInput } from './environment';

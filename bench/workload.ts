@@ -1,5 +1,5 @@
-import { LABEL_HOSTNAME, LABEL_ZONE } from '../shared/core/labels';
-import type { Pod } from '../shared/core/pod';
+import { LABEL_HOSTNAME, LABEL_ZONE } from '../shared/core/model/labels';
+import type { Pod } from '../shared/core/model/pod';
 import { pod } from '../test/builders';
 
 /**

@@ -1,15 +1,15 @@
 import type { Type } from 'js-yaml';
 import * as jsYaml from 'js-yaml';
-import type { EC2NodeClass } from '../shared/core/ec2nodeclass';
-import { parseEC2NodeClass } from '../shared/core/ec2nodeclass-schema';
-import { ValidationError, type ValidationLocation } from '../shared/core/errors';
-import type { PodManifest, PodTemplateManifest } from '../shared/core/kube-objects';
-import { manifestRef } from '../shared/core/manifest-kind';
-import type { NodePool } from '../shared/core/nodepool';
-import { parseNodePool } from '../shared/core/nodepool-schema';
-import type { Pod } from '../shared/core/pod';
-import { nodeFromManifest, podFromManifest, podTemplateToPod } from '../shared/core/pod-manifest';
-import type { DaemonSet, StateNode } from '../shared/core/scheduling/types';
+import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema';
+import type { PodManifest, PodTemplateManifest } from '../shared/core/manifests/kube-objects';
+import { manifestRef } from '../shared/core/manifests/manifest-kind';
+import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
+import { nodeFromManifest, podFromManifest, podTemplateToPod } from '../shared/core/manifests/pod-manifest';
+import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
+import { ValidationError, type ValidationLocation } from '../shared/core/model/errors';
+import type { NodePool } from '../shared/core/model/nodepool';
+import type { Pod } from '../shared/core/model/pod';
+import type { DaemonSet, StateNode } from '../shared/core/state/cluster-state';
 
 /** Everything `podlift plan` reads from its input file, validated. */
 export interface PlanInput {

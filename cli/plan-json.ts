@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CAPACITY_TYPES } from '../shared/core/capacity-type';
-import { podKey } from '../shared/core/pod';
+import { CAPACITY_TYPES } from '../shared/core/model/capacity-type';
+import { podKey } from '../shared/core/model/pod';
 import type { SchedulingResult } from '../shared/core/scheduling/types';
 
 /**

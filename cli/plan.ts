@@ -1,6 +1,6 @@
-import { resolveInstanceTypes } from '../shared/core/catalog';
-import type { EC2NodeClass } from '../shared/core/ec2nodeclass';
-import type { Catalog, InstanceType } from '../shared/core/instance-type';
+import type { Catalog, InstanceType } from '../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../shared/core/catalog/instance-type-resolution';
+import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import { schedule } from '../shared/core/scheduling/scheduler';
 import type { SchedulingResult } from '../shared/core/scheduling/types';
 import type { PlanInput } from './plan-input';

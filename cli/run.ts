@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
-import { isUnknownRegionError, loadBundledCatalog } from '../shared/catalog/bundled';
-import { isValidationError, PodliftError } from '../shared/core/errors';
-import type { Catalog } from '../shared/core/instance-type';
+import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog/bundled';
+import type { Catalog } from '../shared/core/catalog/instance-type';
+import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from './plan';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ValidationError } from '../shared/core/errors';
-import { fieldPath, valueAt } from '../shared/core/schema-issues';
+import { fieldPath, valueAt } from '../shared/core/manifests/schema-issues';
+import { ValidationError } from '../shared/core/model/errors';
 
 /**
  * Spot prices given with `--spot-prices`, USD per hour: per instance type for every zone

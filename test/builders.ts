@@ -1,12 +1,4 @@
 import type {
-  AmiFamily,
-  AmiSelectorTerm,
-  BlockDeviceMapping,
-  EC2NodeClass,
-  KubeletConfiguration,
-  SelectorTerm,
-} from '../shared/core/ec2nodeclass';
-import type {
   AffinityManifest,
   ContainerManifest,
   NodeManifest,
@@ -14,8 +6,16 @@ import type {
   TaintManifest,
   TolerationManifest,
   TopologySpreadConstraintManifest,
-} from '../shared/core/kube-objects';
-import type { DisruptionBudget, NodeClassRef, NodePool } from '../shared/core/nodepool';
+} from '../shared/core/manifests/kube-objects';
+import type {
+  AmiFamily,
+  AmiSelectorTerm,
+  BlockDeviceMapping,
+  EC2NodeClass,
+  KubeletConfiguration,
+  SelectorTerm,
+} from '../shared/core/model/ec2nodeclass';
+import type { DisruptionBudget, NodeClassRef, NodePool } from '../shared/core/model/nodepool';
 import type {
   NodeSelectorTerm,
   Pod,
@@ -23,12 +23,12 @@ import type {
   PreferredSchedulingTerm,
   TopologySpreadConstraint,
   WeightedPodAffinityTerm,
-} from '../shared/core/pod';
-import { resourceValue } from '../shared/core/quantity';
-import type { NodeSelectorRequirement } from '../shared/core/requirements';
-import type { Resources } from '../shared/core/resources';
-import type { StateNode } from '../shared/core/scheduling/types';
-import type { Taint, Toleration } from '../shared/core/taints';
+} from '../shared/core/model/pod';
+import { resourceValue } from '../shared/core/model/quantity';
+import type { NodeSelectorRequirement } from '../shared/core/model/requirements';
+import type { Resources } from '../shared/core/model/resources';
+import type { Taint, Toleration } from '../shared/core/model/taints';
+import type { StateNode } from '../shared/core/state/cluster-state';
 
 /**
  * Test builders: small objects with Karpenter's defaults, overridden field by field, so a test

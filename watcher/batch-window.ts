@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/core/clock';
+import type { Clock } from '../shared/core/ports/time';
 import type { TimerHandle, Timers } from './timers';
 
 /** Options of {@link BatchWindow}. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ValidationIssue } from '../shared/core/errors';
+import type { ValidationIssue } from '../shared/core/model/errors';
 import { ConfigurationError } from './watcher-errors';
 
 /** The watcher's configuration, from its environment. */

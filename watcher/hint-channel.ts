@@ -1,5 +1,5 @@
-import type { Clock } from '../shared/core/clock';
-import type { EventPublisherPort } from '../shared/core/ports';
+import type { EventPublisherPort } from '../shared/core/ports/publisher';
+import type { Clock } from '../shared/core/ports/time';
 import type { Backoff } from './backoff';
 import { BatchWindow } from './batch-window';
 import type { HintAccumulator } from './hint-accumulator';

@@ -1,7 +1,7 @@
 import type { CapacityChangeReason } from '../shared/core/contracts/capacity-changed';
 import type { Hint } from './hint';
-import { metadataOf } from './list-watch-source';
 import type { ObjectChange } from './reflector';
+import { metadataOf } from './watch-objects';
 
 /** What the watcher keeps of a NodePool or EC2NodeClass: its spec's generation. */
 export interface GenerationDigest {

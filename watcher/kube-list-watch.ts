@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
-import type { ListPage, ListWatchSource, WatchEventType } from './list-watch-source';
+import type { ListPage, ListWatchSource, WatchEventType } from '../shared/core/ports/list-watch';
 import type { WatchedResource } from './watched-resource';
 import { RESOURCE_LOCATIONS, WATCHED_RESOURCES } from './watched-resource';
 

@@ -1,6 +1,6 @@
 import type { Hint } from './hint';
-import { metadataOf } from './list-watch-source';
 import type { ObjectChange } from './reflector';
+import { metadataOf } from './watch-objects';
 
 /** What the watcher keeps of a pod. */
 export interface PodDigest {

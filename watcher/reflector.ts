@@ -1,8 +1,8 @@
-import type { Clock } from '../shared/core/clock';
+import type { ListWatchSource, WatchEventType, WatchStream } from '../shared/core/ports/list-watch';
+import type { Clock } from '../shared/core/ports/time';
 import type { Backoff } from './backoff';
-import type { ListWatchSource, WatchEventType, WatchStream } from './list-watch-source';
-import { errorStatus, metadataOf } from './list-watch-source';
 import type { TimerHandle, Timers } from './timers';
+import { errorStatus, metadataOf } from './watch-objects';
 import type { WatchedResource } from './watched-resource';
 import { WatchStatusError } from './watcher-errors';
 import type { WatcherLog } from './watcher-log';

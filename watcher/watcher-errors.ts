@@ -1,5 +1,5 @@
-import type { ValidationIssue } from '../shared/core/errors';
-import { PodliftError } from '../shared/core/errors';
+import type { ValidationIssue } from '../shared/core/model/errors';
+import { PodliftError } from '../shared/core/model/errors';
 import type { WatchedResource } from './watched-resource';
 
 /** A watch stream reported an error Status other than 410 Expired. */

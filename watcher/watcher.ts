@@ -1,4 +1,3 @@
-import type { Clock } from '../shared/core/clock';
 import {
   CAPACITY_CHANGED_DETAIL_TYPE,
   capacityChangedDetail,
@@ -6,14 +5,15 @@ import {
 import type { PendingPodRef } from '../shared/core/contracts/pods-pending';
 import { PODS_PENDING_DETAIL_TYPE, podsPendingDetail } from '../shared/core/contracts/pods-pending';
 import { WATCHER_EVENT_SOURCE } from '../shared/core/contracts/watcher-source';
-import type { EventPublisherPort } from '../shared/core/ports';
+import type { ListWatchSource } from '../shared/core/ports/list-watch';
+import type { EventPublisherPort } from '../shared/core/ports/publisher';
+import type { Clock } from '../shared/core/ports/time';
 import { Backoff, type BackoffOptions } from './backoff';
 import type { CapacityChange, CapacityChangesBatch } from './capacity-changes-accumulator';
 import { CapacityChangesAccumulator } from './capacity-changes-accumulator';
 import type { Hint } from './hint';
 import { HintChannel } from './hint-channel';
 import { generationDigest, generationHints, nodeClaimDigest, nodeClaimHints } from './karpenter-object-hints';
-import type { ListWatchSource } from './list-watch-source';
 import { nodeDigest, nodeHints } from './node-hints';
 import type { PendingPodsBatch } from './pending-pods-accumulator';
 import { PendingPodsAccumulator } from './pending-pods-accumulator';

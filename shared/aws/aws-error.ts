@@ -1,4 +1,4 @@
-import { CloudError } from '../core/errors';
+import { CloudError } from '../core/model/errors';
 
 /**
  * What an AWS SDK v3 call threw, classified once for every adapter: its code, whether another

@@ -1,4 +1,4 @@
-import { CloudError } from '../core/errors';
+import { CloudError } from '../core/model/errors';
 import { awsErrorCode, errorMessage, isRetryableAwsError } from './aws-error';
 
 /**

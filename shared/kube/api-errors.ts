@@ -1,5 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
-import { CloudError, NotFoundError, PodliftError } from '../core/errors';
+import { CloudError, NotFoundError, PodliftError } from '../core/model/errors';
 
 /**
  * Reading the outcome of a failed Kubernetes API call: the HTTP code and the `Status` body the

@@ -1,5 +1,5 @@
-import type { Clock } from '../core/clock';
-import type { UnavailableOffering } from '../core/unavailable-offerings';
+import type { UnavailableOffering } from '../core/catalog/unavailable-offerings';
+import type { Clock } from '../core/ports/time';
 import { apiCode, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import type { LeaseJson, LeaseLocation } from './lease-object';

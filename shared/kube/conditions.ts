@@ -1,5 +1,5 @@
-import type { ConditionUpdate } from '../core/cluster-ports';
-import type { Condition } from '../core/nodeclaim';
+import type { Condition } from '../core/model/nodeclaim';
+import type { ConditionUpdate } from '../core/ports/cluster';
 
 /** RFC 3339 with second precision, as the API server renders metav1.Time. */
 export function kubeTime(epochMs: number): string {

@@ -1,7 +1,7 @@
-import type { ParsedList } from '../core/cluster-ports';
-import type { DaemonSetManifest } from '../core/kube-objects';
-import { podTemplateToPod } from '../core/pod-manifest';
-import type { DaemonSet } from '../core/scheduling/types';
+import type { DaemonSetManifest } from '../core/manifests/kube-objects';
+import { podTemplateToPod } from '../core/manifests/pod-manifest';
+import type { ParsedList } from '../core/ports/cluster';
+import type { DaemonSet } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';

@@ -1,5 +1,5 @@
-import { toStatusManifest } from '../core/ec2nodeclass-conditions';
-import type { EC2NodeClassStatus } from '../core/ec2nodeclass-status';
+import { toStatusManifest } from '../core/model/ec2nodeclass-conditions';
+import type { EC2NodeClassStatus } from '../core/model/ec2nodeclass-status';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { EC2NODECLASSES, MERGE_PATCH } from './kube-api';

@@ -1,8 +1,8 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
-import type { Clock } from '../core/clock';
-import type { NodeClaim } from '../core/nodeclaim';
-import type { NodePool } from '../core/nodepool';
-import type { Pod } from '../core/pod';
+import type { NodeClaim } from '../core/model/nodeclaim';
+import type { NodePool } from '../core/model/nodepool';
+import type { Pod } from '../core/model/pod';
+import type { Clock } from '../core/ports/time';
 import { kubeError } from './api-errors';
 import { kubeTime } from './conditions';
 import type { KubeApi } from './kube-api';

@@ -1,4 +1,4 @@
-import { PodliftError } from '../core/errors';
+import { PodliftError } from '../core/model/errors';
 
 /**
  * The API server refused to evict a pod because a PodDisruptionBudget does not allow it now

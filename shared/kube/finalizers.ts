@@ -1,4 +1,4 @@
-import { isNotFoundError } from '../core/errors';
+import { isNotFoundError } from '../core/model/errors';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import type { KubeObjectJson, ObjectAccess } from './object-access';

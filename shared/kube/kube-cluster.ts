@@ -1,4 +1,8 @@
-import type { Clock } from '../core/clock';
+import type { EC2NodeClassStatus } from '../core/model/ec2nodeclass-status';
+import type { NodeClaim } from '../core/model/nodeclaim';
+import type { NodePool } from '../core/model/nodepool';
+import type { Pod } from '../core/model/pod';
+import { podKey } from '../core/model/pod';
 import type {
   ClusterReader,
   ClusterWriter,
@@ -7,16 +11,11 @@ import type {
   NewNodeClaim,
   NodeClaimStatusUpdate,
   ParsedList,
-  PodDisruptionBudget,
   PodRef,
   TaintChange,
-} from '../core/cluster-ports';
-import type { EC2NodeClassStatus } from '../core/ec2nodeclass-status';
-import type { NodeClaim } from '../core/nodeclaim';
-import type { NodePool } from '../core/nodepool';
-import type { Pod } from '../core/pod';
-import { podKey } from '../core/pod';
-import type { DaemonSet, StateNode } from '../core/scheduling/types';
+} from '../core/ports/cluster';
+import type { Clock } from '../core/ports/time';
+import type { DaemonSet, PodDisruptionBudget, StateNode } from '../core/state/cluster-state';
 import { readDaemonSets } from './daemonset-reads';
 import { writeEC2NodeClassStatus } from './ec2nodeclass-status-writer';
 import {

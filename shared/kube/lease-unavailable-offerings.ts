@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { Clock } from '../core/clock';
-import { offeringKey } from '../core/instance-type';
-import type { UnavailableOffering } from '../core/unavailable-offerings';
-import { UnavailableOfferings } from '../core/unavailable-offerings';
+import { offeringKey } from '../core/catalog/instance-type';
+import type { UnavailableOffering } from '../core/catalog/unavailable-offerings';
+import { UnavailableOfferings } from '../core/catalog/unavailable-offerings';
+import type { Clock } from '../core/ports/time';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import type { LeaseJson, LeaseLocation } from './lease-object';

@@ -1,8 +1,8 @@
-import type { ParsedList } from '../core/cluster-ports';
-import type { NodeManifest } from '../core/kube-objects';
-import type { Pod } from '../core/pod';
-import { nodeFromManifest } from '../core/pod-manifest';
-import type { StateNode } from '../core/scheduling/types';
+import type { NodeManifest } from '../core/manifests/kube-objects';
+import { nodeFromManifest } from '../core/manifests/pod-manifest';
+import type { Pod } from '../core/model/pod';
+import type { ParsedList } from '../core/ports/cluster';
+import type { StateNode } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';

@@ -1,5 +1,5 @@
-import type { TaintChange } from '../core/cluster-ports';
-import type { Taint } from '../core/taints';
+import type { Taint } from '../core/model/taints';
+import type { TaintChange } from '../core/ports/cluster';
 import { isApiNotFound, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { MERGE_PATCH } from './kube-api';

@@ -1,13 +1,13 @@
 import * as z from 'zod';
-import type { NewNodeClaim } from '../core/cluster-ports';
-import { LABEL_NODEPOOL } from '../core/labels';
-import type { Condition, NodeClaim, NodeClaimStatus } from '../core/nodeclaim';
-import { TERMINATION_FINALIZER } from '../core/nodeclaim';
-import { formatQuantity, isQuantity, resourceValue } from '../core/quantity';
-import type { NodeSelectorRequirement } from '../core/requirements';
-import type { Resources } from '../core/resources';
-import { validationErrorFromZod } from '../core/schema-issues';
-import type { Taint } from '../core/taints';
+import { validationErrorFromZod } from '../core/manifests/schema-issues';
+import { LABEL_NODEPOOL } from '../core/model/labels';
+import type { Condition, NodeClaim, NodeClaimStatus } from '../core/model/nodeclaim';
+import { TERMINATION_FINALIZER } from '../core/model/nodeclaim';
+import { formatQuantity, isQuantity, resourceValue } from '../core/model/quantity';
+import type { NodeSelectorRequirement } from '../core/model/requirements';
+import type { Resources } from '../core/model/resources';
+import type { Taint } from '../core/model/taints';
+import type { NewNodeClaim } from '../core/ports/cluster';
 
 /**
  * karpenter.sh/v1 NodeClaim objects ↔ the core NodeClaim: reading what the API server stores

@@ -1,6 +1,6 @@
-import type { Clock } from '../core/clock';
-import type { NewNodeClaim, NodeClaimStatusUpdate, ParsedList } from '../core/cluster-ports';
-import type { Condition, NodeClaim, NodeClaimStatus } from '../core/nodeclaim';
+import type { Condition, NodeClaim, NodeClaimStatus } from '../core/model/nodeclaim';
+import type { NewNodeClaim, NodeClaimStatusUpdate, ParsedList } from '../core/ports/cluster';
+import type { Clock } from '../core/ports/time';
 import { isApiNotFound, kubeError } from './api-errors';
 import { setConditions } from './conditions';
 import type { KubeApi } from './kube-api';

@@ -1,8 +1,8 @@
-import type { EC2NodeClassList, ParsedList } from '../core/cluster-ports';
-import { parseEC2NodeClass } from '../core/ec2nodeclass-schema';
-import type { Condition } from '../core/nodeclaim';
-import type { NodePool } from '../core/nodepool';
-import { parseNodePool } from '../core/nodepool-schema';
+import { parseEC2NodeClass } from '../core/manifests/ec2nodeclass-schema';
+import { parseNodePool } from '../core/manifests/nodepool-schema';
+import type { Condition } from '../core/model/nodeclaim';
+import type { NodePool } from '../core/model/nodepool';
+import type { EC2NodeClassList, ParsedList } from '../core/ports/cluster';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { EC2NODECLASSES, NODEPOOLS } from './kube-api';

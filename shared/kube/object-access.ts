@@ -1,4 +1,4 @@
-import type { ObjectMeta } from '../core/kube-objects';
+import type { ObjectMeta } from '../core/manifests/kube-objects';
 import type { KubeApi } from './kube-api';
 import { MERGE_PATCH, NODECLAIMS } from './kube-api';
 import { toPlainJson } from './plain-json';

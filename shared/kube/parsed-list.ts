@@ -1,5 +1,5 @@
-import type { ParsedList } from '../core/cluster-ports';
-import { isValidationError, type ValidationError } from '../core/errors';
+import { isValidationError, type ValidationError } from '../core/model/errors';
+import type { ParsedList } from '../core/ports/cluster';
 
 /** Parses each object; ValidationErrors are collected, any other error is thrown. */
 export function parseEach<I, T>(objects: readonly I[], parse: (object: I) => T): ParsedList<T> {

@@ -1,4 +1,4 @@
-import type { PodManifest } from '../core/kube-objects';
+import type { PodManifest } from '../core/manifests/kube-objects';
 
 /**
  * Which pods podlift provisions capacity for, as Karpenter's `pod.IsProvisionable`: not bound,

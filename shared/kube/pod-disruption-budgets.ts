@@ -1,6 +1,6 @@
 import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { PodDisruptionBudget } from '../core/cluster-ports';
-import type { LabelSelectorRequirement } from '../core/label-selector';
+import type { LabelSelectorRequirement } from '../core/model/label-selector';
+import type { PodDisruptionBudget } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';

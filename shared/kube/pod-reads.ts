@@ -1,8 +1,8 @@
-import type { ParsedList } from '../core/cluster-ports';
-import type { PodManifest } from '../core/kube-objects';
-import type { Pod } from '../core/pod';
-import { podKey } from '../core/pod';
-import { podFromManifest } from '../core/pod-manifest';
+import type { PodManifest } from '../core/manifests/kube-objects';
+import { podFromManifest } from '../core/manifests/pod-manifest';
+import type { Pod } from '../core/model/pod';
+import { podKey } from '../core/model/pod';
+import type { ParsedList } from '../core/ports/cluster';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';

@@ -1,4 +1,4 @@
-import type { EvictionOutcome, PodRef } from '../core/cluster-ports';
+import type { EvictionOutcome, PodRef } from '../core/ports/cluster';
 import type { ApiStatus } from './api-errors';
 import { apiStatus, isApiNotFound, kubeError } from './api-errors';
 import { EvictionBlockedError } from './eviction-blocked-error';

@@ -1,4 +1,4 @@
-import { CloudError } from '../core/errors';
+import { CloudError } from '../core/model/errors';
 import { isApiConflict } from './api-errors';
 
 /** Options of {@link retryOnConflict}. */

@@ -1,6 +1,6 @@
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { LABEL_ZONE } from '../core/labels';
-import type { NodeSelectorTerm, Pod } from '../core/pod';
+import { LABEL_ZONE } from '../core/model/labels';
+import type { NodeSelectorTerm, Pod } from '../core/model/pod';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { listAllPages } from './list-pages';

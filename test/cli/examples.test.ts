@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { type PlanJson, PlanJsonSchema } from '../../cli/plan-json';
 import { run } from '../../cli/run';
-import { bundledInstanceTypes } from '../../shared/catalog/bundled';
+import { bundledInstanceTypes } from '../../shared/core/catalog/bundled';
 
 const VCPU = new Map(bundledInstanceTypes().map((t) => [t.name, t.vcpu]));
 

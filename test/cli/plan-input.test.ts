@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readPlanInput } from '../../cli/plan-input';
-import { ValidationError } from '../../shared/core/errors';
+import { ValidationError } from '../../shared/core/model/errors';
 import { list, node, nodeClass, nodePool, pod, withDefaultPool, workload, yamlStream } from './fixtures';
 
 const FILE = 'cluster.yaml';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { formatPlanJson, PlanJsonSchema, planToJson } from '../../cli/plan-json';
 import { formatPlanTable } from '../../cli/plan-table';
-import type { CapacityType } from '../../shared/core/capacity-type';
-import type { Pod } from '../../shared/core/pod';
-import { podFromManifest } from '../../shared/core/pod-manifest';
-import { Requirements } from '../../shared/core/requirements';
+import { podFromManifest } from '../../shared/core/manifests/pod-manifest';
+import type { CapacityType } from '../../shared/core/model/capacity-type';
+import type { Pod } from '../../shared/core/model/pod';
+import { Requirements } from '../../shared/core/model/requirements';
 import type { NodeClaimPlan, SchedulingResult } from '../../shared/core/scheduling/types';
 import { pod } from './fixtures';
 

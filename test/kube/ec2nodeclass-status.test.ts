@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EC2NodeClassStatus } from '../../shared/core/ec2nodeclass-status';
-import { isNotFoundError } from '../../shared/core/errors';
+import type { EC2NodeClassStatus } from '../../shared/core/model/ec2nodeclass-status';
+import { isNotFoundError } from '../../shared/core/model/errors';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
 import { ec2NodeClassObject } from './kube-builders';

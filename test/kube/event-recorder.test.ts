@@ -1,6 +1,6 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../shared/core/pod';
+import type { Pod } from '../../shared/core/model/pod';
 import {
   EventRecorder,
   nodeClaimObject,

@@ -1,10 +1,10 @@
 /** A fake API server, a settable clock and the adapter pointed at them, for the adapter tests. */
-import type { Clock } from '../../shared/core/clock';
+import type { Clock } from '../../shared/core/ports/time';
 import { KubeApi } from '../../shared/kube/kube-api';
 import { KubeCluster } from '../../shared/kube/kube-cluster';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
-import type { FakeKubeApiServer, FakeKubeApiServerOptions } from '../../sim/kube';
-import { startFakeKubeApiServer } from '../../sim/kube';
+import type { FakeKubeApiServer, FakeKubeApiServerOptions } from '../../sim/fakes/kube';
+import { startFakeKubeApiServer } from '../../sim/fakes/kube';
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {

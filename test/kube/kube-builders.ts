@@ -1,5 +1,5 @@
 /** API objects (as the API server's JSON) for the adapter tests. */
-import type { NodeManifest, PodManifest } from '../../shared/core/kube-objects';
+import type { NodeManifest, PodManifest } from '../../shared/core/manifests/kube-objects';
 
 /** Options of {@link podObject}. */
 export interface PodObjectOptions {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isCloudError, isNotFoundError } from '../../shared/core/errors';
+import { isCloudError, isNotFoundError } from '../../shared/core/model/errors';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
 import { nodeObject } from './kube-builders';

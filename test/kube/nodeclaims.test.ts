@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { NewNodeClaim } from '../../shared/core/cluster-ports';
-import { isNotFoundError, isValidationError } from '../../shared/core/errors';
-import { TERMINATION_FINALIZER } from '../../shared/core/nodeclaim';
+import { isNotFoundError, isValidationError } from '../../shared/core/model/errors';
+import { TERMINATION_FINALIZER } from '../../shared/core/model/nodeclaim';
+import type { NewNodeClaim } from '../../shared/core/ports/cluster';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCloudError } from '../../shared/core/errors';
+import { isCloudError } from '../../shared/core/model/errors';
 import { EvictionBlockedError, isEvictionBlockedError } from '../../shared/kube/eviction-blocked-error';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';

@@ -1,6 +1,6 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCloudError } from '../../shared/core/errors';
+import { isCloudError } from '../../shared/core/model/errors';
 import { retryOnConflict } from '../../shared/kube/retry-on-conflict';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { UnavailableOffering } from '../../shared/core/unavailable-offerings';
+import type { UnavailableOffering } from '../../shared/core/catalog/unavailable-offerings';
 import { ClusterLease } from '../../shared/kube/cluster-lease';
 import {
   parseUnavailableOfferings,

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../shared/core/pod';
+import type { Pod } from '../../shared/core/model/pod';
 import { withVolumeZones } from '../../shared/kube/volume-zones';
-import type { ResourceType } from '../../sim/kube';
-import { defaultResources } from '../../sim/kube';
+import type { ResourceType } from '../../sim/fakes/kube';
+import { defaultResources } from '../../sim/fakes/kube';
 import type { Harness } from './harness';
 import { startHarness } from './harness';
 import { podObject } from './kube-builders';

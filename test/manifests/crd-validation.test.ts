@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseEC2NodeClass } from '../../shared/core/ec2nodeclass-schema';
-import { parseNodePool } from '../../shared/core/nodepool-schema';
+import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-schema';
+import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
 import { checkSpec } from './crd-schema';
 import {
   coreRejection,

@@ -1,5 +1,5 @@
-import { parseEC2NodeClass } from '../../shared/core/ec2nodeclass-schema';
-import { parseNodePool } from '../../shared/core/nodepool-schema';
+import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-schema';
+import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
 
 /**
  * Builders for NodePool and EC2NodeClass manifests as users write them (plain objects, the

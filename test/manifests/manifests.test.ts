@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EC2NODECLASS_API_VERSION } from '../../shared/core/ec2nodeclass-schema';
-import { NODEPOOL_API_VERSION } from '../../shared/core/nodepool-schema';
+import { EC2NODECLASS_API_VERSION } from '../../shared/core/manifests/ec2nodeclass-schema';
+import { NODEPOOL_API_VERSION } from '../../shared/core/manifests/nodepool-schema';
 import {
   CRD_NAMES,
   type CrdKind,

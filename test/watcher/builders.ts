@@ -1,5 +1,5 @@
 /** Objects the watcher tests put in the fake API server. */
-import type { KubeObject } from '../../sim/kube';
+import type { KubeObject } from '../../sim/fakes/kube';
 
 /** A pod; `unschedulable` adds the scheduler's PodScheduled=False/Unschedulable condition. */
 export function pod(

@@ -11,7 +11,7 @@ import {
 } from '../../shared/core/contracts/event-size';
 import { parsePodsPendingDetail, podsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import { parseWatcherEvent } from '../../shared/core/contracts/watcher-event';
-import { isValidationError } from '../../shared/core/errors';
+import { isValidationError } from '../../shared/core/model/errors';
 
 const pods = (count: number) =>
   Array.from({ length: count }, (_, i) => ({

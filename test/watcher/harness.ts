@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { FakeKubeApiServer } from '../../sim/kube';
+import type { FakeKubeApiServer } from '../../sim/fakes/kube';
 import { kubeListWatchSources } from '../../watcher/kube-list-watch';
 import { Watcher } from '../../watcher/watcher';
 import { eventually } from '../eventually';

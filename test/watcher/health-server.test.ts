@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeKubeApiServer } from '../../sim/kube';
-import { startFakeKubeApiServer } from '../../sim/kube';
+import type { FakeKubeApiServer } from '../../sim/fakes/kube';
+import { startFakeKubeApiServer } from '../../sim/fakes/kube';
 import type { HealthServer } from '../../watcher/health-server';
 import { startHealthServer } from '../../watcher/health-server';
 import { eventually } from '../eventually';

@@ -3,8 +3,8 @@ import type { CapacityChangedDetail } from '../../shared/core/contracts/capacity
 import { parseCapacityChangedDetail } from '../../shared/core/contracts/capacity-changed';
 import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import { parsePodsPendingDetail } from '../../shared/core/contracts/pods-pending';
-import type { FakeKubeApiServer } from '../../sim/kube';
-import { startFakeKubeApiServer } from '../../sim/kube';
+import type { FakeKubeApiServer } from '../../sim/fakes/kube';
+import { startFakeKubeApiServer } from '../../sim/fakes/kube';
 import { eventually } from '../eventually';
 import { node, nodeClaim, nodeClass, nodePool, pod, unschedulableCondition } from './builders';
 import type { WatcherHarness } from './harness';

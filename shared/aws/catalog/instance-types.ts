@@ -3,9 +3,9 @@ import {
   type InstanceTypeInfo as Ec2InstanceTypeInfo,
   paginateDescribeInstanceTypes,
 } from '@aws-sdk/client-ec2';
-import type { CapacityType } from '../../core/capacity-type';
-import { CloudError } from '../../core/errors';
-import type { InstanceTypeInfo } from '../../core/instance-type';
+import type { InstanceTypeInfo } from '../../core/catalog/instance-type';
+import type { CapacityType } from '../../core/model/capacity-type';
+import { CloudError } from '../../core/model/errors';
 import { cloudErrorFrom } from '../aws-error';
 
 /**

@@ -1,10 +1,10 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { PricingClient } from '@aws-sdk/client-pricing';
-import { bundledInstanceTypes, isUnknownRegionError, loadBundledCatalog } from '../../catalog/bundled';
-import type { Clock } from '../../core/clock';
-import { CloudError } from '../../core/errors';
-import type { Catalog, InstanceTypeInfo } from '../../core/instance-type';
-import type { InstanceCatalogPort } from '../../core/ports';
+import { bundledInstanceTypes, isUnknownRegionError, loadBundledCatalog } from '../../core/catalog/bundled';
+import type { Catalog, InstanceTypeInfo } from '../../core/catalog/instance-type';
+import { CloudError } from '../../core/model/errors';
+import type { InstanceCatalogPort } from '../../core/ports/cloud';
+import type { Clock } from '../../core/ports/time';
 import { describeInstanceTypes } from './instance-types';
 import { fetchOnDemandPrices, pricingApiServes } from './on-demand-prices';
 import { describeSpotPrices, type SpotPrices } from './spot-prices';

@@ -1,5 +1,5 @@
 import { type Filter, type PricingClient, paginateGetProducts } from '@aws-sdk/client-pricing';
-import { CloudError } from '../../core/errors';
+import { CloudError } from '../../core/model/errors';
 import { cloudErrorFrom } from '../aws-error';
 
 /**

@@ -1,5 +1,5 @@
 import { type EC2Client, paginateDescribeInstanceTypeOfferings } from '@aws-sdk/client-ec2';
-import { CloudError } from '../../core/errors';
+import { CloudError } from '../../core/model/errors';
 import { cloudErrorFrom } from '../aws-error';
 
 /** Where each instance type is offered, from DescribeInstanceTypeOfferings. */

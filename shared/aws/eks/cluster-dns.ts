@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { ValidationError } from '../../core/errors';
+import { ValidationError } from '../../core/model/errors';
 
 /**
  * The cluster DNS address (the kube-dns Service's ClusterIP) is the 10th address of the

@@ -1,7 +1,7 @@
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../../core/clock';
-import type { ClusterInfo } from '../../core/cluster-info';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import type { Clock } from '../../core/ports/time';
 import type { TtlCache } from '../ttl-cache';
 import { EksClusterInfoSource } from './eks-cluster-info-source';
 import { type EksBearerToken, EksTokenSource } from './eks-token-source';

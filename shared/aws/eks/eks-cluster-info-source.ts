@@ -1,7 +1,7 @@
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
-import type { Clock } from '../../core/clock';
-import type { ClusterInfo } from '../../core/cluster-info';
-import { NotFoundError, PodliftError } from '../../core/errors';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import { NotFoundError, PodliftError } from '../../core/model/errors';
+import type { Clock } from '../../core/ports/time';
 import { cloudErrorFrom } from '../aws-error';
 import { TtlCache } from '../ttl-cache';
 import { clusterInfoFromEks } from './eks-cluster-info';

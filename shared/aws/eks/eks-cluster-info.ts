@@ -1,6 +1,6 @@
 import type { Cluster } from '@aws-sdk/client-eks';
-import type { ClusterInfo } from '../../core/cluster-info';
-import { CloudError } from '../../core/errors';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import { CloudError } from '../../core/model/errors';
 import { clusterDnsAddress } from './cluster-dns';
 
 /**

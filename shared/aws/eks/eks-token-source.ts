@@ -1,6 +1,6 @@
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../../core/clock';
-import { CloudError } from '../../core/errors';
+import { CloudError } from '../../core/model/errors';
+import type { Clock } from '../../core/ports/time';
 import { EKS_TOKEN_LIFETIME_MS, signEksToken } from './eks-token';
 
 /**

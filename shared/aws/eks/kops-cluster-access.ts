@@ -1,7 +1,7 @@
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import type { Clock } from '../../core/clock';
-import type { ClusterInfo } from '../../core/cluster-info';
-import { NotFoundError, PodliftError, ValidationError } from '../../core/errors';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import { NotFoundError, PodliftError, ValidationError } from '../../core/model/errors';
+import type { Clock } from '../../core/ports/time';
 import { cloudErrorFrom } from '../aws-error';
 import { TtlCache } from '../ttl-cache';
 import { type KopsClusterAccessData, parseKopsClusterParameter } from './kops-cluster-parameter';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { ClusterInfo } from '../../core/cluster-info';
-import { ValidationError, type ValidationIssue } from '../../core/errors';
-import { issuesFromZod } from '../../core/schema-issues';
+import { issuesFromZod } from '../../core/manifests/schema-issues';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import { ValidationError, type ValidationIssue } from '../../core/model/errors';
 import { clusterDnsAddress, ipFamilyOfCidr } from './cluster-dns';
 
 const KUBERNETES_VERSION = /^v?(\d+)\.(\d+)(?:\.\d+)?$/;

@@ -4,8 +4,8 @@ import {
   type PutEventsCommandOutput,
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
-import { CloudError, ValidationError, type ValidationIssue } from '../../core/errors';
-import type { BusEvent, EventPublisherPort } from '../../core/ports';
+import { CloudError, ValidationError, type ValidationIssue } from '../../core/model/errors';
+import type { BusEvent, EventPublisherPort } from '../../core/ports/publisher';
 import { cloudErrorFrom, errorMessage } from '../aws-error';
 import { backoffDelayMs, type RetryPolicy, retryRefusal, withRetry } from '../retry';
 import { putEventsBatches } from './put-events-batches';

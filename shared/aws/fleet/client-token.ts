@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NodeClaim } from '../../core/nodeclaim';
+import type { NodeClaim } from '../../core/model/nodeclaim';
 
 /** CreateFleet's ClientToken limit: at most 64 ASCII characters. */
 export const MAX_CLIENT_TOKEN_LENGTH = 64;

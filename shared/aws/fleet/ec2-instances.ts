@@ -6,9 +6,9 @@ import {
   type Instance,
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
-import { CloudError, ValidationError } from '../../core/errors';
-import { LABEL_NODEPOOL } from '../../core/labels';
-import { providerID } from '../../core/nodeclaim';
+import { CloudError, ValidationError } from '../../core/model/errors';
+import { LABEL_NODEPOOL } from '../../core/model/labels';
+import { providerID } from '../../core/model/nodeclaim';
 import { awsErrorCode, cloudErrorFrom, errorMessage } from '../aws-error';
 import { type RetryPolicy, withRetry } from '../retry';
 import { clusterTagKey, TAG_NODECLAIM } from './launch-tags';

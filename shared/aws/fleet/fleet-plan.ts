@@ -1,12 +1,12 @@
-import type { CapacityType } from '../../core/capacity-type';
-import type { ResolvedSubnet } from '../../core/ec2nodeclass-status';
-import type { RefusedOffering } from '../../core/errors';
-import { type InstanceType, type Offering, offeringKey } from '../../core/instance-type';
-import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../../core/labels';
-import type { NodeClaim } from '../../core/nodeclaim';
-import { type Requirement, Requirements } from '../../core/requirements';
-import type { InstanceTypeOption } from '../../core/scheduling/types';
-import type { LaunchTemplateRef } from '../launch-template-port';
+import type { InstanceTypeOption } from '../../core/catalog/instance-type';
+import { type InstanceType, type Offering, offeringKey } from '../../core/catalog/instance-type';
+import type { CapacityType } from '../../core/model/capacity-type';
+import type { ResolvedSubnet } from '../../core/model/ec2nodeclass-status';
+import type { RefusedOffering } from '../../core/model/errors';
+import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../../core/model/labels';
+import type { NodeClaim } from '../../core/model/nodeclaim';
+import { type Requirement, Requirements } from '../../core/model/requirements';
+import type { LaunchTemplateRef } from '../../core/ports/launch-templates';
 
 /**
  * Which launch templates, instance types, subnets and capacity type one CreateFleet call for a

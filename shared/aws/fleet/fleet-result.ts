@@ -1,6 +1,6 @@
 import type { CreateFleetCommandOutput, CreateFleetError } from '@aws-sdk/client-ec2';
-import type { CapacityType } from '../../core/capacity-type';
-import type { RefusedOffering } from '../../core/errors';
+import type { CapacityType } from '../../core/model/capacity-type';
+import type { RefusedOffering } from '../../core/model/errors';
 import type { FleetPlan } from './fleet-plan';
 
 /**

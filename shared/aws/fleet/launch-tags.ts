@@ -1,4 +1,4 @@
-import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/labels';
+import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/model/labels';
 
 /** Tag on every instance podlift launches naming its NodeClaim (Karpenter's `karpenter.sh/nodeclaim`). */
 export const TAG_NODECLAIM = 'karpenter.sh/nodeclaim';

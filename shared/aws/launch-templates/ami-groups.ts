@@ -1,8 +1,8 @@
-import type { ResolvedAmi } from '../../core/ec2nodeclass-status';
-import type { InstanceType } from '../../core/instance-type';
-import { WELL_KNOWN_LABELS } from '../../core/labels';
-import { Requirements } from '../../core/requirements';
-import { PODS } from '../../core/resources';
+import type { InstanceType } from '../../core/catalog/instance-type';
+import type { ResolvedAmi } from '../../core/model/ec2nodeclass-status';
+import { WELL_KNOWN_LABELS } from '../../core/model/labels';
+import { Requirements } from '../../core/model/requirements';
+import { PODS } from '../../core/model/resources';
 
 /** Instance types that boot the same AMI with the same max pods, so they share a launch template. */
 export interface AmiGroup {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock';
+import type { Clock } from '../../core/ports/time';
 
 /**
  * A map whose entries expire `ttlMs` after they were written, by the injected clock. Reads do

@@ -1,5 +1,5 @@
-import type { CapacityType } from '../../core/capacity-type';
-import type { InstanceTypeOption } from '../../core/scheduling/types';
+import type { InstanceTypeOption } from '../../core/catalog/instance-type';
+import type { CapacityType } from '../../core/model/capacity-type';
 
 /**
  * The capacity type a NodeClaim launches as (Karpenter's `getCapacityType`): reserved when an

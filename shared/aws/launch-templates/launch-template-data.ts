@@ -4,11 +4,11 @@ import type {
   RequestLaunchTemplateData,
   VolumeType,
 } from '@aws-sdk/client-ec2';
-import type { AmiFamily, BlockDeviceMapping, EC2NodeClass } from '../../core/ec2nodeclass';
-import type { EC2NodeClassStatus } from '../../core/ec2nodeclass-status';
-import { NotFoundError, ValidationError } from '../../core/errors';
-import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/labels';
-import { isQuantity, parseQuantity } from '../../core/quantity';
+import type { AmiFamily, BlockDeviceMapping, EC2NodeClass } from '../../core/model/ec2nodeclass';
+import type { EC2NodeClassStatus } from '../../core/model/ec2nodeclass-status';
+import { NotFoundError, ValidationError } from '../../core/model/errors';
+import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/model/labels';
+import { isQuantity, parseQuantity } from '../../core/model/quantity';
 
 /** The tag that marks launch templates (and instances) as belonging to a cluster's provisioner. */
 export const TAG_MANAGED_BY_CLUSTER = 'karpenter.k8s.aws/cluster';

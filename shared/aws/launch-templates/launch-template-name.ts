@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../core/errors';
+import { ValidationError } from '../../core/model/errors';
 
 /** EC2's limit on launch template names. */
 const MAX_NAME_LENGTH = 128;

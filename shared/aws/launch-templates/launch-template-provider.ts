@@ -6,17 +6,17 @@ import {
   type EC2Client,
   type LaunchTemplate,
 } from '@aws-sdk/client-ec2';
-import { resolveInstanceTypes } from '../../core/catalog';
-import type { Clock } from '../../core/clock';
-import type { ClusterInfo } from '../../core/cluster-info';
-import type { EC2NodeClass } from '../../core/ec2nodeclass';
-import { CloudError, NotFoundError } from '../../core/errors';
-import type { InstanceType } from '../../core/instance-type';
-import { LABEL_INSTANCE_TYPE } from '../../core/labels';
-import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports';
-import type { NodeSelectorRequirement } from '../../core/requirements';
+import type { InstanceType } from '../../core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../core/catalog/instance-type-resolution';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
+import { CloudError, NotFoundError } from '../../core/model/errors';
+import { LABEL_INSTANCE_TYPE } from '../../core/model/labels';
+import type { NodeSelectorRequirement } from '../../core/model/requirements';
+import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports/cloud';
+import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
+import type { Clock } from '../../core/ports/time';
 import { awsErrorCode, cloudErrorFrom } from '../aws-error';
-import type { LaunchTemplateProvider, LaunchTemplateRef } from '../launch-template-port';
 import { bootstrapOptions } from '../userdata/bootstrap-options';
 import { userDataBase64 } from '../userdata/user-data';
 import { groupByAmi } from './ami-groups';

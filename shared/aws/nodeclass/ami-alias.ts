@@ -3,8 +3,8 @@ import {
   LABEL_INSTANCE_GPU_COUNT,
   LABEL_OS,
   LABEL_WINDOWS_BUILD,
-} from '../../core/labels';
-import type { NodeSelectorRequirement } from '../../core/requirements';
+} from '../../core/model/labels';
+import type { NodeSelectorRequirement } from '../../core/model/requirements';
 
 /** An EKS-optimized AMI variant (Karpenter's amifamily.Variant). */
 export type AmiVariant = 'standard' | 'nvidia' | 'neuron';

@@ -1,5 +1,5 @@
-import type { ResolvedAmi } from '../../core/ec2nodeclass-status';
-import type { NodeSelectorRequirement } from '../../core/requirements';
+import type { ResolvedAmi } from '../../core/model/ec2nodeclass-status';
+import type { NodeSelectorRequirement } from '../../core/model/requirements';
 
 /**
  * Karpenter's compareAMI: a non-deprecated AMI beats a deprecated one, then the newer creation

@@ -1,9 +1,9 @@
 import { type EC2Client, type Filter, type Image, paginateDescribeImages } from '@aws-sdk/client-ec2';
 import { GetParametersCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import type { AmiSelectorTerm } from '../../core/ec2nodeclass';
-import type { ResolvedAmi } from '../../core/ec2nodeclass-status';
-import { LABEL_ARCH } from '../../core/labels';
-import type { NodeSelectorRequirement } from '../../core/requirements';
+import type { AmiSelectorTerm } from '../../core/model/ec2nodeclass';
+import type { ResolvedAmi } from '../../core/model/ec2nodeclass-status';
+import { LABEL_ARCH } from '../../core/model/labels';
+import type { NodeSelectorRequirement } from '../../core/model/requirements';
 import { aliasParameters, parseAlias, UnsupportedAliasError } from './ami-alias';
 import { bestPerRequirementSet, orderAmis } from './ami-selection';
 import { outcomeOfAwsError, type PartOutcome, resolved, unresolved } from './part-outcome';

@@ -1,4 +1,4 @@
-import { LABEL_NODECLASS, LABEL_REGION } from '../../core/labels';
+import { LABEL_NODECLASS, LABEL_REGION } from '../../core/model/labels';
 
 const FNV64_OFFSET = 0xcbf29ce484222325n;
 const FNV64_PRIME = 0x100000001b3n;

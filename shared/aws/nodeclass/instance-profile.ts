@@ -6,7 +6,7 @@ import {
   type InstanceProfile,
   RemoveRoleFromInstanceProfileCommand,
 } from '@aws-sdk/client-iam';
-import { CloudError } from '../../core/errors';
+import { CloudError } from '../../core/model/errors';
 import { awsErrorCode } from '../aws-error';
 import { instanceProfileName, instanceProfilePath, instanceProfileTags } from './instance-profile-name';
 import { outcomeOfAwsError, type PartOutcome, resolved, unresolved } from './part-outcome';

@@ -1,22 +1,22 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { IAMClient } from '@aws-sdk/client-iam';
 import type { SSMClient } from '@aws-sdk/client-ssm';
-import type { Clock } from '../../core/clock';
-import type { ClusterInfo } from '../../core/cluster-info';
-import type { EC2NodeClass } from '../../core/ec2nodeclass';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
 import {
   buildNodeClassConditions,
   conditionsOfStatus,
   type DependentOutcome,
   type NodeClassDependentConditionType,
-} from '../../core/ec2nodeclass-conditions';
+} from '../../core/model/ec2nodeclass-conditions';
 import type {
   EC2NodeClassStatus,
   ResolvedAmi,
   ResolvedSecurityGroup,
   ResolvedSubnet,
-} from '../../core/ec2nodeclass-status';
-import type { NodeClassResolverPort } from '../../core/ports';
+} from '../../core/model/ec2nodeclass-status';
+import type { NodeClassResolverPort } from '../../core/ports/cloud';
+import type { Clock } from '../../core/ports/time';
 import { TtlCache } from '../ttl-cache';
 import { resolveAmis } from './amis';
 import { resolveInstanceProfile } from './instance-profile';

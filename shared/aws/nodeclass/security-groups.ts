@@ -1,6 +1,6 @@
 import { type EC2Client, paginateDescribeSecurityGroups, type SecurityGroup } from '@aws-sdk/client-ec2';
-import type { SelectorTerm } from '../../core/ec2nodeclass';
-import type { ResolvedSecurityGroup } from '../../core/ec2nodeclass-status';
+import type { SelectorTerm } from '../../core/model/ec2nodeclass';
+import type { ResolvedSecurityGroup } from '../../core/model/ec2nodeclass-status';
 import { outcomeOfAwsError, type PartOutcome, resolved, unresolved } from './part-outcome';
 import { securityGroupFilterSets } from './selector-filters';
 

@@ -1,5 +1,5 @@
 import type { Filter } from '@aws-sdk/client-ec2';
-import type { SelectorTerm } from '../../core/ec2nodeclass';
+import type { SelectorTerm } from '../../core/model/ec2nodeclass';
 
 /**
  * EC2 filters for a selector term's tags, as Karpenter builds them: a value of `*` matches any

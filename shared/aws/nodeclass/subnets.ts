@@ -1,6 +1,6 @@
 import { type EC2Client, paginateDescribeSubnets, type Subnet } from '@aws-sdk/client-ec2';
-import type { SelectorTerm } from '../../core/ec2nodeclass';
-import type { ResolvedSubnet } from '../../core/ec2nodeclass-status';
+import type { SelectorTerm } from '../../core/model/ec2nodeclass';
+import type { ResolvedSubnet } from '../../core/model/ec2nodeclass-status';
 import { outcomeOfAwsError, type PartOutcome, resolved, unresolved } from './part-outcome';
 import { subnetFilterSets } from './selector-filters';
 

@@ -1,5 +1,5 @@
-import type { EC2NodeClass } from '../../core/ec2nodeclass';
-import type { NodePool } from '../../core/nodepool';
+import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
+import type { NodePool } from '../../core/model/nodepool';
 
 /** NodePools and EC2NodeClasses from one configuration source. */
 export interface NodePoolConfigSet {

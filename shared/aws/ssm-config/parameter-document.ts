@@ -1,6 +1,6 @@
 import type { Type } from 'js-yaml';
 import * as jsYaml from 'js-yaml';
-import { ValidationError } from '../../core/errors';
+import { ValidationError } from '../../core/model/errors';
 
 // @types/js-yaml does not declare `types`, which js-yaml 4 exports at runtime.
 const { types: yamlTypes } = jsYaml as unknown as { types: { merge: Type } };

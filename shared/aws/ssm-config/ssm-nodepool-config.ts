@@ -1,10 +1,10 @@
 import { GetParametersByPathCommand, type Parameter, type SSMClient } from '@aws-sdk/client-ssm';
-import type { EC2NodeClass } from '../../core/ec2nodeclass';
-import { parseEC2NodeClass } from '../../core/ec2nodeclass-schema';
-import { CloudError, ValidationError } from '../../core/errors';
-import type { NodePool } from '../../core/nodepool';
-import { parseNodePool } from '../../core/nodepool-schema';
-import type { NodePoolConfigPort } from '../../core/ports';
+import { parseEC2NodeClass } from '../../core/manifests/ec2nodeclass-schema';
+import { parseNodePool } from '../../core/manifests/nodepool-schema';
+import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
+import { CloudError, ValidationError } from '../../core/model/errors';
+import type { NodePool } from '../../core/model/nodepool';
+import type { NodePoolConfigPort } from '../../core/ports/cloud';
 import { cloudErrorFrom } from '../aws-error';
 import { type RetryPolicy, withRetry } from '../retry';
 import { decodeParameterDocument } from './parameter-document';

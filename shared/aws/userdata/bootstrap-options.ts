@@ -1,11 +1,16 @@
-import type { CapacityType } from '../../core/capacity-type';
-import type { ClusterInfo } from '../../core/cluster-info';
-import type { EC2NodeClass, KubeletConfiguration } from '../../core/ec2nodeclass';
-import { ValidationError } from '../../core/errors';
-import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, UNREGISTERED_TAINT } from '../../core/labels';
-import type { NodeClaim } from '../../core/nodeclaim';
-import { Requirements } from '../../core/requirements';
-import type { Taint } from '../../core/taints';
+import type { CapacityType } from '../../core/model/capacity-type';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import type { EC2NodeClass, KubeletConfiguration } from '../../core/model/ec2nodeclass';
+import { ValidationError } from '../../core/model/errors';
+import {
+  LABEL_CAPACITY_TYPE,
+  LABEL_NODECLASS,
+  LABEL_NODEPOOL,
+  UNREGISTERED_TAINT,
+} from '../../core/model/labels';
+import type { NodeClaim } from '../../core/model/nodeclaim';
+import { Requirements } from '../../core/model/requirements';
+import type { Taint } from '../../core/model/taints';
 
 /**
  * What every AMI family's user data is made from (Karpenter's bootstrap.Options): the cluster,

@@ -1,5 +1,5 @@
-import type { KubeletConfiguration } from '../../core/ec2nodeclass';
-import { formatTaint } from '../../core/taints';
+import type { KubeletConfiguration } from '../../core/model/ec2nodeclass';
+import { formatTaint } from '../../core/model/taints';
 import { type BootstrapOptions, nodeLabelsFlag } from './bootstrap-options';
 import { customUserDataParts } from './custom-parts';
 import { CONTENT_TYPE_SHELL_SCRIPT, mimePart, serializeMimeArchive } from './mime-archive';

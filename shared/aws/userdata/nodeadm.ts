@@ -1,5 +1,5 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import type { KubeletConfiguration } from '../../core/ec2nodeclass';
+import type { KubeletConfiguration } from '../../core/model/ec2nodeclass';
 import { type BootstrapOptions, nodeLabelsFlag } from './bootstrap-options';
 import { customUserDataParts } from './custom-parts';
 import {

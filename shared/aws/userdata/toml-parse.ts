@@ -1,4 +1,4 @@
-import { PodliftError } from '../../core/errors';
+import { PodliftError } from '../../core/model/errors';
 
 /**
  * A TOML 1.0 reader for Bottlerocket user data: tables, arrays of tables, dotted and quoted

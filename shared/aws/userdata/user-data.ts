@@ -1,5 +1,5 @@
-import type { AmiFamily } from '../../core/ec2nodeclass';
-import { ValidationError } from '../../core/errors';
+import type { AmiFamily } from '../../core/model/ec2nodeclass';
+import { ValidationError } from '../../core/model/errors';
 import type { BootstrapOptions } from './bootstrap-options';
 import { bottlerocketUserData } from './bottlerocket';
 import { eksBootstrapUserData } from './eks-bootstrap';

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
-import type { ValidationError } from '../errors';
-import { validationErrorFromZod } from '../schema-issues';
+import { validationErrorFromZod } from '../manifests/schema-issues';
+import type { ValidationError } from '../model/errors';
 
 /** The ValidationError for an event detail that does not match its contract. */
 export function detailValidationError(

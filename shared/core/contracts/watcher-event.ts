@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { ValidationError } from '../model/errors';
 import { type CapacityChangedDetail, parseCapacityChangedDetail } from './capacity-changed';
 import { type PodsPendingDetail, parsePodsPendingDetail } from './pods-pending';
 import { WATCHER_EVENT_SOURCE } from './watcher-source';

@@ -1,5 +1,5 @@
-import { relaxations } from '../pod-requirements';
-import { Requirement, type Requirements } from '../requirements';
+import { relaxations } from '../model/pod-requirements';
+import { Requirement, type Requirements } from '../model/requirements';
 import type { PodGroup } from './pod-groups';
 import type { AffinityRule, GroupTopology, SpreadRule } from './topology';
 

@@ -1,10 +1,9 @@
-import type { CapacityType } from '../capacity-type';
-import type { InstanceType } from '../instance-type';
-import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../labels';
-import type { Requirements } from '../requirements';
-import { addInto, fits, type Resources } from '../resources';
+import type { InstanceType, InstanceTypeOption } from '../catalog/instance-type';
+import type { CapacityType } from '../model/capacity-type';
+import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../model/labels';
+import type { Requirements } from '../model/requirements';
+import { addInto, fits, type Resources } from '../model/resources';
 import { cheapestOffering } from './nodepool-context';
-import type { InstanceTypeOption } from './types';
 
 /** CreateFleet takes at most this many overrides; Karpenter caps options the same way. */
 export const MAX_INSTANCE_TYPE_OPTIONS = 60;

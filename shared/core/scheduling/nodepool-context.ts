@@ -1,18 +1,18 @@
-import type { CapacityType } from '../capacity-type';
-import type { EC2NodeClass } from '../ec2nodeclass';
-import type { InstanceType, Offering } from '../instance-type';
+import type { InstanceType, Offering } from '../catalog/instance-type';
+import type { CapacityType } from '../model/capacity-type';
+import type { EC2NodeClass } from '../model/ec2nodeclass';
 import {
   LABEL_CAPACITY_TYPE,
   LABEL_NODECLASS,
   LABEL_NODEPOOL,
   LABEL_ZONE,
   WELL_KNOWN_LABELS,
-} from '../labels';
-import { NODES_LIMIT, type NodePool } from '../nodepool';
-import { Requirement, Requirements } from '../requirements';
-import { addInto, type MutableResources, type Resources } from '../resources';
-import { firstUntoleratedTaint } from '../taints';
-import type { DaemonSet, StateNode } from './types';
+} from '../model/labels';
+import { NODES_LIMIT, type NodePool } from '../model/nodepool';
+import { Requirement, Requirements } from '../model/requirements';
+import { addInto, type MutableResources, type Resources } from '../model/resources';
+import { firstUntoleratedTaint } from '../model/taints';
+import type { DaemonSet, StateNode } from '../state/cluster-state';
 
 /** Whether an offering is usable under `requirements` (zone and capacity type allowed, available). */
 export function offeringAllowed(o: Offering, requirements: Requirements): boolean {

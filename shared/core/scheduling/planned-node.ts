@@ -1,7 +1,7 @@
-import type { InstanceType } from '../instance-type';
-import { WELL_KNOWN_LABELS } from '../labels';
-import type { Pod } from '../pod';
-import type { Requirements } from '../requirements';
+import type { InstanceType } from '../catalog/instance-type';
+import { WELL_KNOWN_LABELS } from '../model/labels';
+import type { Pod } from '../model/pod';
+import type { Requirements } from '../model/requirements';
 import {
   addInto,
   copiesThatFit,
@@ -10,7 +10,7 @@ import {
   maxResources,
   type Resources,
   subtractResources,
-} from '../resources';
+} from '../model/resources';
 import { cheapestOffering, type NodePoolContext, offeringAllowed } from './nodepool-context';
 
 /** What adding pods to a planned node would make of it. */

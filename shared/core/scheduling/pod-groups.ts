@@ -1,5 +1,5 @@
-import type { Pod } from '../pod';
-import { CPU, MEMORY, type Resources } from '../resources';
+import type { Pod } from '../model/pod';
+import { CPU, MEMORY, type Resources } from '../model/resources';
 
 /**
  * Pods that are identical in scheduling terms: same namespace, labels, requests, selectors,

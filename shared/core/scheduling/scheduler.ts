@@ -1,11 +1,12 @@
-import type { InstanceType } from '../instance-type';
-import { LABEL_HOSTNAME, LABEL_ZONE, WELL_KNOWN_LABELS } from '../labels';
-import { NODES_LIMIT } from '../nodepool';
-import type { Pod } from '../pod';
-import { formatQuantity } from '../quantity';
-import { Requirements } from '../requirements';
-import { addInto, copiesThatFit, type MutableResources, type Resources } from '../resources';
-import { firstUntoleratedTaint, formatTaint } from '../taints';
+import type { InstanceType } from '../catalog/instance-type';
+import { LABEL_HOSTNAME, LABEL_ZONE, WELL_KNOWN_LABELS } from '../model/labels';
+import { NODES_LIMIT } from '../model/nodepool';
+import type { Pod } from '../model/pod';
+import { formatQuantity } from '../model/quantity';
+import { Requirements } from '../model/requirements';
+import { addInto, copiesThatFit, type MutableResources, type Resources } from '../model/resources';
+import { firstUntoleratedTaint, formatTaint } from '../model/taints';
+import type { StateNode } from '../state/cluster-state';
 import { type PlacementProfile, pinTerm, placementProfiles, type RequirementTerm } from './group-profile';
 import { chooseLaunch, efficientOptions } from './instance-selection';
 import { NodePoolContext, offeringAllowed } from './nodepool-context';
@@ -13,14 +14,7 @@ import { compatibleTypes, limitedBand, maxCapacity, PlannedNode } from './planne
 import { groupPods, type PodGroup } from './pod-groups';
 import { splitForCost } from './tail-split';
 import { type GroupTopology, recordPlacement, TopologyRegistry } from './topology';
-import type {
-  NodeClaimPlan,
-  Placement,
-  SchedulingInput,
-  SchedulingResult,
-  StateNode,
-  UnschedulablePod,
-} from './types';
+import type { NodeClaimPlan, Placement, SchedulingInput, SchedulingResult, UnschedulablePod } from './types';
 
 /**
  * Decides where pending pods go: onto existing and in-flight capacity first, then onto new

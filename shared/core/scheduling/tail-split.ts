@@ -1,7 +1,7 @@
-import type { InstanceType } from '../instance-type';
-import type { Pod } from '../pod';
-import type { Requirements } from '../requirements';
-import { addInto, CPU, fits, MEMORY, type MutableResources, type Resources } from '../resources';
+import type { InstanceType } from '../catalog/instance-type';
+import type { Pod } from '../model/pod';
+import type { Requirements } from '../model/requirements';
+import { addInto, CPU, fits, MEMORY, type MutableResources, type Resources } from '../model/resources';
 import { type Priced, pricedTypes } from './instance-selection';
 
 /** How many of the cheapest instance types are tried as the first half of a split. */

@@ -1,6 +1,6 @@
-import { type LabelSelector, labelSelectorMatches } from '../label-selector';
-import { LABEL_HOSTNAME } from '../labels';
-import type { Pod, PodAffinityTerm, TopologySpreadConstraint } from '../pod';
+import { type LabelSelector, labelSelectorMatches } from '../model/label-selector';
+import { LABEL_HOSTNAME } from '../model/labels';
+import type { Pod, PodAffinityTerm, TopologySpreadConstraint } from '../model/pod';
 
 /**
  * Topology bookkeeping for topology spread and pod (anti-)affinity: how many pods matching a

@@ -1,40 +1,12 @@
-import type { CapacityType } from '../capacity-type';
-import type { EC2NodeClass } from '../ec2nodeclass';
-import type { InstanceType } from '../instance-type';
-import type { NodePool } from '../nodepool';
-import type { Pod } from '../pod';
-import type { Requirements } from '../requirements';
-import type { Resources } from '../resources';
-import type { Taint } from '../taints';
-
-/** A DaemonSet, reduced to the pod it would run on every eligible node. */
-export interface DaemonSet {
-  readonly namespace: string;
-  readonly name: string;
-  readonly pod: Pod;
-}
-
-/**
- * Capacity that already exists or is being created: a registered Node, or an in-flight
- * NodeClaim not yet registered (its labels are those its requirements pin, its allocatable
- * the smallest among its instance type options).
- */
-export interface StateNode {
-  readonly kind: 'node' | 'nodeclaim';
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  /** Taints that apply to scheduling (for in-flight claims: not the startup taints). */
-  readonly taints: readonly Taint[];
-  readonly allocatable: Resources;
-  /** What counts against NodePool limits (Karpenter counts capacity); defaults to allocatable. */
-  readonly capacity?: Resources;
-  /** Pods bound (or, for in-flight claims, nominated) to it, DaemonSet pods included. */
-  readonly pods: readonly Pod[];
-  /** The NodePool it belongs to (label karpenter.sh/nodepool), if Karpenter-managed. */
-  readonly nodePool?: string;
-  /** Cordoned or being deleted: takes no new pods, but its pods still count for topology. */
-  readonly unschedulable?: boolean;
-}
+import type { InstanceType, InstanceTypeOption } from '../catalog/instance-type';
+import type { CapacityType } from '../model/capacity-type';
+import type { EC2NodeClass } from '../model/ec2nodeclass';
+import type { NodePool } from '../model/nodepool';
+import type { Pod } from '../model/pod';
+import type { Requirements } from '../model/requirements';
+import type { Resources } from '../model/resources';
+import type { Taint } from '../model/taints';
+import type { DaemonSet, StateNode } from '../state/cluster-state';
 
 /** Everything the scheduler decides from. Plain data; nothing is read from anywhere else. */
 export interface SchedulingInput {
@@ -54,14 +26,6 @@ export interface SchedulingInput {
 export interface Placement {
   readonly node: string;
   readonly pods: readonly Pod[];
-}
-
-/** One instance type a new NodeClaim may launch as, with its cheapest allowed offering. */
-export interface InstanceTypeOption {
-  readonly name: string;
-  readonly price: number;
-  readonly capacityType: CapacityType;
-  readonly zone: string;
 }
 
 /** A NodeClaim the scheduler wants created. */

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../core/ports/cluster-access';
 import type { KubeConfigSource } from '../kubeconfig-source';
 import { bearerTokenKubeConfig, type KubeConfigSecurity } from './bearer-token-kubeconfig';
-import type { ClusterAccess } from './cluster-access';
 
 /**
  * The {@link KubeConfigSource} for clusters reached with a bearer token: EKS

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterInfo } from '../../core/cluster-info';
-import { ValidationError } from '../../core/errors';
+import type { ClusterInfo } from '../../core/model/cluster-info';
+import { ValidationError } from '../../core/model/errors';
 
 /** How a KubeConfig reaches the API server. */
 export interface KubeConfigSecurity {

@@ -1,11 +1,11 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import type { CatalogLogger } from '../../../shared/aws/catalog/live-instance-catalog';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2, type SpotPriceSeed } from '../../../sim/aws/fake-ec2';
-import { FakePricing, type OnDemandPriceSeed } from '../../../sim/aws/fake-pricing';
-import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
+import { FakePricing, type OnDemandPriceSeed } from '../../../sim/fakes/aws/fake-pricing';
+import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 import { bundledSpec } from './bundled-spec';
 
 /** A logger that keeps what it is told, for assertions. */

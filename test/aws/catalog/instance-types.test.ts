@@ -5,14 +5,14 @@ import {
 } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { describeInstanceTypes, instanceTypeInfoFromEc2 } from '../../../shared/aws/catalog/instance-types';
-import { bundledInstanceTypes, loadBundledCatalog } from '../../../shared/catalog/bundled';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import { isCloudError } from '../../../shared/core/errors';
-import type { Catalog, InstanceTypeInfo } from '../../../shared/core/instance-type';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2 } from '../../../sim/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { bundledInstanceTypes, loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import type { Catalog, InstanceTypeInfo } from '../../../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
+import { isCloudError } from '../../../shared/core/model/errors';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
+import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 import { bundledNames, bundledNamesWithoutEni, bundledSpec } from './bundled-spec';
 
 const bundled = new Map(bundledInstanceTypes().map((info) => [info.name, info]));

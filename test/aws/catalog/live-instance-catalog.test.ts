@@ -5,9 +5,9 @@ import {
   LiveInstanceCatalog,
   type LiveInstanceCatalogOptions,
 } from '../../../shared/aws/catalog/live-instance-catalog';
-import { loadBundledCatalog } from '../../../shared/catalog/bundled';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import { isCloudError } from '../../../shared/core/errors';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
+import { isCloudError } from '../../../shared/core/model/errors';
 import { type CatalogWorldOptions, catalogWorld, WORLD_TYPES } from './catalog-world';
 
 const MINUTE = 60_000;

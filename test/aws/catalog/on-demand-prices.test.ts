@@ -7,9 +7,9 @@ import {
   pricingCurrency,
   pricingEndpointRegion,
 } from '../../../shared/aws/catalog/on-demand-prices';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakePricing, type OnDemandPriceSeed } from '../../../sim/aws/fake-pricing';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakePricing, type OnDemandPriceSeed } from '../../../sim/fakes/aws/fake-pricing';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 function world(prices: readonly OnDemandPriceSeed[]) {
   const fake = new FakePricing({ clock: new ManualClock(), prices });

@@ -1,9 +1,9 @@
 import { type DescribeSpotPriceHistoryCommandInput, EC2Client } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { describeSpotPrices } from '../../../shared/aws/catalog/spot-prices';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2, type SpotPriceSeed } from '../../../sim/aws/fake-ec2';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 const HOUR = 3_600_000;
 

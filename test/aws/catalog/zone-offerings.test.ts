@@ -1,10 +1,10 @@
 import { type DescribeInstanceTypeOfferingsCommandInput, EC2Client } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { describeZoneOfferings } from '../../../shared/aws/catalog/zone-offerings';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2 } from '../../../sim/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
+import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
 

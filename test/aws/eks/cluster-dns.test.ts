@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusterDnsAddress, ipFamilyOfCidr } from '../../../shared/aws/eks/cluster-dns';
-import { ValidationError } from '../../../shared/core/errors';
+import { ValidationError } from '../../../shared/core/model/errors';
 
 describe('clusterDnsAddress', () => {
   it.each([

@@ -4,9 +4,9 @@ import {
   EksClusterInfoSource,
 } from '../../../shared/aws/eks/eks-cluster-info-source';
 import { TtlCache } from '../../../shared/aws/ttl-cache';
-import type { ClusterInfo } from '../../../shared/core/cluster-info';
-import { CloudError, NotFoundError } from '../../../shared/core/errors';
-import { FAKE_EKS_CA } from '../../../sim/aws/fake-eks';
+import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
+import { CloudError, NotFoundError } from '../../../shared/core/model/errors';
+import { FAKE_EKS_CA } from '../../../sim/fakes/aws/fake-eks';
 import { eksWorld } from './eks-world';
 
 const MINUTE = 60_000;

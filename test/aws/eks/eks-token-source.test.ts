@@ -1,8 +1,8 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
 import { EksTokenSource } from '../../../shared/aws/eks/eks-token-source';
-import { CloudError } from '../../../shared/core/errors';
-import { ManualClock } from '../../sim/aws/clock-and-config';
+import { CloudError } from '../../../shared/core/model/errors';
+import { ManualClock } from '../../sim/fakes/aws/clock-and-config';
 import { decodeEksToken, lambdaCredentials } from './eks-world';
 
 const MINUTE = 60_000;

@@ -1,8 +1,8 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { attachFake } from '../../../sim/aws/attach';
-import { type EksClusterSeed, FakeEks } from '../../../sim/aws/fake-eks';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { type EksClusterSeed, FakeEks } from '../../../sim/fakes/aws/fake-eks';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 /** Lambda-shaped credentials: a session token and an expiry hours away. */
 export const lambdaCredentials: AwsCredentialIdentity = {

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { KopsClusterAccess } from '../../../shared/aws/eks/kops-cluster-access';
 import type { KopsClusterAccessData } from '../../../shared/aws/eks/kops-cluster-parameter';
 import { TtlCache } from '../../../shared/aws/ttl-cache';
-import { CloudError, NotFoundError, ValidationError } from '../../../shared/core/errors';
-import type { ClusterAccess } from '../../../shared/kube/auth/cluster-access';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeSsm } from '../../../sim/aws/fake-ssm';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { CloudError, NotFoundError, ValidationError } from '../../../shared/core/model/errors';
+import type { ClusterAccess } from '../../../shared/core/ports/cluster-access';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeSsm } from '../../../sim/fakes/aws/fake-ssm';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 const PARAMETER = '/podlift/kops-prod/cluster';
 const SECRET = 'eyJhbGciOiJSUzI1NiJ9.podlift-service-account.signature';

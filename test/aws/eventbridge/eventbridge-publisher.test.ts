@@ -4,11 +4,11 @@ import { EventBridgePublisher } from '../../../shared/aws/eventbridge/eventbridg
 import { putEventsBatches } from '../../../shared/aws/eventbridge/put-events-batches';
 import { putEventsEntrySize } from '../../../shared/aws/eventbridge/put-events-entry-size';
 import type { RetryPolicy } from '../../../shared/aws/retry';
-import { CloudError, ValidationError } from '../../../shared/core/errors';
-import type { BusEvent } from '../../../shared/core/ports';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEventBridge } from '../../../sim/aws/fake-eventbridge';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { CloudError, ValidationError } from '../../../shared/core/model/errors';
+import type { BusEvent } from '../../../shared/core/ports/publisher';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEventBridge } from '../../../sim/fakes/aws/fake-eventbridge';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 const BUS = 'podlift-demo';
 

@@ -1,7 +1,7 @@
 import { CreateFleetCommand, type DescribeInstancesCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
-import { CloudError, ValidationError } from '../../../shared/core/errors';
+import { CloudError, ValidationError } from '../../../shared/core/model/errors';
 import { CLUSTER, launchRequest, launchWorld, nodeClaim, SUBNET_A, testRetry } from './launch-world';
 
 async function world(pageSize?: number) {

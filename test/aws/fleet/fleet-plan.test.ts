@@ -6,13 +6,13 @@ import {
   templateServes,
   zonalSubnets,
 } from '../../../shared/aws/fleet/fleet-plan';
-import type { LaunchTemplateRef } from '../../../shared/aws/launch-template-port';
-import { loadBundledCatalog } from '../../../shared/catalog/bundled';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import type { ResolvedSubnet } from '../../../shared/core/ec2nodeclass-status';
-import { offeringKey } from '../../../shared/core/instance-type';
-import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/labels';
-import { Requirement } from '../../../shared/core/requirements';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import { offeringKey } from '../../../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
+import type { ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-status';
+import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/model/labels';
+import { Requirement } from '../../../shared/core/model/requirements';
+import type { LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
 import { nodeClaim, options, RESOLVED_SUBNETS, testInstanceTypes } from './launch-world';
 
 const AMD64: LaunchTemplateRef = {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { fleetClientToken } from '../../../shared/aws/fleet/client-token';
 import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
 import type { RetryPolicy } from '../../../shared/aws/retry';
-import { CloudError, InsufficientCapacityError } from '../../../shared/core/errors';
-import { offeringKey } from '../../../shared/core/instance-type';
+import { offeringKey } from '../../../shared/core/catalog/instance-type';
+import { CloudError, InsufficientCapacityError } from '../../../shared/core/model/errors';
 import {
   AMI_AMD64,
   AMI_ARM64,

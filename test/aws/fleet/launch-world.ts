@@ -1,27 +1,26 @@
 import { CreateLaunchTemplateCommand, EC2Client } from '@aws-sdk/client-ec2';
-import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../../shared/aws/launch-template-port';
 import type { RetryPolicy } from '../../../shared/aws/retry';
-import { bundledInstanceTypes } from '../../../shared/catalog/bundled';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import type { ClusterInfo } from '../../../shared/core/cluster-info';
-import type { EC2NodeClassStatus, ResolvedSubnet } from '../../../shared/core/ec2nodeclass-status';
-import type { Catalog, InstanceType } from '../../../shared/core/instance-type';
+import { bundledInstanceTypes } from '../../../shared/core/catalog/bundled';
+import type { Catalog, InstanceType, InstanceTypeOption } from '../../../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
+import { UnavailableOfferings } from '../../../shared/core/catalog/unavailable-offerings';
+import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
+import type { EC2NodeClassStatus, ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-status';
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
   LABEL_INSTANCE_GPU_COUNT,
   LABEL_ZONE,
-} from '../../../shared/core/labels';
-import type { NodeClaim } from '../../../shared/core/nodeclaim';
-import type { LaunchRequest } from '../../../shared/core/ports';
-import type { NodeSelectorRequirement } from '../../../shared/core/requirements';
-import type { InstanceTypeOption } from '../../../shared/core/scheduling/types';
-import { UnavailableOfferings } from '../../../shared/core/unavailable-offerings';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2 } from '../../../sim/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/aws/instance-type-info';
+} from '../../../shared/core/model/labels';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
+import type { LaunchRequest } from '../../../shared/core/ports/cloud';
+import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
+import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
 import { nodeClass, nodePool } from '../../builders';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 /**
  * A small region for launch tests, the same on both sides of the SDK client: the catalog

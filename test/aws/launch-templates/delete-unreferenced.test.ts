@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCloudError } from '../../../shared/core/errors';
+import { isCloudError } from '../../../shared/core/model/errors';
 import { cluster } from '../userdata/fixtures';
 import { launchRequest, world } from './fixtures';
 

@@ -1,15 +1,15 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { Ec2LaunchTemplateProvider } from '../../../shared/aws/launch-templates/launch-template-provider';
-import { loadBundledCatalog } from '../../../shared/catalog/bundled';
-import type { CapacityType } from '../../../shared/core/capacity-type';
-import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
-import type { EC2NodeClassStatus, ResolvedAmi } from '../../../shared/core/ec2nodeclass-status';
-import type { NodeClaim } from '../../../shared/core/nodeclaim';
-import type { InstanceCatalogPort, LaunchRequest } from '../../../shared/core/ports';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2 } from '../../../sim/aws/fake-ec2';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import type { CapacityType } from '../../../shared/core/model/capacity-type';
+import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
+import type { EC2NodeClassStatus, ResolvedAmi } from '../../../shared/core/model/ec2nodeclass-status';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { InstanceCatalogPort, LaunchRequest } from '../../../shared/core/ports/cloud';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
 import { nodeClass, nodePool } from '../../builders';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 import { nodeClaim } from '../userdata/fixtures';
 
 /** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
-import { isValidationError } from '../../../shared/core/errors';
-import type { LaunchRequest } from '../../../shared/core/ports';
+import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
+import { isValidationError } from '../../../shared/core/model/errors';
+import type { LaunchRequest } from '../../../shared/core/ports/cloud';
 import { nodeClass } from '../../builders';
 import { cluster, nodeClaim } from '../userdata/fixtures';
 import { amis, launchRequest, resolved, world } from './fixtures';

@@ -2,7 +2,7 @@ import type { RequestLaunchTemplateData } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
-import { isCloudError, isNotFoundError, isValidationError } from '../../../shared/core/errors';
+import { isCloudError, isNotFoundError, isValidationError } from '../../../shared/core/model/errors';
 import { nodeClass } from '../../builders';
 import { cluster, decode } from '../userdata/fixtures';
 import { amis, launchRequest, resolved, world } from './fixtures';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
-import type { EC2NodeClassStatus } from '../../../shared/core/ec2nodeclass-status';
+import type { EC2NodeClassStatus } from '../../../shared/core/model/ec2nodeclass-status';
 import { nodeClass } from '../../builders';
 import { CLUSTER, iamWrites, nodeClassWorld, REGION, ROLE } from './world';
 

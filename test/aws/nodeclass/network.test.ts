@@ -1,6 +1,6 @@
 import type { DescribeSecurityGroupsCommandInput, DescribeSubnetsCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { isCloudError } from '../../../shared/core/errors';
+import { isCloudError } from '../../../shared/core/model/errors';
 import { nodeClass } from '../../builders';
 import { CLUSTER, nodeClassWorld } from './world';
 

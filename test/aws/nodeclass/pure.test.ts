@@ -3,8 +3,8 @@ import { aliasParameters, parseAlias, UnsupportedAliasError } from '../../../sha
 import { compareAmis } from '../../../shared/aws/nodeclass/ami-selection';
 import { fnv1a64, instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
 import { subnetFilterSets, tagFilters } from '../../../shared/aws/nodeclass/selector-filters';
-import { buildNodeClassConditions } from '../../../shared/core/ec2nodeclass-conditions';
-import type { ResolvedAmi } from '../../../shared/core/ec2nodeclass-status';
+import { buildNodeClassConditions } from '../../../shared/core/model/ec2nodeclass-conditions';
+import type { ResolvedAmi } from '../../../shared/core/model/ec2nodeclass-status';
 
 describe('fnv1a64', () => {
   it.each([

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { nodeClassNotReadyExplanation, toStatusManifest } from '../../../shared/core/ec2nodeclass-conditions';
-import { nodeClassReady } from '../../../shared/core/ec2nodeclass-status';
+import {
+  nodeClassNotReadyExplanation,
+  toStatusManifest,
+} from '../../../shared/core/model/ec2nodeclass-conditions';
+import { nodeClassReady } from '../../../shared/core/model/ec2nodeclass-status';
 import type { NodeClassOptions } from '../../builders';
 import { nodeClass } from '../../builders';
 import { AMAZON, al2023Path, amiParameter, CLUSTER, nodeClassWorld } from './world';

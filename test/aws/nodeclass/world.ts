@@ -5,11 +5,11 @@ import {
   EC2NodeClassResolver,
   type EC2NodeClassResolverOptions,
 } from '../../../shared/aws/nodeclass/resolver';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeEc2, type FakeEc2Options } from '../../../sim/aws/fake-ec2';
-import { FakeIam } from '../../../sim/aws/fake-iam';
-import { FakeSsm, type ParameterSeed } from '../../../sim/aws/fake-ssm';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeEc2, type FakeEc2Options } from '../../../sim/fakes/aws/fake-ec2';
+import { FakeIam } from '../../../sim/fakes/aws/fake-iam';
+import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 export const CLUSTER = 'demo';
 export const REGION = 'us-east-1';

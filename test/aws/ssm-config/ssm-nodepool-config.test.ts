@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { RetryPolicy } from '../../../shared/aws/retry';
 import { mergeWithCrds } from '../../../shared/aws/ssm-config/merge-with-crds';
 import { SsmNodePoolConfig } from '../../../shared/aws/ssm-config/ssm-nodepool-config';
-import { CloudError, ValidationError } from '../../../shared/core/errors';
-import { attachFake } from '../../../sim/aws/attach';
-import { FakeSsm, type ParameterSeed } from '../../../sim/aws/fake-ssm';
+import { CloudError, ValidationError } from '../../../shared/core/model/errors';
+import { attachFake } from '../../../sim/fakes/aws/attach';
+import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
 import { nodeClass, nodePool } from '../../builders';
-import { clientConfig, ManualClock } from '../../sim/aws/clock-and-config';
+import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 function nodePoolYaml(name: string, cpu = '50'): string {
   return `apiVersion: karpenter.sh/v1

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bottlerocketUserData } from '../../../shared/aws/userdata/bottlerocket';
 import { parseToml, type TomlTable } from '../../../shared/aws/userdata/toml-parse';
-import { isValidationError, type ValidationError } from '../../../shared/core/errors';
+import { isValidationError, type ValidationError } from '../../../shared/core/model/errors';
 import { nodeClass } from '../../builders';
 import { bootstrap, cluster, nodeClaim } from './fixtures';
 

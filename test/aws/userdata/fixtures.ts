@@ -3,12 +3,12 @@ import {
   type BootstrapOptions,
   bootstrapOptions,
 } from '../../../shared/aws/userdata/bootstrap-options';
-import type { ClusterInfo } from '../../../shared/core/cluster-info';
-import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
-import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../../shared/core/labels';
-import type { NodeClaim } from '../../../shared/core/nodeclaim';
-import type { NodeSelectorRequirement } from '../../../shared/core/requirements';
-import type { Taint } from '../../../shared/core/taints';
+import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
+import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
+import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../../shared/core/model/labels';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
+import type { Taint } from '../../../shared/core/model/taints';
 import { nodeClass } from '../../builders';
 
 /** A cluster as EKS DescribeCluster describes it. */

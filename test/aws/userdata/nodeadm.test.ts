@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type MimePart, mimeHeader, parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
 import { GENERATED_NODE_CONFIG_HEADER, nodeadmUserData } from '../../../shared/aws/userdata/nodeadm';
-import { isValidationError, type ValidationError } from '../../../shared/core/errors';
+import { isValidationError, type ValidationError } from '../../../shared/core/model/errors';
 import { nodeClass } from '../../builders';
 import { bootstrap, cluster, nodeClaim } from './fixtures';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeadmUserData } from '../../../shared/aws/userdata/nodeadm';
 import { userDataBase64, userDataText } from '../../../shared/aws/userdata/user-data';
-import { isValidationError } from '../../../shared/core/errors';
+import { isValidationError } from '../../../shared/core/model/errors';
 import { nodeClass } from '../../builders';
 import { bootstrap, decode } from './fixtures';
 

@@ -1,18 +1,19 @@
-import { loadBundledCatalog } from '../../../shared/catalog/bundled';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import type { EC2NodeClass } from '../../../shared/core/ec2nodeclass';
-import type { InstanceType } from '../../../shared/core/instance-type';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import type { InstanceType } from '../../../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
+import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import {
   LABEL_CAPACITY_TYPE,
   LABEL_HOSTNAME,
   LABEL_NODECLASS,
   LABEL_NODEPOOL,
   LABEL_ZONE,
-} from '../../../shared/core/labels';
-import type { NodePool } from '../../../shared/core/nodepool';
-import type { Pod } from '../../../shared/core/pod';
-import { addInto, type MutableResources, type Resources } from '../../../shared/core/resources';
-import type { DaemonSet, SchedulingInput, StateNode } from '../../../shared/core/scheduling/types';
+} from '../../../shared/core/model/labels';
+import type { NodePool } from '../../../shared/core/model/nodepool';
+import type { Pod } from '../../../shared/core/model/pod';
+import { addInto, type MutableResources, type Resources } from '../../../shared/core/model/resources';
+import type { SchedulingInput } from '../../../shared/core/scheduling/types';
+import type { DaemonSet, StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClass, stateNode } from '../../builders';
 
 /**

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CapacityType } from '../../../shared/core/capacity-type';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import { type InstanceType, offeringKey } from '../../../shared/core/instance-type';
-import { labelSelectorMatches } from '../../../shared/core/label-selector';
+import { type InstanceType, offeringKey } from '../../../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
+import type { CapacityType } from '../../../shared/core/model/capacity-type';
+import { labelSelectorMatches } from '../../../shared/core/model/label-selector';
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
@@ -14,21 +14,21 @@ import {
   LABEL_NODEPOOL,
   LABEL_ZONE,
   WELL_KNOWN_LABELS,
-} from '../../../shared/core/labels';
-import { NODES_LIMIT, type NodePool } from '../../../shared/core/nodepool';
-import type { Pod, PodAffinityTerm } from '../../../shared/core/pod';
-import { podRequirementTerms } from '../../../shared/core/pod-requirements';
-import { type NodeSelectorRequirement, Requirement, Requirements } from '../../../shared/core/requirements';
-import { fits, maxResources, NVIDIA_GPU, type Resources } from '../../../shared/core/resources';
+} from '../../../shared/core/model/labels';
+import { NODES_LIMIT, type NodePool } from '../../../shared/core/model/nodepool';
+import type { Pod, PodAffinityTerm } from '../../../shared/core/model/pod';
+import { podRequirementTerms } from '../../../shared/core/model/pod-requirements';
+import {
+  type NodeSelectorRequirement,
+  Requirement,
+  Requirements,
+} from '../../../shared/core/model/requirements';
+import { fits, maxResources, NVIDIA_GPU, type Resources } from '../../../shared/core/model/resources';
+import { firstUntoleratedTaint, type Taint, type Toleration } from '../../../shared/core/model/taints';
 import { MAX_INSTANCE_TYPE_OPTIONS } from '../../../shared/core/scheduling/instance-selection';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
-import type {
-  NodeClaimPlan,
-  SchedulingInput,
-  SchedulingResult,
-  StateNode,
-} from '../../../shared/core/scheduling/types';
-import { firstUntoleratedTaint, type Taint, type Toleration } from '../../../shared/core/taints';
+import type { NodeClaimPlan, SchedulingInput, SchedulingResult } from '../../../shared/core/scheduling/types';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod, pods } from '../../builders';
 import {
   catalog,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveInstanceTypes } from '../../../shared/core/catalog';
-import { offeringKey } from '../../../shared/core/instance-type';
+import { offeringKey } from '../../../shared/core/catalog/instance-type';
+import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
@@ -8,15 +8,15 @@ import {
   LABEL_INSTANCE_FAMILY,
   LABEL_NODEPOOL,
   LABEL_ZONE,
-} from '../../../shared/core/labels';
-import type { NodePool } from '../../../shared/core/nodepool';
-import type { Pod, TopologySpreadConstraint } from '../../../shared/core/pod';
-import type { NodeSelectorRequirement } from '../../../shared/core/requirements';
-import { fits, maxResources, NVIDIA_GPU, type Resources } from '../../../shared/core/resources';
+} from '../../../shared/core/model/labels';
+import type { NodePool } from '../../../shared/core/model/nodepool';
+import type { Pod, TopologySpreadConstraint } from '../../../shared/core/model/pod';
+import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
+import { fits, maxResources, NVIDIA_GPU, type Resources } from '../../../shared/core/model/resources';
+import type { Taint } from '../../../shared/core/model/taints';
 import { MAX_INSTANCE_TYPE_OPTIONS } from '../../../shared/core/scheduling/instance-selection';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { NodeClaimPlan, SchedulingResult } from '../../../shared/core/scheduling/types';
-import type { Taint } from '../../../shared/core/taints';
 import { nodePool, pod, pods, resources } from '../../builders';
 import {
   catalog,

@@ -2,13 +2,13 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EksClusterAccess } from '../../../shared/aws/eks/eks-cluster-access';
 import { TtlCache } from '../../../shared/aws/ttl-cache';
-import type { ClusterInfo } from '../../../shared/core/cluster-info';
-import { ValidationError } from '../../../shared/core/errors';
+import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
+import { ValidationError } from '../../../shared/core/model/errors';
+import type { BearerToken, ClusterAccess } from '../../../shared/core/ports/cluster-access';
 import { BearerTokenKubeConfigSource } from '../../../shared/kube/auth/bearer-token-kubeconfig-source';
-import type { BearerToken, ClusterAccess } from '../../../shared/kube/auth/cluster-access';
 import type { KubeConfigSource } from '../../../shared/kube/kubeconfig-source';
-import { FAKE_EKS_CA } from '../../../sim/aws/fake-eks';
-import { type FakeKubeApiServer, startFakeKubeApiServer } from '../../../sim/kube';
+import { FAKE_EKS_CA } from '../../../sim/fakes/aws/fake-eks';
+import { type FakeKubeApiServer, startFakeKubeApiServer } from '../../../sim/fakes/kube';
 import { decodeEksToken, eksWorld, lambdaCredentials } from '../../aws/eks/eks-world';
 
 const MINUTE = 60_000;

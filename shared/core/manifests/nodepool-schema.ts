@@ -1,0 +1,441 @@
+import * as z from 'zod';
+import type { ValidationLocation } from '../model/errors';
+import type { DisruptionBudget, NodePool } from '../model/nodepool';
+import { resourceValue } from '../model/quantity';
+import type { NodeSelectorRequirement } from '../model/requirements';
+import type { Resources } from '../model/resources';
+import type { Taint } from '../model/taints';
+import { type ManifestKind, manifestHeader, parseManifest, stringMap } from './manifest-schema';
+
+/**
+ * Parsing and validating karpenter.sh/v1 NodePools, as Karpenter's CRD (OpenAPI schema and
+ * CEL rules) does, so that a NodePool the API server would accept parses here and one it
+ * would reject fails here with the same reason.
+ *
+ * Where we differ, and why:
+ * - Unknown fields are errors. The API server silently prunes them (structural schemas); a file
+ *   or SSM parameter has no server to show the pruned object, so a typo such as
+ *   `consolidateafter` would otherwise be ignored without a word. Status is accepted and
+ *   ignored; metadata may carry any ObjectMeta field.
+ * - Cross-field rules (CEL) run on a part of the object only once that part is well-typed, so
+ *   a document with type errors may reveal further issues after they are fixed.
+ * - Rules that compare with the previous object (immutability, static ↔ dynamic) cannot be
+ *   checked on a single document and are not.
+ */
+
+/** apiVersion of the NodePools this module parses. */
+export const NODEPOOL_API_VERSION = 'karpenter.sh/v1';
+
+// Patterns from the CRD.
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const DURATION_OR_NEVER = /^(([0-9]+(s|m|h))+|Never)$/;
+const DURATION = /^([0-9]+(s|m|h))+$/;
+const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
+const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
+const BUDGET_SCHEDULE =
+  /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
+
+/** Labels of the kubernetes.io domain a NodePool may use (the CRD's allow list). */
+const ALLOWED_KUBERNETES_IO_LABELS = new Set([
+  'beta.kubernetes.io/instance-type',
+  'failure-domain.beta.kubernetes.io/region',
+  'beta.kubernetes.io/os',
+  'beta.kubernetes.io/arch',
+  'failure-domain.beta.kubernetes.io/zone',
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'node.kubernetes.io/instance-type',
+  'kubernetes.io/arch',
+  'kubernetes.io/os',
+  'node.kubernetes.io/windows-build',
+]);
+
+/** Labels of the karpenter.k8s.aws domain a NodePool may use (the AWS provider's allow list). */
+const ALLOWED_KARPENTER_AWS_LABELS = new Set(
+  [
+    'ec2nodeclass',
+    'capacity-reservation-id',
+    'capacity-reservation-type',
+    'capacity-reservation-interruptible',
+    'instance-encryption-in-transit-supported',
+    'instance-category',
+    'instance-hypervisor',
+    'instance-family',
+    'instance-generation',
+    'instance-local-nvme',
+    'instance-size',
+    'instance-cpu',
+    'instance-cpu-manufacturer',
+    'instance-cpu-sustained-clock-speed-mhz',
+    'instance-memory',
+    'instance-ebs-bandwidth',
+    'instance-network-bandwidth',
+    'instance-gpu-name',
+    'instance-gpu-manufacturer',
+    'instance-gpu-count',
+    'instance-gpu-memory',
+    'instance-accelerator-name',
+    'instance-accelerator-manufacturer',
+    'instance-accelerator-count',
+    'instance-capability-flex',
+    'placement-group-id',
+    'placement-group-partition',
+  ].map((name) => `karpenter.k8s.aws/${name}`),
+);
+
+/**
+ * Why a NodePool may not use `key` as a requirement or template label (the CRD's CEL messages),
+ * or undefined when it may. The domain is everything before the first `/` (the whole key when
+ * there is none) and the CRD matches domains by suffix.
+ */
+export function restrictedLabelReason(key: string): string | undefined {
+  const domain = key.split('/')[0];
+  if (key === 'kubernetes.io/hostname') return 'label "kubernetes.io/hostname" is restricted';
+  if (key === 'karpenter.sh/nodepool') return 'label "karpenter.sh/nodepool" is restricted';
+  if (
+    domain.endsWith('kubernetes.io') &&
+    !ALLOWED_KUBERNETES_IO_LABELS.has(key) &&
+    !domain.endsWith('node.kubernetes.io') &&
+    !domain.endsWith('node-restriction.kubernetes.io')
+  ) {
+    return 'label domain "kubernetes.io" is restricted';
+  }
+  if (domain.endsWith('k8s.io') && !domain.endsWith('kops.k8s.io'))
+    return 'label domain "k8s.io" is restricted';
+  if (domain.endsWith('karpenter.sh') && key !== 'karpenter.sh/capacity-type') {
+    return 'label domain "karpenter.sh" is restricted';
+  }
+  if (domain.endsWith('karpenter.k8s.aws') && !ALLOWED_KARPENTER_AWS_LABELS.has(key)) {
+    return 'label domain "karpenter.k8s.aws" is restricted';
+  }
+  return undefined;
+}
+
+/** Why `key` is not a qualified label key (apimachinery IsQualifiedName), or undefined. */
+function labelKeyProblem(key: string): string | undefined {
+  if (key.length > 316 || !LABEL_KEY.test(key)) {
+    return 'must be a qualified name: an optional DNS subdomain prefix and "/", then alphanumerics, "-", "_" or "." starting and ending with an alphanumeric';
+  }
+  const slash = key.indexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : '';
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix.length > 253) return 'prefix must be at most 253 characters';
+  if (name.length > 63) return 'name part must be at most 63 characters';
+  return undefined;
+}
+
+function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63) return 'must be at most 63 characters';
+  if (!LABEL_VALUE.test(value)) {
+    return 'must be empty or alphanumerics, "-", "_" or "." starting and ending with an alphanumeric';
+  }
+  return undefined;
+}
+
+const labelValue = z.string().superRefine((value, ctx) => {
+  const problem = labelValueProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const templateLabels = z.record(z.string(), labelValue).superRefine((labels, ctx) => {
+  const keys = Object.keys(labels);
+  if (keys.length > 100) ctx.addIssue({ code: 'custom', message: 'must have at most 100 labels', path: [] });
+  for (const key of keys) {
+    const problem = labelKeyProblem(key) ?? restrictedLabelReason(key);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [key] });
+  }
+});
+
+const INTEGER_OPERATORS = new Set(['Gt', 'Lt', 'Gte', 'Lte']);
+
+const requirement = z
+  .strictObject({
+    key: z.string().superRefine((key, ctx) => {
+      const problem = labelKeyProblem(key) ?? restrictedLabelReason(key);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Gte', 'Lte']),
+    values: z.array(labelValue).optional(),
+    minValues: z.int().min(1).max(50).optional(),
+  })
+  .superRefine((r, ctx) => {
+    const values = r.values ?? [];
+    if (r.operator === 'In' && values.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: "requirements with operator 'In' must have a value defined",
+        path: ['values'],
+      });
+    }
+    if (
+      INTEGER_OPERATORS.has(r.operator) &&
+      (values.length !== 1 || !/^[+-]?\d+$/.test(values[0]) || Number(values[0]) < 0)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `requirements operator '${r.operator}' must have a single positive integer value`,
+        path: ['values'],
+      });
+    }
+    if (r.operator === 'In' && r.minValues !== undefined && values.length < r.minValues) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `requirements with 'minValues' (${r.minValues}) must have at least that many values specified in the 'values' field`,
+        path: ['minValues'],
+      });
+    }
+  });
+
+const taintKey = z
+  .string()
+  .min(1)
+  .superRefine((key, ctx) => {
+    const problem = labelKeyProblem(key);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+const taint = z.strictObject({
+  key: taintKey,
+  // The CRD gives taint values the qualified-name pattern (core/v1's own validation).
+  value: z
+    .string()
+    .regex(LABEL_KEY, 'must be a qualified name (alphanumerics, "-", "_", "." and an optional "prefix/")')
+    .optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+  timeAdded: z.string().optional(),
+});
+
+const nodeClassRef = z.strictObject({
+  group: z
+    .string()
+    .min(1, 'group may not be empty')
+    .regex(/^[^/]*$/, 'group must not contain "/"'),
+  kind: z.string().min(1, 'kind may not be empty'),
+  name: z.string().min(1, 'name may not be empty'),
+});
+
+const budget = z.strictObject({
+  nodes: z
+    .string()
+    .regex(BUDGET_NODES, 'must be a count ("5") or a percentage from 0% to 100% ("10%")')
+    .optional(),
+  schedule: z
+    .string()
+    .regex(
+      BUDGET_SCHEDULE,
+      'must be a cron schedule with five fields ("0 9 * * mon-fri") or a macro ("@daily")',
+    )
+    .optional(),
+  duration: z
+    .string()
+    .regex(BUDGET_DURATION, 'must be a duration in hours and/or minutes ("1h", "30m", "1h30m")')
+    .optional(),
+  reasons: z
+    .array(z.enum(['Underutilized', 'Empty', 'Drifted']))
+    .max(50)
+    .superRefine((reasons, ctx) => {
+      reasons.forEach((reason, i) => {
+        if (reasons.indexOf(reason) !== i) {
+          ctx.addIssue({ code: 'custom', message: `duplicate reason "${reason}"`, path: [i] });
+        }
+      });
+    })
+    .optional(),
+});
+
+const durationMessage =
+  'must be a duration in hours, minutes and seconds ("720h", "30m", "1h30m") or "Never"';
+
+const disruption = z.strictObject({
+  // Required by the CRD whenever spec.disruption is written: only an absent disruption block defaults it.
+  consolidateAfter: z.string().regex(DURATION_OR_NEVER, durationMessage),
+  consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized']).optional(),
+  budgets: z
+    .array(budget)
+    .max(50)
+    .superRefine((budgets, ctx) => {
+      budgets.forEach((b, i) => {
+        if ((b.schedule === undefined) !== (b.duration === undefined)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: "'schedule' must be set with 'duration'",
+            path: [i, b.schedule === undefined ? 'schedule' : 'duration'],
+          });
+        }
+      });
+    })
+    .optional(),
+});
+
+const limits = z
+  .record(
+    z.string(),
+    z.union([z.number(), z.string()], { error: 'must be a quantity ("100", "1000Gi") or a number' }),
+  )
+  .superRefine((entries, ctx) => {
+    for (const [name, quantity] of Object.entries(entries)) {
+      const keyProblem = labelKeyProblem(name);
+      if (keyProblem) {
+        ctx.addIssue({ code: 'custom', message: `resource name ${keyProblem}`, path: [name] });
+        continue;
+      }
+      try {
+        if (typeof quantity === 'number' && !Number.isFinite(quantity)) throw new RangeError('not finite');
+        if (resourceValue(name, quantity) < 0) {
+          ctx.addIssue({ code: 'custom', message: 'limit must not be negative', path: [name] });
+        }
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a Kubernetes quantity ("100", "500m", "1000Gi")',
+          path: [name],
+        });
+      }
+    }
+  });
+
+const spec = z
+  .strictObject({
+    template: z.strictObject({
+      metadata: z
+        .strictObject({
+          labels: templateLabels.optional(),
+          annotations: stringMap.optional(),
+        })
+        .optional(),
+      spec: z.strictObject({
+        nodeClassRef,
+        requirements: z.array(requirement).max(100, 'must have at most 100 requirements'),
+        taints: z.array(taint).optional(),
+        startupTaints: z.array(taint).optional(),
+        expireAfter: z.string().regex(DURATION_OR_NEVER, durationMessage).optional(),
+        terminationGracePeriod: z
+          .string()
+          .regex(DURATION, 'must be a duration in hours, minutes and seconds ("48h", "30m")')
+          .optional(),
+      }),
+    }),
+    disruption: disruption.optional(),
+    limits: limits.optional(),
+    weight: z.int().min(1).max(100).optional(),
+    replicas: z.int().min(0).optional(),
+  })
+  .superRefine((s, ctx) => {
+    const t = s.template.spec;
+    const seen = new Map<string, string>();
+    for (const [list, taints] of [
+      ['taints', t.taints ?? []],
+      ['startupTaints', t.startupTaints ?? []],
+    ] as const) {
+      taints.forEach((x, i) => {
+        const id = `${x.key}:${x.effect}`;
+        const first = seen.get(id);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `duplicate taint key and effect ${id} (also at ${first})`,
+            path: ['template', 'spec', list, i],
+          });
+        } else seen.set(id, `spec.template.spec.${list}[${i}]`);
+      });
+    }
+    if (s.replicas !== undefined) {
+      const extra = Object.keys(s.limits ?? {}).filter((k) => k !== 'nodes');
+      for (const name of extra) {
+        ctx.addIssue({
+          code: 'custom',
+          message: "only 'limits.nodes' is supported on static NodePools (spec.replicas is set)",
+          path: ['limits', name],
+        });
+      }
+      if (s.weight !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: "'weight' is not supported on static NodePools (spec.replicas is set)",
+          path: ['weight'],
+        });
+      }
+    }
+  });
+
+const NODEPOOL_KIND: ManifestKind = {
+  kind: 'NodePool',
+  apiVersion: NODEPOOL_API_VERSION,
+  legacyApiVersion: 'karpenter.sh/v1beta1',
+};
+
+const nodePoolManifest = z.strictObject({
+  ...manifestHeader(NODEPOOL_KIND),
+  spec,
+  status: z.unknown().optional(),
+});
+
+type NodePoolManifest = z.infer<typeof nodePoolManifest>;
+type TaintInput = z.infer<typeof taint>;
+
+function toTaint(t: TaintInput): Taint {
+  return { key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect };
+}
+
+function toNodePool(m: NodePoolManifest): NodePool {
+  const t = m.spec.template;
+  const d = m.spec.disruption;
+  const requirements: NodeSelectorRequirement[] = t.spec.requirements.map((r) => ({
+    key: r.key,
+    operator: r.operator,
+    ...(r.values !== undefined ? { values: r.values } : {}),
+    ...(r.minValues !== undefined ? { minValues: r.minValues } : {}),
+  }));
+  const budgets: DisruptionBudget[] = (d?.budgets ?? [{}]).map((b) => ({
+    nodes: b.nodes ?? '10%',
+    ...(b.schedule !== undefined ? { schedule: b.schedule } : {}),
+    ...(b.duration !== undefined ? { duration: b.duration } : {}),
+    ...(b.reasons !== undefined ? { reasons: b.reasons } : {}),
+  }));
+  const limits: Record<string, number> = {};
+  for (const [name, quantity] of Object.entries(m.spec.limits ?? {}))
+    limits[name] = resourceValue(name, quantity);
+  return {
+    name: m.metadata.name,
+    ...(m.metadata.uid !== undefined ? { uid: m.metadata.uid } : {}),
+    labels: m.metadata.labels ?? {},
+    annotations: m.metadata.annotations ?? {},
+    template: {
+      labels: t.metadata?.labels ?? {},
+      annotations: t.metadata?.annotations ?? {},
+      nodeClassRef: { ...t.spec.nodeClassRef },
+      requirements,
+      taints: (t.spec.taints ?? []).map(toTaint),
+      startupTaints: (t.spec.startupTaints ?? []).map(toTaint),
+      expireAfter: t.spec.expireAfter ?? '720h',
+      ...(t.spec.terminationGracePeriod !== undefined
+        ? { terminationGracePeriod: t.spec.terminationGracePeriod }
+        : {}),
+    },
+    disruption: {
+      consolidationPolicy: d?.consolidationPolicy ?? 'WhenEmptyOrUnderutilized',
+      consolidateAfter: d?.consolidateAfter ?? '0s',
+      budgets,
+    },
+    limits: limits satisfies Resources,
+    weight: m.spec.weight ?? 0,
+    ...(m.spec.replicas !== undefined ? { replicas: m.spec.replicas } : {}),
+  };
+}
+
+/**
+ * Validates a karpenter.sh/v1 NodePool manifest (already decoded from YAML or JSON) like
+ * Karpenter's CRD does and returns it with Karpenter's defaults applied: expireAfter 720h,
+ * consolidationPolicy WhenEmptyOrUnderutilized, consolidateAfter 0s (when spec.disruption is
+ * absent; the CRD requires it whenever spec.disruption is written), budgets [{ nodes: "10%" }]
+ * (and nodes "10%" in a budget without one), weight 0. Limits become canonical units (cpu in
+ * millicores, memory in bytes, `nodes` as a count). Unknown fields are rejected, not pruned.
+ *
+ * @param location where the manifest came from; `object` is set to `NodePool/<name>`.
+ * @throws ValidationError listing every issue with its dotted field path and bad value.
+ */
+export function parseNodePool(obj: unknown, location: ValidationLocation = {}): NodePool {
+  return parseManifest(NODEPOOL_KIND, nodePoolManifest, obj, location, toNodePool);
+}

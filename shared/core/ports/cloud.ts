@@ -1,0 +1,53 @@
+import type { Catalog, InstanceTypeOption } from '../catalog/instance-type';
+import type { EC2NodeClass } from '../model/ec2nodeclass';
+import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
+import type { LaunchedInstance, NodeClaim } from '../model/nodeclaim';
+import type { NodePool } from '../model/nodepool';
+
+/**
+ * The ports core needs from the outside world. shared/aws and shared/kube implement them;
+ * tests and the simulator use fakes; a function's composition root wires real ones.
+ */
+
+/** The region's instance types, offerings and prices (live or bundled). */
+export interface InstanceCatalogPort {
+  /** Cached; refreshed when older than the refresh period. */
+  catalog(): Promise<Catalog>;
+  /** Forces a refresh now. */
+  refresh(): Promise<Catalog>;
+}
+
+/** Resolves an EC2NodeClass's selectors to concrete subnets, security groups, AMIs and profile. */
+export interface NodeClassResolverPort {
+  resolve(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus>;
+}
+
+/** What launching one NodeClaim needs. */
+export interface LaunchRequest {
+  readonly nodeClaim: NodeClaim;
+  readonly nodePool: NodePool;
+  readonly nodeClass: EC2NodeClass;
+  readonly resolved: EC2NodeClassStatus;
+  /** Cheapest first, at most 60; their offerings' capacity types and zones bound the overrides. */
+  readonly options: readonly InstanceTypeOption[];
+}
+
+/** Instances: launch (idempotent per NodeClaim), terminate, describe. */
+export interface InstanceLauncherPort {
+  /**
+   * Launches one instance for the NodeClaim. Retried calls for the same NodeClaim return the
+   * same instance. @throws InsufficientCapacityError when every offering was refused.
+   */
+  launch(request: LaunchRequest): Promise<LaunchedInstance>;
+  /** Terminates; instances already gone count as terminated. */
+  terminate(instanceIds: readonly string[]): Promise<void>;
+}
+
+/** NodePools and EC2NodeClasses from a configuration source other than CRDs (SSM). */
+export interface NodePoolConfigPort {
+  load(): Promise<{
+    readonly nodePools: readonly NodePool[];
+    readonly nodeClasses: readonly EC2NodeClass[];
+    readonly warnings: readonly string[];
+  }>;
+}

@@ -1,0 +1,144 @@
+import type { EC2NodeClass } from '../model/ec2nodeclass';
+import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
+import type { ValidationError } from '../model/errors';
+import type { Condition, NodeClaim } from '../model/nodeclaim';
+import type { NodePool } from '../model/nodepool';
+import type { Pod } from '../model/pod';
+import type { Resources } from '../model/resources';
+import type { Taint } from '../model/taints';
+import type { DaemonSet, PodDisruptionBudget, StateNode } from '../state/cluster-state';
+
+/**
+ * The cluster ports: what podlift's functions read from and change in the Kubernetes API, in
+ * core types. shared/kube implements them (KubeCluster); handler tests and the simulator use
+ * in-memory fakes.
+ */
+
+/** A condition to set: its type and status, and why. */
+export interface ConditionUpdate {
+  readonly type: string;
+  readonly status: Condition['status'];
+  /** CamelCase; defaults to the type for True (as Karpenter's SetTrue), `Unknown` otherwise. */
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+/** What to change in a node's taints. */
+export interface TaintChange {
+  /** Taints to put on (replacing one with the same key and effect, as `kubectl taint` does). */
+  readonly add?: readonly Taint[];
+  /** Taints to take off, matched by key and effect. */
+  readonly remove?: readonly Pick<Taint, 'key' | 'effect'>[];
+}
+
+/** What a new NodeClaim carries; the API server names it `<nodePool>-<random>`. */
+export interface NewNodeClaim {
+  /** The NodePool it belongs to: its name prefix and `karpenter.sh/nodepool` label. */
+  readonly nodePool: string;
+  /** metadata.uid of the NodePool; when given it becomes the NodeClaim's owner (as in Karpenter). */
+  readonly nodePoolUid?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly spec: NodeClaim['spec'];
+}
+
+/**
+ * Changes to a NodeClaim's status; absent fields are left as they are. Conditions follow metav1
+ * semantics (see {@link setConditions}): lastTransitionTime moves only when a status changes.
+ */
+export interface NodeClaimStatusUpdate {
+  readonly providerID?: string;
+  readonly imageID?: string;
+  readonly nodeName?: string;
+  readonly capacity?: Resources;
+  readonly allocatable?: Resources;
+  readonly lastPodEventTime?: string;
+  readonly conditions?: readonly ConditionUpdate[];
+}
+
+/**
+ * The result of reading a list of objects that each must pass a core parser: the ones that
+ * parsed, and one ValidationError per object that did not (naming it), so that one bad object
+ * never hides the others.
+ */
+export interface ParsedList<T> {
+  readonly items: readonly T[];
+  readonly invalid: readonly ValidationError[];
+}
+
+/** EC2NodeClasses, with the status conditions each currently reports (for lastTransitionTime). */
+export interface EC2NodeClassList extends ParsedList<EC2NodeClass> {
+  /** Name → `.status.conditions` as stored. */
+  readonly conditions: ReadonlyMap<string, readonly Condition[]>;
+}
+
+/** What an eviction did: the pod is going, or it was already gone. */
+export type EvictionOutcome = 'evicted' | 'gone';
+
+/** Which pod to evict or delete. */
+export interface PodRef {
+  readonly namespace: string;
+  readonly name: string;
+  /**
+   * metadata.uid of the pod meant: a different pod that reuses the name (a StatefulSet
+   * replica) is then left alone, and counts as the meant pod being gone.
+   */
+  readonly uid?: string;
+}
+
+/**
+ * The cluster as podlift's functions see it: what they read and what they change. KubeCluster
+ * implements both against the Kubernetes API; handler tests use in-memory fakes.
+ */
+
+/** Reads, each mapped to core types; objects that do not parse come back in `invalid`. */
+export interface ClusterReader {
+  /** Pods waiting for capacity, restricted to the zones of their bound volumes. */
+  pendingPods(): Promise<ParsedList<Pod>>;
+  /** Nodes with the pods bound to them. */
+  nodes(): Promise<ParsedList<StateNode>>;
+  /** Pods bound to `nodeName` that still hold capacity (not Succeeded or Failed). */
+  podsOnNode(nodeName: string): Promise<ParsedList<Pod>>;
+  /** DaemonSets as the pod their template runs on every node. */
+  daemonSets(): Promise<ParsedList<DaemonSet>>;
+  /** PodDisruptionBudgets with the disruptions their status allows now. */
+  podDisruptionBudgets(): Promise<readonly PodDisruptionBudget[]>;
+  /** NodePools (karpenter.sh/v1), validated like the CRD. */
+  nodePools(): Promise<ParsedList<NodePool>>;
+  /** EC2NodeClasses (karpenter.k8s.aws/v1) and the conditions each reports. */
+  nodeClasses(): Promise<EC2NodeClassList>;
+  /** Every NodeClaim. */
+  nodeClaims(): Promise<ParsedList<NodeClaim>>;
+  /** NodeClaim `name`. @throws NotFoundError when it does not exist. */
+  nodeClaim(name: string): Promise<NodeClaim>;
+}
+
+/** Writes; deletes and evictions of objects already gone succeed. */
+export interface ClusterWriter {
+  /** Creates a NodeClaim named `<nodePool>-xxxxx` with the termination finalizer. */
+  createNodeClaim(claim: NewNodeClaim): Promise<NodeClaim>;
+  /** Applies `update` to the status subresource (conflicts re-read and re-applied). */
+  updateNodeClaimStatus(name: string, update: NodeClaimStatusUpdate): Promise<NodeClaim>;
+  /** Adds a finalizer unless present. */
+  addNodeClaimFinalizer(name: string, finalizer: string): Promise<void>;
+  /** Removes a finalizer; nothing to do when absent or the NodeClaim is gone. */
+  removeNodeClaimFinalizer(name: string, finalizer: string): Promise<void>;
+  /** @returns false when it was already gone. */
+  deleteNodeClaim(name: string): Promise<boolean>;
+  /** Adds a finalizer unless present. */
+  addNodeFinalizer(name: string, finalizer: string): Promise<void>;
+  /** Removes a finalizer; nothing to do when absent or the Node is gone. */
+  removeNodeFinalizer(name: string, finalizer: string): Promise<void>;
+  /** Adds and removes taints, keeping everyone else's. */
+  taintNode(name: string, change: TaintChange): Promise<void>;
+  /** Sets (string) or removes (null) labels. */
+  labelNode(name: string, labels: Readonly<Record<string, string | null>>): Promise<void>;
+  /** @returns false when it was already gone. */
+  deleteNode(name: string): Promise<boolean>;
+  /** @throws EvictionBlockedError when a PodDisruptionBudget does not allow it now. */
+  evictPod(pod: PodRef): Promise<EvictionOutcome>;
+  /** @returns false when it was already gone. */
+  deletePod(pod: PodRef): Promise<boolean>;
+  /** Writes an EC2NodeClass's resolved status. */
+  writeNodeClassStatus(name: string, status: EC2NodeClassStatus): Promise<void>;
+}

@@ -1,0 +1,89 @@
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { describe, expect, it } from 'vitest';
+import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { FakeEventBridge, putEventsEntrySize } from '../../../../sim/fakes/aws/fake-eventbridge';
+import { clientConfig, ManualClock } from './clock-and-config';
+
+function entry(detail: object = { nodeClaim: 'default-x7k2' }, bus = 'podlift'): PutEventsRequestEntry {
+  return {
+    Source: 'podlift.provisioner',
+    DetailType: 'NodeClaim Launched',
+    Detail: JSON.stringify(detail),
+    EventBusName: bus,
+  };
+}
+
+function eventsWorld() {
+  const clock = new ManualClock();
+  const fake = new FakeEventBridge({ clock });
+  const client = new EventBridgeClient(clientConfig);
+  attachFake(client, fake);
+  return { clock, fake, client };
+}
+
+describe('FakeEventBridge', () => {
+  it('delivers accepted entries to their bus as EventBridge events', async () => {
+    const { client, fake, clock } = eventsWorld();
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [entry(), entry({ n: 2 }, 'arn:aws:events:us-east-1:123456789012:event-bus/podlift')],
+      }),
+    );
+
+    expect(out.FailedEntryCount).toBe(0);
+    expect(out.Entries?.every((e) => e.EventId !== undefined)).toBe(true);
+    expect(fake.events('podlift')).toEqual([
+      expect.objectContaining({
+        'detail-type': 'NodeClaim Launched',
+        source: 'podlift.provisioner',
+        account: '123456789012',
+        region: 'us-east-1',
+        time: new Date(clock.now()).toISOString().replace('.000Z', 'Z'),
+        detail: { nodeClaim: 'default-x7k2' },
+      }),
+      expect.objectContaining({ detail: { n: 2 } }),
+    ]);
+    expect(fake.events('default')).toEqual([]);
+  });
+
+  it('rejects more than 10 entries and more than 256 KB of entries with ValidationException', async () => {
+    const { client, fake } = eventsWorld();
+    await expect(
+      client.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entry()) })),
+    ).rejects.toMatchObject({ name: 'ValidationException', $fault: 'client' });
+
+    const big = entry({ blob: 'x'.repeat(130 * 1024) });
+    expect(putEventsEntrySize(big)).toBeGreaterThan(128 * 1024);
+    await expect(client.send(new PutEventsCommand({ Entries: [big, big] }))).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'Total size of the entries in the request is over the limit.',
+    });
+    expect(fake.events('podlift')).toEqual([]);
+  });
+
+  it('reports failed entries individually: injected failures, malformed detail, aws. sources', async () => {
+    const { client, fake } = eventsWorld();
+    fake.failNextEntries(1, 'ThrottlingException', 'Rate exceeded');
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [
+          entry({ n: 1 }),
+          entry({ n: 2 }),
+          { ...entry(), Detail: 'not json' },
+          { ...entry(), Source: 'aws.ec2' },
+          { ...entry(), DetailType: undefined },
+        ],
+      }),
+    );
+
+    expect(out.FailedEntryCount).toBe(4);
+    expect(out.Entries?.map((e) => e.ErrorCode ?? 'ok')).toEqual([
+      'ThrottlingException',
+      'ok',
+      'MalformedDetail',
+      'NotAuthorizedForSourceException',
+      'InvalidArgument',
+    ]);
+    expect(fake.events('podlift').map((e) => e.detail)).toEqual([{ n: 2 }]);
+  });
+});

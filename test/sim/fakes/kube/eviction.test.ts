@@ -1,0 +1,151 @@
+import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { rejection } from './api-error';
+import { pdb, pod } from './builders';
+
+let server: FakeKubeApiServer;
+let core: CoreV1Api;
+let policy: PolicyV1Api;
+
+beforeEach(async () => {
+  server = await startFakeKubeApiServer();
+  const kc = server.kubeConfig();
+  core = kc.makeApiClient(CoreV1Api);
+  policy = kc.makeApiClient(PolicyV1Api);
+});
+afterEach(() => server.close());
+
+const evict = (name: string, namespace = 'default') =>
+  core.createNamespacedPodEviction({
+    name,
+    namespace,
+    body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+  });
+
+function seedReadyPods(app: string, count: number): void {
+  for (let i = 1; i <= count; i++)
+    server.store.seed('pods', pod(`${app}-${i}`, { labels: { app }, nodeName: 'n1', ready: true }));
+}
+
+describe('fake API server: pods/eviction', () => {
+  it('evicts a pod no budget covers with 201 and a Success Status', async () => {
+    seedReadyPods('web', 1);
+    await evict('web-1');
+    expect(server.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/pods/web-1/eviction',
+      status: 201,
+    });
+    expect(server.store.find('pods', 'web-1')).toBeUndefined();
+  });
+
+  it('refuses with 429 and the real message once minAvailable would be violated', async () => {
+    seedReadyPods('web', 3);
+    await policy.createNamespacedPodDisruptionBudget({
+      namespace: 'default',
+      body: pdb('web', 'web', { minAvailable: 2 }),
+    });
+    await evict('web-1');
+    const blocked = await rejection(evict('web-2'));
+    expect(blocked).toEqual({
+      code: 429,
+      status: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: "Cannot evict pod as it would violate the pod's disruption budget.",
+        reason: 'TooManyRequests',
+        details: {
+          causes: [
+            {
+              reason: 'DisruptionBudget',
+              message: 'The disruption budget web needs 2 healthy pods and has 2 currently',
+            },
+          ],
+        },
+        code: 429,
+      },
+    });
+    expect(server.store.find('pods', 'web-2')).toBeDefined();
+  });
+
+  it.each([
+    [{ maxUnavailable: 1 }, 1],
+    [{ maxUnavailable: '50%' }, 2],
+    [{ minAvailable: '50%' }, 2],
+    [{ minAvailable: 0 }, 4],
+  ])('honours %j over 4 healthy pods: %i evictions allowed', async (budget, allowed) => {
+    seedReadyPods('api', 4);
+    server.store.create('poddisruptionbudgets.policy', pdb('api', 'api', budget, { expectedPods: 4 }));
+    let evicted = 0;
+    for (let i = 1; i <= 4; i++) {
+      try {
+        await evict(`api-${i}`);
+        evicted++;
+      } catch {
+        break;
+      }
+    }
+    expect(evicted).toBe(allowed);
+  });
+
+  it('ignores budgets for pending pods and lets an unhealthy pod go only when the budget is met', async () => {
+    seedReadyPods('web', 2);
+    server.store.seed('pods', pod('web-pending', { labels: { app: 'web' } }));
+    server.store.seed('pods', pod('web-unready', { labels: { app: 'web' }, phase: 'Running' }));
+    server.store.create('poddisruptionbudgets.policy', pdb('web', 'web', { minAvailable: 2 }));
+    await evict('web-pending');
+    await evict('web-unready');
+    expect((await rejection(evict('web-1'))).code).toBe(429);
+  });
+
+  it('counts the selected pods as expected when no replica count is declared', async () => {
+    seedReadyPods('web', 3);
+    server.store.create('poddisruptionbudgets.policy', pdb('web', 'web', { maxUnavailable: 1 }));
+    await evict('web-1');
+    server.store.create('pods', pod('web-replacement', { labels: { app: 'web' } }));
+    expect((await rejection(evict('web-2'))).code).toBe(429);
+  });
+
+  it('keeps the PodDisruptionBudget status current, as the disruption controller would', async () => {
+    seedReadyPods('web', 3);
+    await policy.createNamespacedPodDisruptionBudget({
+      namespace: 'default',
+      body: pdb('web', 'web', { maxUnavailable: 1 }, { expectedPods: 3 }),
+    });
+    const before = await policy.readNamespacedPodDisruptionBudget({ name: 'web', namespace: 'default' });
+    expect(before.status).toMatchObject({
+      disruptionsAllowed: 1,
+      currentHealthy: 3,
+      desiredHealthy: 2,
+      expectedPods: 3,
+    });
+    await evict('web-1');
+    const after = await policy.readNamespacedPodDisruptionBudget({ name: 'web', namespace: 'default' });
+    expect(after.status).toMatchObject({ disruptionsAllowed: 0, currentHealthy: 2, expectedPods: 3 });
+    expect(after.status?.conditions?.[0]).toMatchObject({ type: 'DisruptionAllowed', status: 'False' });
+  });
+
+  it('marks a pod with finalizers for deletion instead of removing it', async () => {
+    server.store.seed('pods', {
+      ...pod('web-1', { ready: true }),
+      metadata: { name: 'web-1', finalizers: ['example.com/keep'] },
+    });
+    await evict('web-1');
+    expect(server.store.get('pods', 'web-1').metadata.deletionTimestamp).toBeDefined();
+  });
+
+  it('answers 404 for a missing pod and 500 when two budgets select it', async () => {
+    expect((await rejection(evict('ghost'))).status).toMatchObject({
+      code: 404,
+      message: 'pods "ghost" not found',
+    });
+    seedReadyPods('web', 2);
+    server.store.create('poddisruptionbudgets.policy', pdb('one', 'web', { maxUnavailable: 1 }));
+    server.store.create('poddisruptionbudgets.policy', pdb('two', 'web', { maxUnavailable: 1 }));
+    expect((await rejection(evict('web-1'))).code).toBe(500);
+  });
+});
