@@ -1,5 +1,4 @@
-import type { Clock } from '../shared/core/ports/time';
-import type { TimerHandle, Timers } from './timers';
+import type { Clock, TimerHandle, Timers } from '../shared/core/ports/time';
 
 /** Options of {@link BatchWindow}. */
 export interface BatchWindowOptions {

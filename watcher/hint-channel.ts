@@ -1,9 +1,8 @@
 import type { EventPublisherPort } from '../shared/core/ports/publisher';
-import type { Clock } from '../shared/core/ports/time';
+import type { Clock, TimerHandle, Timers } from '../shared/core/ports/time';
 import type { Backoff } from './backoff';
 import { BatchWindow } from './batch-window';
 import type { HintAccumulator } from './hint-accumulator';
-import type { TimerHandle, Timers } from './timers';
 import type { WatcherLog } from './watcher-log';
 import { errorAttributes } from './watcher-log';
 import type { WatcherMetrics } from './watcher-metrics';

@@ -1,7 +1,6 @@
 import type { ListWatchSource, WatchEventType, WatchStream } from '../shared/core/ports/list-watch';
-import type { Clock } from '../shared/core/ports/time';
+import type { Clock, TimerHandle, Timers } from '../shared/core/ports/time';
 import type { Backoff } from './backoff';
-import type { TimerHandle, Timers } from './timers';
 import { errorStatus, metadataOf } from './watch-objects';
 import type { WatchedResource } from './watched-resource';
 import { WatchStatusError } from './watcher-errors';

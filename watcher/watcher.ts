@@ -7,7 +7,7 @@ import { PODS_PENDING_DETAIL_TYPE, podsPendingDetail } from '../shared/core/cont
 import { WATCHER_EVENT_SOURCE } from '../shared/core/contracts/watcher-source';
 import type { ListWatchSource } from '../shared/core/ports/list-watch';
 import type { EventPublisherPort } from '../shared/core/ports/publisher';
-import type { Clock } from '../shared/core/ports/time';
+import type { Clock, Timers } from '../shared/core/ports/time';
 import { Backoff, type BackoffOptions } from './backoff';
 import type { CapacityChange, CapacityChangesBatch } from './capacity-changes-accumulator';
 import { CapacityChangesAccumulator } from './capacity-changes-accumulator';
@@ -20,7 +20,6 @@ import { PendingPodsAccumulator } from './pending-pods-accumulator';
 import { podDigest, podHints } from './pod-hints';
 import type { ObjectChange } from './reflector';
 import { Reflector } from './reflector';
-import type { Timers } from './timers';
 import type { WatchedResource } from './watched-resource';
 import type { WatcherLog } from './watcher-log';
 import { silentLog } from './watcher-log';

@@ -1,33 +1,22 @@
 /** A fake API server, a settable clock and the adapter pointed at them, for the adapter tests. */
-import type { Clock } from '../../shared/core/ports/time';
 import { KubeApi } from '../../shared/kube/kube-api';
 import { KubeCluster } from '../../shared/kube/kube-cluster';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
 import type { FakeKubeApiServer, FakeKubeApiServerOptions } from '../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../sim/fakes/kube';
-
-/** A clock tests move by hand. */
-export class ManualClock implements Clock {
-  constructor(private ms: number = Date.parse('2026-11-21T10:00:00Z')) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+import { VirtualTime } from '../../sim/virtual-time';
 
 /** What each adapter test gets. */
 export interface Harness {
   readonly server: FakeKubeApiServer;
-  readonly clock: ManualClock;
+  readonly clock: VirtualTime;
   readonly api: KubeApi;
   readonly cluster: KubeCluster;
 }
 
 /** Starts a fake API server whose timestamps follow the returned clock. */
 export async function startHarness(options: FakeKubeApiServerOptions = {}): Promise<Harness> {
-  const clock = new ManualClock();
+  const clock = new VirtualTime(Date.parse('2026-11-21T10:00:00Z'));
   const server = await startFakeKubeApiServer({ now: () => new Date(clock.now()), ...options });
   const source = staticKubeConfig(server.kubeConfig());
   return { server, clock, api: new KubeApi(source), cluster: new KubeCluster(source, clock) };

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { VirtualTime } from '../../sim/virtual-time';
 import { Backoff } from '../../watcher/backoff';
 import { BatchWindow } from '../../watcher/batch-window';
 import { CapacityChangesAccumulator } from '../../watcher/capacity-changes-accumulator';
 import { PendingPodsAccumulator } from '../../watcher/pending-pods-accumulator';
-import { FakeTime } from './fake-time';
 
 function window(idleMs = 1000, maxMs = 10_000) {
-  const time = new FakeTime();
+  const time = new VirtualTime();
   const closedAt: number[] = [];
   const start = time.now();
   const w = new BatchWindow({

@@ -1,15 +1,15 @@
 import { expect } from 'vitest';
 import type { FakeKubeApiServer } from '../../sim/fakes/kube';
+import { VirtualTime } from '../../sim/virtual-time';
 import { kubeListWatchSources } from '../../watcher/kube-list-watch';
 import { Watcher } from '../../watcher/watcher';
 import { eventually } from '../eventually';
 import { FakeEventPublisher } from './fake-event-publisher';
-import { FakeTime } from './fake-time';
 
 /** A watcher on fake time and a fake bus, reading the fake API server through client-node. */
 export interface WatcherHarness {
   readonly watcher: Watcher;
-  readonly time: FakeTime;
+  readonly time: VirtualTime;
   readonly publisher: FakeEventPublisher;
 }
 
@@ -18,7 +18,7 @@ export const MERGE_PATCH = 'application/merge-patch+json';
 
 /** Builds a watcher against `server` (no jitter: backoffs are exact). */
 export function watcherFor(server: FakeKubeApiServer): WatcherHarness {
-  const time = new FakeTime();
+  const time = new VirtualTime();
   const publisher = new FakeEventPublisher();
   const watcher = new Watcher({
     cluster: 'test-cluster',

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import { podsPendingDetail } from '../../shared/core/contracts/pods-pending';
+import { VirtualTime } from '../../sim/virtual-time';
 import { Backoff } from '../../watcher/backoff';
 import { HintChannel } from '../../watcher/hint-channel';
 import { PendingPodsAccumulator } from '../../watcher/pending-pods-accumulator';
 import { silentLog } from '../../watcher/watcher-log';
 import { WatcherMetrics } from '../../watcher/watcher-metrics';
 import { FakeEventPublisher } from './fake-event-publisher';
-import { FakeTime } from './fake-time';
 import { settle } from './harness';
 
 function channel(options: { limit?: number } = {}) {
-  const time = new FakeTime();
+  const time = new VirtualTime();
   const publisher = new FakeEventPublisher();
   const metrics = new WatcherMetrics();
   const hints = new HintChannel({

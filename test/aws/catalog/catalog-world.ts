@@ -2,10 +2,11 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import type { CatalogLogger } from '../../../shared/aws/catalog/live-instance-catalog';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
 import { FakePricing, type OnDemandPriceSeed } from '../../../sim/fakes/aws/fake-pricing';
 import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { bundledSpec } from './bundled-spec';
 
 /** A logger that keeps what it is told, for assertions. */
@@ -71,7 +72,7 @@ export const ON_DEMAND_PRICES: readonly OnDemandPriceSeed[] = [
 /** A FakeEc2 and FakePricing behind real SDK clients, with bundled types, offerings and prices. */
 export function catalogWorld(options: CatalogWorldOptions = {}) {
   const region = options.region ?? 'us-east-1';
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const types = options.types ?? WORLD_TYPES;
   const offerings =
     options.offerings ??

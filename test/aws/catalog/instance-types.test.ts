@@ -10,9 +10,10 @@ import type { Catalog, InstanceTypeInfo } from '../../../shared/core/catalog/ins
 import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
 import { isCloudError } from '../../../shared/core/model/errors';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
 import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { bundledNames, bundledNamesWithoutEni, bundledSpec } from './bundled-spec';
 
 const bundled = new Map(bundledInstanceTypes().map((info) => [info.name, info]));
@@ -49,7 +50,7 @@ const PARITY_TYPES = [
 ];
 
 function ec2With(types: readonly Ec2InstanceTypeInfo[]) {
-  const fake = new FakeEc2({ clock: new ManualClock(), instanceTypes: types });
+  const fake = new FakeEc2({ clock: new VirtualTime(), instanceTypes: types });
   const client = new EC2Client(clientConfig);
   attachFake(client, fake);
   return { fake, client };

@@ -8,11 +8,12 @@ import {
   pricingEndpointRegion,
 } from '../../../shared/aws/catalog/on-demand-prices';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakePricing, type OnDemandPriceSeed } from '../../../sim/fakes/aws/fake-pricing';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 function world(prices: readonly OnDemandPriceSeed[]) {
-  const fake = new FakePricing({ clock: new ManualClock(), prices });
+  const fake = new FakePricing({ clock: new VirtualTime(), prices });
   const client = new PricingClient(clientConfig);
   attachFake(client, fake);
   return { fake, client };

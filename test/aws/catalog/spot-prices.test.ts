@@ -2,13 +2,14 @@ import { type DescribeSpotPriceHistoryCommandInput, EC2Client } from '@aws-sdk/c
 import { describe, expect, it } from 'vitest';
 import { describeSpotPrices } from '../../../shared/aws/catalog/spot-prices';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 const HOUR = 3_600_000;
 
 function world(prices: readonly SpotPriceSeed[]) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeEc2({ clock, spotPrices: prices });
   const client = new EC2Client(clientConfig);
   attachFake(client, fake);
@@ -17,7 +18,7 @@ function world(prices: readonly SpotPriceSeed[]) {
 
 describe('describeSpotPrices', () => {
   it('keeps the newest Linux price per type and zone, asking from the clock time', async () => {
-    const start = new ManualClock().now();
+    const start = new VirtualTime().now();
     const { clock, fake, client } = world([
       { instanceType: 'm5.large', availabilityZone: 'us-east-1a', price: 0.05, timestamp: start - 5 * HOUR },
       { instanceType: 'm5.large', availabilityZone: 'us-east-1a', price: 0.04, timestamp: start - 2 * HOUR },
@@ -61,7 +62,7 @@ describe('describeSpotPrices', () => {
   });
 
   it('pages through the price history', async () => {
-    const start = new ManualClock().now();
+    const start = new VirtualTime().now();
     const seeds = Array.from({ length: 1_200 }, (_, i) => ({
       instanceType: `m5.x${i}`,
       availabilityZone: 'us-east-1a',

@@ -2,16 +2,17 @@ import { type DescribeInstanceTypeOfferingsCommandInput, EC2Client } from '@aws-
 import { describe, expect, it } from 'vitest';
 import { describeZoneOfferings } from '../../../shared/aws/catalog/zone-offerings';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
 import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
 
 function world(typeCount: number, offered: (type: string, zone: string) => boolean) {
   const names = Array.from({ length: typeCount }, (_, i) => `m5.x${i + 1}`);
   const fake = new FakeEc2({
-    clock: new ManualClock(),
+    clock: new VirtualTime(),
     availabilityZones: ZONES,
     instanceTypes: names.map((name) => instanceTypeInfo({ name, vcpu: 2, memoryMiB: 8192 })),
     offerings: names.flatMap((type) =>

@@ -2,13 +2,13 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
 import { EksTokenSource } from '../../../shared/aws/eks/eks-token-source';
 import { CloudError } from '../../../shared/core/model/errors';
-import { ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { decodeEksToken, lambdaCredentials } from './eks-world';
 
 const MINUTE = 60_000;
 
 function tokenSource(credentials: () => Promise<AwsCredentialIdentity> = async () => lambdaCredentials) {
-  const clock = new ManualClock(Date.UTC(2026, 0, 1, 0, 0, 0));
+  const clock = new VirtualTime(Date.UTC(2026, 0, 1, 0, 0, 0));
   let credentialCalls = 0;
   const source = new EksTokenSource({
     clusterName: 'prod',

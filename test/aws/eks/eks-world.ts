@@ -1,8 +1,9 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { type EksClusterSeed, FakeEks } from '../../../sim/fakes/aws/fake-eks';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 /** Lambda-shaped credentials: a session token and an expiry hours away. */
 export const lambdaCredentials: AwsCredentialIdentity = {
@@ -14,7 +15,7 @@ export const lambdaCredentials: AwsCredentialIdentity = {
 
 /** A real EKSClient answered by a FakeEks, and the clock both run on. */
 export function eksWorld(clusters: readonly EksClusterSeed[] = [{ name: 'prod' }]) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeEks({ clock, clusters });
   const eks = new EKSClient(clientConfig);
   attachFake(eks, fake);

@@ -6,8 +6,9 @@ import { TtlCache } from '../../../shared/aws/ttl-cache';
 import { CloudError, NotFoundError, ValidationError } from '../../../shared/core/model/errors';
 import type { ClusterAccess } from '../../../shared/core/ports/cluster-access';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeSsm } from '../../../sim/fakes/aws/fake-ssm';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 const PARAMETER = '/podlift/kops-prod/cluster';
 const SECRET = 'eyJhbGciOiJSUzI1NiJ9.podlift-service-account.signature';
@@ -25,7 +26,7 @@ function parameterValue(overrides: Record<string, unknown> = {}): string {
 }
 
 function kopsWorld(value = parameterValue(), type: 'SecureString' | 'String' = 'SecureString') {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeSsm({ clock, parameters: [{ name: PARAMETER, value, type }] });
   const ssm = new SSMClient(clientConfig);
   attachFake(ssm, fake);

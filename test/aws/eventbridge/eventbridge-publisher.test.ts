@@ -7,13 +7,14 @@ import type { RetryPolicy } from '../../../shared/aws/retry';
 import { CloudError, ValidationError } from '../../../shared/core/model/errors';
 import type { BusEvent } from '../../../shared/core/ports/publisher';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEventBridge } from '../../../sim/fakes/aws/fake-eventbridge';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 const BUS = 'podlift-demo';
 
 function world(retry: Partial<RetryPolicy> = {}) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeEventBridge({ clock });
   const eventBridge = new EventBridgeClient(clientConfig);
   attachFake(eventBridge, fake);

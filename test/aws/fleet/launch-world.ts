@@ -17,10 +17,11 @@ import type { NodeSelectorRequirement } from '../../../shared/core/model/require
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
 import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 /**
  * A small region for launch tests, the same on both sides of the SDK client: the catalog
@@ -102,7 +103,7 @@ export const CLUSTER: ClusterInfo = {
 };
 
 /** A clock-driven retry policy: sleeping advances the clock, jitter is always half the cap. */
-export function testRetry(clock: ManualClock, options: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
+export function testRetry(clock: VirtualTime, options: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
   const sleeps: number[] = [];
   const deadline = clock.now() + (options.deadlineMs ?? 60_000);
   const policy: RetryPolicy = {
@@ -119,7 +120,7 @@ export function testRetry(clock: ManualClock, options: Partial<RetryPolicy> & { 
 
 /** The EC2 side: a FakeEc2 with the test region's types, subnets, AMIs and prices behind a real client. */
 export async function launchWorld() {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const catalog = testCatalog();
   const fake = new FakeEc2({
     clock,

@@ -7,9 +7,10 @@ import type { EC2NodeClassStatus, ResolvedAmi } from '../../../shared/core/model
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { InstanceCatalogPort, LaunchRequest } from '../../../shared/core/ports/cloud';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 import { nodeClaim } from '../userdata/fixtures';
 
 /** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */
@@ -113,7 +114,7 @@ export function launchRequest(options: LaunchRequestOptions = {}): LaunchRequest
 
 /** A FakeEc2 behind a real EC2Client, and a provider on it; `anotherProvider` is a second process with its own cache. */
 export function world(options: { readonly cacheTtlMs?: number; readonly deleteGraceMs?: number } = {}) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeEc2({ clock });
   const ec2 = new EC2Client(clientConfig);
   attachFake(ec2, fake);

@@ -6,10 +6,11 @@ import {
   type EC2NodeClassResolverOptions,
 } from '../../../shared/aws/nodeclass/resolver';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2, type FakeEc2Options } from '../../../sim/fakes/aws/fake-ec2';
 import { FakeIam } from '../../../sim/fakes/aws/fake-iam';
 import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
+import { VirtualTime } from '../../../sim/virtual-time';
 
 export const CLUSTER = 'demo';
 export const REGION = 'us-east-1';
@@ -42,7 +43,7 @@ export interface WorldOptions {
  * `nodes` (discovery), `ml` (team=ml) and `web` (untagged).
  */
 export function nodeClassWorld(options: WorldOptions = {}) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const ec2Fake = new FakeEc2({
     clock,
     region: REGION,

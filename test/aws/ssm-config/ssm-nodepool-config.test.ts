@@ -5,9 +5,10 @@ import { mergeWithCrds } from '../../../shared/aws/ssm-config/merge-with-crds';
 import { SsmNodePoolConfig } from '../../../shared/aws/ssm-config/ssm-nodepool-config';
 import { CloudError, ValidationError } from '../../../shared/core/model/errors';
 import { attachFake } from '../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
-import { clientConfig, ManualClock } from '../../sim/fakes/aws/clock-and-config';
 
 function nodePoolYaml(name: string, cpu = '50'): string {
   return `apiVersion: karpenter.sh/v1
@@ -46,7 +47,7 @@ function nodeClassJson(name: string, extra: Record<string, unknown> = {}): strin
 }
 
 function world(parameters: readonly ParameterSeed[], retry: Partial<RetryPolicy> = {}) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeSsm({ clock, parameters });
   const ssm = new SSMClient(clientConfig);
   attachFake(ssm, fake);

@@ -1,13 +1,14 @@
 import { DescribeSubnetsCommand, EC2Client, paginateDescribeSubnets } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../sim/fakes/aws/client-config';
 import { FakeEc2 } from '../../../../sim/fakes/aws/fake-ec2';
-import { clientConfig, ManualClock } from './clock-and-config';
+import { VirtualTime } from '../../../../sim/virtual-time';
 
 describe('attachFake', () => {
   it('answers a real client from the fake by command name, with response metadata', async () => {
     const fake = new FakeEc2({
-      clock: new ManualClock(),
+      clock: new VirtualTime(),
       subnets: [{ id: 'subnet-0000000000000000a', availabilityZone: 'us-east-1a' }],
     });
     const client = new EC2Client(clientConfig);
@@ -21,7 +22,7 @@ describe('attachFake', () => {
   });
 
   it('detaches, so another fake can take over the same client', async () => {
-    const clock = new ManualClock();
+    const clock = new VirtualTime();
     const first = new FakeEc2({
       clock,
       subnets: [{ id: 'subnet-0000000000000000a', availabilityZone: 'us-east-1a' }],

@@ -1,8 +1,9 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../sim/fakes/aws/client-config';
 import { FakeEc2, type FakeEc2Options } from '../../../../sim/fakes/aws/fake-ec2';
 import { instanceTypeInfo } from '../../../../sim/fakes/aws/instance-type-info';
-import { clientConfig, ManualClock } from './clock-and-config';
+import { VirtualTime } from '../../../../sim/virtual-time';
 
 /** Three general-purpose types with prices: m5.large is cheapest, then m6g.large, then c5.xlarge. */
 export const instanceTypes = [
@@ -18,7 +19,7 @@ export const instanceTypes = [
 
 /** A FakeEc2 with two subnets (us-east-1a, us-east-1b), a launch template and prices, behind a real EC2Client. */
 export function ec2World(options: Partial<FakeEc2Options> = {}) {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeEc2({
     clock,
     instanceTypes,

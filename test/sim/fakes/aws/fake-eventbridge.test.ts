@@ -1,8 +1,9 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../sim/fakes/aws/client-config';
 import { FakeEventBridge, putEventsEntrySize } from '../../../../sim/fakes/aws/fake-eventbridge';
-import { clientConfig, ManualClock } from './clock-and-config';
+import { VirtualTime } from '../../../../sim/virtual-time';
 
 function entry(detail: object = { nodeClaim: 'default-x7k2' }, bus = 'podlift'): PutEventsRequestEntry {
   return {
@@ -14,7 +15,7 @@ function entry(detail: object = { nodeClaim: 'default-x7k2' }, bus = 'podlift'):
 }
 
 function eventsWorld() {
-  const clock = new ManualClock();
+  const clock = new VirtualTime();
   const fake = new FakeEventBridge({ clock });
   const client = new EventBridgeClient(clientConfig);
   attachFake(client, fake);

@@ -11,12 +11,13 @@ import {
 } from '@aws-sdk/client-iam';
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../sim/fakes/aws/client-config';
 import { FakeIam } from '../../../../sim/fakes/aws/fake-iam';
-import { clientConfig, ManualClock } from './clock-and-config';
+import { VirtualTime } from '../../../../sim/virtual-time';
 
 function iamWorld() {
   const fake = new FakeIam({
-    clock: new ManualClock(),
+    clock: new VirtualTime(),
     roles: [{ name: 'KarpenterNodeRole-demo' }, { name: 'other' }],
   });
   const client = new IAMClient(clientConfig);

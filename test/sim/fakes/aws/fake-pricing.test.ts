@@ -1,8 +1,9 @@
 import { type Filter, GetProductsCommand, PricingClient, paginateGetProducts } from '@aws-sdk/client-pricing';
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../sim/fakes/aws/client-config';
 import { FakePricing } from '../../../../sim/fakes/aws/fake-pricing';
-import { clientConfig, ManualClock } from './clock-and-config';
+import { VirtualTime } from '../../../../sim/virtual-time';
 
 const LINUX_SHARED: Filter[] = [
   { Type: 'TERM_MATCH', Field: 'regionCode', Value: 'us-east-1' },
@@ -13,7 +14,7 @@ const LINUX_SHARED: Filter[] = [
 ];
 
 function pricingWorld() {
-  const fake = new FakePricing({ clock: new ManualClock() });
+  const fake = new FakePricing({ clock: new VirtualTime() });
   for (let i = 1; i <= 120; i += 1)
     fake.addOnDemandPrice({ instanceType: `m5.x${i}`, regionCode: 'us-east-1', usdPerHour: i / 100 });
   fake.addOnDemandPrice({ instanceType: 'm5.large', regionCode: 'us-east-1', usdPerHour: 0.096 });

@@ -9,15 +9,16 @@ import {
 } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../sim/fakes/aws/client-config';
 import { FakeSsm } from '../../../../sim/fakes/aws/fake-ssm';
-import { clientConfig, ManualClock } from './clock-and-config';
+import { VirtualTime } from '../../../../sim/virtual-time';
 
 const AL2023 = '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id';
 const BOTTLEROCKET = '/aws/service/bottlerocket/aws-k8s-1.31/x86_64/latest/image_id';
 
 function ssmWorld() {
   const fake = new FakeSsm({
-    clock: new ManualClock(),
+    clock: new VirtualTime(),
     parameters: [
       { name: AL2023, value: 'ami-0a1b2c3d4e5f60001', dataType: 'aws:ec2:image' },
       { name: BOTTLEROCKET, value: 'ami-0a1b2c3d4e5f60002', dataType: 'aws:ec2:image' },

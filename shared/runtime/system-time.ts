@@ -1,5 +1,4 @@
-import type { Clock } from '../shared/core/ports/time';
-import type { TimerHandle, Timers } from './timers';
+import type { Clock, Time, TimerHandle, Timers } from '../core/ports/time';
 
 /** The wall clock, for production. */
 export const systemClock: Clock = { now: () => Date.now() };
@@ -27,4 +26,14 @@ export class SystemTimers implements Timers {
     clearTimeout(timeout);
     this.pending.delete(handle.timerId);
   }
+}
+
+/** The wall clock and Node's timers on one timeline: what composition roots wire in production. */
+export function systemTime(): Time {
+  const timers = new SystemTimers();
+  return {
+    now: systemClock.now,
+    setTimeout: (callback, ms) => timers.setTimeout(callback, ms),
+    clearTimeout: (handle) => timers.clearTimeout(handle),
+  };
 }
