@@ -1,10 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
-import type { ListPage, ListWatchSource, WatchEventType } from '../shared/core/ports/list-watch';
+import type { ListPage, ListWatchSource, WatchEventType, WatchStream } from '../shared/core/ports/list-watch';
 import type { WatchedResource } from './watched-resource';
 import { RESOURCE_LOCATIONS, WATCHED_RESOURCES } from './watched-resource';
 
-/** Options of {@link kubeListWatchSources}. */
+/** Options of {@link kubeListWatchSources} and {@link KubeListWatchSource}. */
 export interface KubeListWatchOptions {
   /**
    * Objects per list page.
@@ -28,74 +28,86 @@ interface RawList {
   };
 }
 
+/** The client-node clients the sources of one cluster share. */
+export interface KubeListWatchClients {
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly watch: Watch;
+}
+
 /**
  * List/watch of every watched resource through @kubernetes/client-node: typed lists for pods
  * and nodes, custom-object lists for the Karpenter CRDs, and client-node's `Watch` with
- * bookmarks and a server-side timeout.
+ * bookmarks and a server-side timeout. The sources share one set of clients.
  */
 export function kubeListWatchSources(
   kubeConfig: KubeConfig,
   options: KubeListWatchOptions = {},
 ): Record<WatchedResource, ListWatchSource> {
-  const limit = options.pageSize ?? 500;
-  const timeoutSeconds = options.watchTimeoutSeconds ?? 300;
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const watch = new Watch(kubeConfig);
-
-  const listers: Record<WatchedResource, (token: string | undefined) => Promise<RawList>> = {
-    pods: (token) => core.listPodForAllNamespaces({ limit, ...(token ? { _continue: token } : {}) }),
-    nodes: (token) => core.listNode({ limit, ...(token ? { _continue: token } : {}) }),
-    nodepools: customLister('nodepools'),
-    ec2nodeclasses: customLister('ec2nodeclasses'),
-    nodeclaims: customLister('nodeclaims'),
+  const clients: KubeListWatchClients = {
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    custom: kubeConfig.makeApiClient(CustomObjectsApi),
+    watch: new Watch(kubeConfig),
   };
+  return Object.fromEntries(
+    WATCHED_RESOURCES.map((resource) => [resource, new KubeListWatchSource(resource, clients, options)]),
+  ) as Record<WatchedResource, KubeListWatchSource>;
+}
 
-  function customLister(resource: WatchedResource): (token: string | undefined) => Promise<RawList> {
-    const { group, version, plural } = RESOURCE_LOCATIONS[resource];
-    return async (token) =>
-      (await custom.listClusterCustomObject({
-        group,
-        version,
-        plural,
-        limit,
-        ...(token ? { _continue: token } : {}),
-      })) as RawList;
+/** The {@link ListWatchSource} port for one watched resource, on @kubernetes/client-node. */
+export class KubeListWatchSource implements ListWatchSource {
+  private readonly limit: number;
+  private readonly timeoutSeconds: number;
+
+  constructor(
+    private readonly resource: WatchedResource,
+    private readonly clients: KubeListWatchClients,
+    options: KubeListWatchOptions = {},
+  ) {
+    this.limit = options.pageSize ?? 500;
+    this.timeoutSeconds = options.watchTimeoutSeconds ?? 300;
   }
 
-  const source = (resource: WatchedResource): ListWatchSource => ({
-    async list(continueToken): Promise<ListPage> {
-      const list = await listers[resource](continueToken);
-      const next = list.metadata?._continue ?? list.metadata?.continue;
-      return {
-        items: list.items ?? [],
-        resourceVersion: list.metadata?.resourceVersion ?? '',
-        ...(next ? { continueToken: next } : {}),
-      };
-    },
-    async watch(resourceVersion, onEvent, onDone) {
-      let aborted = false;
-      const controller = await watch.watch(
-        RESOURCE_LOCATIONS[resource].path,
-        { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
-        (type: string, object: unknown) => {
-          if (!aborted) onEvent(type as WatchEventType, object);
-        },
-        (error: unknown) => {
-          if (!aborted) onDone(error);
-        },
-      );
-      return {
-        abort() {
-          aborted = true;
-          controller.abort();
-        },
-      };
-    },
-  });
+  async list(continueToken: string | undefined): Promise<ListPage> {
+    const list = await this.listRaw(continueToken);
+    const next = list.metadata?._continue ?? list.metadata?.continue;
+    return {
+      items: list.items ?? [],
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+      ...(next ? { continueToken: next } : {}),
+    };
+  }
 
-  return Object.fromEntries(WATCHED_RESOURCES.map((resource) => [resource, source(resource)])) as Record<
-    WatchedResource,
-    ListWatchSource
-  >;
+  async watch(
+    resourceVersion: string,
+    onEvent: (type: WatchEventType, object: unknown) => void,
+    onDone: (error: unknown) => void,
+  ): Promise<WatchStream> {
+    let aborted = false;
+    const controller = await this.clients.watch.watch(
+      RESOURCE_LOCATIONS[this.resource].path,
+      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: this.timeoutSeconds },
+      (type: string, object: unknown) => {
+        if (!aborted) onEvent(type as WatchEventType, object);
+      },
+      (error: unknown) => {
+        if (!aborted) onDone(error);
+      },
+    );
+    return {
+      abort() {
+        aborted = true;
+        controller.abort();
+      },
+    };
+  }
+
+  private async listRaw(token: string | undefined): Promise<RawList> {
+    const page = { limit: this.limit, ...(token ? { _continue: token } : {}) };
+    const { core, custom } = this.clients;
+    if (this.resource === 'pods') return core.listPodForAllNamespaces(page);
+    if (this.resource === 'nodes') return core.listNode(page);
+    const { group, version, plural } = RESOURCE_LOCATIONS[this.resource];
+    return (await custom.listClusterCustomObject({ group, version, plural, ...page })) as RawList;
+  }
 }

@@ -1,4 +1,5 @@
 import type { UnavailableOffering } from '../core/catalog/unavailable-offerings';
+import type { ClusterLeasePort, LeaseOutcome, UnavailableOfferingsStore } from '../core/ports/cluster-lease';
 import type { Clock } from '../core/ports/time';
 import { apiCode, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
@@ -23,26 +24,15 @@ export interface ClusterLeaseOptions {
   readonly name?: string;
 }
 
-/** Who holds the Lease after an {@link ClusterLease.acquire}, and until when. */
-export interface LeaseOutcome {
-  /** Whether the caller holds it now. */
-  readonly acquired: boolean;
-  /** The holder now; undefined when nobody does. */
-  readonly holder?: string;
-  /** Epoch ms when the current hold lapses unless renewed (renewTime + leaseDurationSeconds). */
-  readonly expiresAt?: number;
-  /** How many times the holder changed (spec.leaseTransitions). */
-  readonly transitions: number;
-}
-
 /**
  * The per-cluster coordination.k8s.io/v1 Lease that keeps two podlift functions from deciding
  * at once, with client-go leader election's rules: the holder renews, anybody may take over once
  * `renewTime + leaseDurationSeconds` has passed (on the injected clock), and every write is
  * conditional on the resourceVersion read, so of two contenders exactly one wins. The Lease
- * also carries the unavailable-offerings set (see lease-unavailable-offerings.ts).
+ * also carries the unavailable-offerings set (see lease-unavailable-offerings.ts): one object
+ * implements both of core's Lease ports.
  */
-export class ClusterLease {
+export class ClusterLease implements ClusterLeasePort, UnavailableOfferingsStore {
   /** Where the Lease lives. */
   readonly location: LeaseLocation;
 

@@ -2,6 +2,12 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import type { NodeClaim } from '../core/model/nodeclaim';
 import type { NodePool } from '../core/model/nodepool';
 import type { Pod } from '../core/model/pod';
+import type {
+  EventInput,
+  EventRecorderPort,
+  EventRecordOutcome,
+  InvolvedObject,
+} from '../core/ports/cluster-events';
 import type { Clock } from '../core/ports/time';
 import { kubeError } from './api-errors';
 import { kubeTime } from './conditions';
@@ -17,25 +23,6 @@ import { retryOnConflict } from './retry-on-conflict';
  * created again: the existing one's `count` goes up and its `lastTimestamp` moves, which kubectl
  * shows as `(x3 over 10m)`.
  */
-
-/** The object an event is about (core/v1 ObjectReference). */
-export interface InvolvedObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  /** Absent for cluster-scoped objects (Node, NodePool, NodeClaim). */
-  readonly namespace?: string;
-  readonly uid?: string;
-}
-
-/** One event to record. */
-export interface EventInput {
-  readonly object: InvolvedObject;
-  readonly type: 'Normal' | 'Warning';
-  /** CamelCase, e.g. `Nominated`, `DisruptionBlocked`. */
-  readonly reason: string;
-  readonly message: string;
-}
 
 /** Options of {@link EventRecorder}. */
 export interface EventRecorderOptions {
@@ -62,8 +49,8 @@ export const MAX_EVENT_MESSAGE_LENGTH = 1024;
 /** Namespace of events about cluster-scoped objects: the API server accepts "" or `default` there; client-go uses `default`. */
 export const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
 
-/** Records and de-duplicates Kubernetes Events. */
-export class EventRecorder {
+/** Records and de-duplicates Kubernetes Events: the {@link EventRecorderPort} on the Kubernetes API. */
+export class EventRecorder implements EventRecorderPort {
   private readonly component: string;
   private readonly windowMs: number;
   private sequence = 0;
@@ -85,7 +72,7 @@ export class EventRecorder {
    * @throws CloudError when the API refuses (callers usually log and go on: an event is an
    *   explanation, not part of the decision).
    */
-  async record(event: EventInput): Promise<'created' | 'counted'> {
+  async record(event: EventInput): Promise<EventRecordOutcome> {
     const { object } = event;
     const namespace = object.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
     const message = event.message.slice(0, MAX_EVENT_MESSAGE_LENGTH);
@@ -93,7 +80,7 @@ export class EventRecorder {
     const core = await this.api.core();
     const now = this.clock.now();
     const wanted = { ...event, message };
-    let outcome: 'created' | 'counted' = 'created';
+    let outcome: EventRecordOutcome = 'created';
     try {
       // Needs only list, create and patch on events: a 409 (the event was counted by someone
       // else, or a name collided) lists again.

@@ -1,6 +1,7 @@
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { ClusterInfo } from '../../core/model/cluster-info';
+import type { ClusterAccess } from '../../core/ports/cluster-access';
 import type { Clock } from '../../core/ports/time';
 import type { TtlCache } from '../ttl-cache';
 import { EksClusterInfoSource } from './eks-cluster-info-source';
@@ -24,12 +25,11 @@ export interface EksClusterAccessProps {
 }
 
 /**
- * Everything needed to reach an EKS cluster's API server: {@link ClusterInfo} from
- * DescribeCluster and an IAM bearer token refreshed every 14 minutes. Has the shape of
- * shared/kube's `ClusterAccess` port, so `new BearerTokenKubeConfigSource(new EksClusterAccess(…))`
- * is the EKS KubeConfigSource.
+ * Core's {@link ClusterAccess} port for an EKS cluster: {@link ClusterInfo} from
+ * DescribeCluster and an IAM bearer token refreshed every 14 minutes, so
+ * `new BearerTokenKubeConfigSource(new EksClusterAccess(…))` is the EKS KubeConfigSource.
  */
-export class EksClusterAccess {
+export class EksClusterAccess implements ClusterAccess {
   private readonly info: EksClusterInfoSource;
   private tokens: EksTokenSource | undefined;
 

@@ -1,6 +1,7 @@
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import { NotFoundError, PodliftError, ValidationError } from '../../core/model/errors';
+import type { ClusterAccess } from '../../core/ports/cluster-access';
 import type { Clock } from '../../core/ports/time';
 import { cloudErrorFrom } from '../aws-error';
 import { TtlCache } from '../ttl-cache';
@@ -38,12 +39,11 @@ export function clearKopsClusterAccessCache(): void {
 }
 
 /**
- * Access to a non-EKS (kOps) cluster: endpoint, CA, version, service CIDR and a
- * service-account token, from one SSM SecureString parameter (see
- * `KopsClusterParameterSchema`), cached for `ttlMs`. Has the shape of shared/kube's
- * `ClusterAccess` port, like `EksClusterAccess`.
+ * Core's {@link ClusterAccess} port for a non-EKS (kOps) cluster: endpoint, CA, version,
+ * service CIDR and a service-account token, from one SSM SecureString parameter (see
+ * `KopsClusterParameterSchema`), cached for `ttlMs`.
  */
-export class KopsClusterAccess {
+export class KopsClusterAccess implements ClusterAccess {
   /** The parameter read. */
   readonly parameterName: string;
   private readonly ttlMs: number;

@@ -11,7 +11,8 @@ import type { DaemonSet, PodDisruptionBudget, StateNode } from '../state/cluster
 /**
  * The cluster ports: what podlift's functions read from and change in the Kubernetes API, in
  * core types. shared/kube implements them (KubeCluster); handler tests and the simulator use
- * in-memory fakes.
+ * in-memory fakes. The Lease (cluster-lease.ts), Events (cluster-events.ts) and the
+ * credentials to reach the cluster (cluster-access.ts) have ports of their own beside these.
  */
 
 /** A condition to set: its type and status, and why. */

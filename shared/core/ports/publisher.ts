@@ -9,6 +9,7 @@ export interface BusEvent {
   readonly time?: number;
 }
 
+/** Puts events on the cluster's bus (EventBridgePublisher in production). */
 export interface EventPublisherPort {
   /** @throws when entries still fail after retries. */
   publish(events: readonly BusEvent[]): Promise<void>;

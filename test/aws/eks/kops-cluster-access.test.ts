@@ -48,7 +48,7 @@ const errorOf = (p: Promise<unknown>) =>
 describe('KopsClusterAccess', () => {
   it('reads ClusterInfo and the token from the decrypted SecureString parameter', async () => {
     const { access, fake } = kopsWorld(parameterValue({ kubernetesVersion: 'v1.31.4' }));
-    const port: ClusterAccess = access; // the shape shared/kube consumes
+    const port: ClusterAccess = access; // the port shared/kube consumes
     expect(await port.clusterInfo()).toEqual({
       name: 'kops-prod',
       endpoint: 'https://api.kops-prod.example.com',

@@ -1,0 +1,37 @@
+/**
+ * Kubernetes Events in core types: how podlift's functions explain their decisions where people
+ * look (`kubectl describe`, `kubectl get events`). shared/kube implements the recorder
+ * (EventRecorder); loop tests and the simulator use fakes.
+ */
+
+/** The object an event is about (core/v1 ObjectReference). */
+export interface InvolvedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  /** Absent for cluster-scoped objects (Node, NodePool, NodeClaim). */
+  readonly namespace?: string;
+  readonly uid?: string;
+}
+
+/** One event to record. */
+export interface EventInput {
+  readonly object: InvolvedObject;
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase, e.g. `Nominated`, `DisruptionBlocked`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What recording did: created a new Event, or counted one more of an identical recent one. */
+export type EventRecordOutcome = 'created' | 'counted';
+
+/** Records Events on objects, de-duplicating identical recent ones as client-go's recorder does. */
+export interface EventRecorderPort {
+  /**
+   * Records `event` on its object.
+   * @throws CloudError when the API refuses (callers usually log and go on: an event is an
+   *   explanation, not part of the decision).
+   */
+  record(event: EventInput): Promise<EventRecordOutcome>;
+}
