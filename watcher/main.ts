@@ -7,7 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EventBridgePublisher } from '../shared/aws/eventbridge/eventbridge-publisher';
-import { SystemTimers, systemClock } from '../shared/runtime/system-time';
+import { systemTime } from '../shared/runtime/system-time';
 import { parseWatcherConfig, WATCHER_ENVIRONMENT } from './config';
 import { startHealthServer } from './health-server';
 import { kubeListWatchSources } from './kube-list-watch';
@@ -37,24 +37,21 @@ async function main(): Promise<number> {
     warn: (message, attributes = {}) => logger.warn(message, attributes),
     error: (message, attributes = {}) => logger.error(message, attributes),
   };
+  const time = systemTime();
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromCluster();
   const publisher = new EventBridgePublisher({
     eventBridge: new EventBridgeClient({ region: config.region, maxAttempts: 1 }),
     eventBusName: config.eventBusName,
     // A few quick tries per publish; the watcher keeps the batch and retries with its own backoff.
-    retry: {
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      random: Math.random,
-      maxAttempts: 3,
-    },
+    retry: { timers: time, random: Math.random, maxAttempts: 3 },
   });
   const watcher = new Watcher({
     cluster: config.clusterName,
     sources: kubeListWatchSources(kubeConfig),
     publisher,
-    clock: systemClock,
-    timers: new SystemTimers(),
+    clock: time,
+    timers: time,
     batchIdleMs: config.batchIdleMs,
     batchMaxMs: config.batchMaxMs,
     log,

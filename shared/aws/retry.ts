@@ -1,19 +1,21 @@
 import { CloudError } from '../core/model/errors';
+import { sleep, type Timers } from '../core/ports/time';
 import { awsErrorCode, errorMessage, isRetryableAwsError } from './aws-error';
 
 /**
  * Retrying AWS calls within a Lambda invocation's remaining time: exponential backoff with full
  * jitter (AWS's recommended "full jitter": a random delay between 0 and min(cap, base × 2^n)),
- * and time, randomness and sleeping injected so tests and the simulator never wait.
+ * waiting on the injected {@link Timers} and with randomness injected, so tests and the simulator
+ * never wait for real.
  *
  * Composition roots should build SDK clients with `maxAttempts: 1` so this policy, which knows
  * the deadline, is the only one retrying.
  */
 
-/** How and for how long to retry. Only `sleep` and `random` are required. */
+/** How and for how long to retry. Only `timers` and `random` are required. */
 export interface RetryPolicy {
-  /** Waits `ms` milliseconds (a real timer in Lambda, a virtual clock in the simulator). */
-  readonly sleep: (ms: number) => Promise<void>;
+  /** The timeline backoffs wait on: Node's timers in Lambda, a VirtualTime in tests and the simulator. */
+  readonly timers: Timers;
   /** A number in [0, 1), for jitter (Math.random in production). */
   readonly random: () => number;
   /**
@@ -93,7 +95,7 @@ export async function withRetry<T>(
           cause: error,
         });
       }
-      await policy.sleep(delay);
+      await sleep(policy.timers, delay);
     }
   }
 }

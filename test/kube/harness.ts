@@ -1,4 +1,4 @@
-/** A fake API server, a settable clock and the adapter pointed at them, for the adapter tests. */
+/** A fake API server, a virtual clock and the adapter pointed at them, for the adapter tests. */
 import { KubeApi } from '../../shared/kube/kube-api';
 import { KubeCluster } from '../../shared/kube/kube-cluster';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
@@ -14,10 +14,10 @@ export interface Harness {
   readonly cluster: KubeCluster;
 }
 
-/** Starts a fake API server whose timestamps follow the returned clock. */
+/** Starts a fake API server on the returned clock's timeline. */
 export async function startHarness(options: FakeKubeApiServerOptions = {}): Promise<Harness> {
   const clock = new VirtualTime(Date.parse('2026-11-21T10:00:00Z'));
-  const server = await startFakeKubeApiServer({ now: () => new Date(clock.now()), ...options });
+  const server = await startFakeKubeApiServer({ time: clock, ...options });
   const source = staticKubeConfig(server.kubeConfig());
   return { server, clock, api: new KubeApi(source), cluster: new KubeCluster(source, clock) };
 }

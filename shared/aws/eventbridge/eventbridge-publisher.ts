@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { CloudError, ValidationError, type ValidationIssue } from '../../core/model/errors';
 import type { BusEvent, EventPublisherPort } from '../../core/ports/publisher';
+import { sleep } from '../../core/ports/time';
 import { cloudErrorFrom, errorMessage } from '../aws-error';
 import { backoffDelayMs, type RetryPolicy, retryRefusal, withRetry } from '../retry';
 import { putEventsBatches } from './put-events-batches';
@@ -75,7 +76,7 @@ export class EventBridgePublisher implements EventPublisherPort {
         failed.push(...transient);
         throw this.failure(failed, events.length, refusal);
       }
-      await this.options.retry.sleep(delay);
+      await sleep(this.options.retry.timers, delay);
     }
     if (failed.length > 0) throw this.failure(failed, events.length);
   }

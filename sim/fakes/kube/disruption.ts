@@ -138,7 +138,7 @@ function nextStatus(
   const lastTransitionTime =
     isJsonObject(old) && old.status === allowed && typeof old.lastTransitionTime === 'string'
       ? old.lastTransitionTime
-      : formatKubeTime(store.clock());
+      : formatKubeTime(new Date(store.clock.now()));
   return {
     observedGeneration: budget.metadata.generation ?? 1,
     disruptionsAllowed: computed.disruptionsAllowed,

@@ -8,6 +8,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Time } from '../../../shared/core/ports/time';
+import { systemTime } from '../../../shared/runtime/system-time';
 import { maintainDisruptionBudgetStatus } from './disruption';
 import { handleResourceRequest } from './handlers';
 import type { KubeVerb, Route } from './routes';
@@ -19,7 +21,14 @@ import { KubeStore } from './store';
 import { WatchHub } from './watch';
 
 /** Options of {@link startFakeKubeApiServer}. */
-export interface FakeKubeApiServerOptions extends KubeStoreOptions {
+export interface FakeKubeApiServerOptions extends Omit<KubeStoreOptions, 'clock'> {
+  /**
+   * The timeline the server stamps objects with (creation, deletion, conditions) and ends
+   * watches (`timeoutSeconds`) and sends automatic BOOKMARKs on: a test's or the simulator's
+   * VirtualTime, so the cluster's times follow theirs.
+   * @default the wall clock and Node's timers
+   */
+  readonly time?: Time;
   /**
    * When set, every request must carry `Authorization: Bearer <requireToken>`; others get 401.
    * @default undefined (any or no token is accepted)
@@ -95,11 +104,11 @@ export class FakeKubeApiServer {
   private readonly log: RecordedRequest[] = [];
   private readonly stopControllers: (() => void)[] = [];
 
-  private constructor(server: Server, store: KubeStore, options: FakeKubeApiServerOptions) {
+  private constructor(server: Server, store: KubeStore, time: Time, options: FakeKubeApiServerOptions) {
     this.server = server;
     this.store = store;
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    this.watches = new WatchHub(store, options.bookmarkIntervalMs);
+    this.watches = new WatchHub(store, time, options.bookmarkIntervalMs);
     this.requireToken = options.requireToken;
     this.token = options.token ?? options.requireToken ?? 'podlift-test-token';
     if (options.maintainDisruptionBudgetStatus ?? true)
@@ -119,7 +128,8 @@ export class FakeKubeApiServer {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    return new FakeKubeApiServer(server, new KubeStore(options), options);
+    const time = options.time ?? systemTime();
+    return new FakeKubeApiServer(server, new KubeStore({ ...options, clock: time }), time, options);
   }
 
   /** Every request so far, oldest first. */

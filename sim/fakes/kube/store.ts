@@ -4,6 +4,8 @@
  * real registry (optimistic concurrency, status subresources, finalizers, generation).
  */
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../../shared/core/ports/time';
+import { systemClock } from '../../../shared/runtime/system-time';
 import type { KubeObject } from './kube-object';
 import { cloneObject, formatKubeTime, isJsonObject, jsonEqual, toKubeObject } from './kube-object';
 import {
@@ -52,9 +54,9 @@ export interface StoredEvent {
 export interface KubeStoreOptions {
   /**
    * Clock for creationTimestamp and deletionTimestamp.
-   * @default () => new Date()
+   * @default the wall clock
    */
-  readonly now?: () => Date;
+  readonly clock?: Clock;
   /**
    * Generates metadata.uid.
    * @default crypto.randomUUID
@@ -148,7 +150,7 @@ function validationSelectorError(error: unknown): never {
 export class KubeStore {
   readonly resources: ResourceRegistry;
   /** The clock timestamps come from. */
-  readonly clock: () => Date;
+  readonly clock: Clock;
   private readonly newUid: () => string;
   private readonly random: () => number;
   private readonly historyLimit: number;
@@ -164,7 +166,7 @@ export class KubeStore {
 
   constructor(options: KubeStoreOptions = {}) {
     this.resources = new ResourceRegistry(options.resources ?? defaultResources);
-    this.clock = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
     this.newUid = options.newUid ?? randomUUID;
     this.random = options.random ?? Math.random;
     this.historyLimit = options.historyLimit ?? 10_000;
@@ -218,7 +220,7 @@ export class KubeStore {
       name,
       ...(type.namespaced ? { namespace } : {}),
       uid: this.newUid(),
-      creationTimestamp: formatKubeTime(this.clock()),
+      creationTimestamp: formatKubeTime(new Date(this.clock.now())),
       generation: 1,
     };
     if (!type.namespaced) delete object.metadata.namespace;
@@ -440,7 +442,7 @@ export class KubeStore {
     if (current.metadata.deletionTimestamp) return cloneObject(current);
     if (current.metadata.finalizers?.length) {
       const next = cloneObject(current);
-      next.metadata.deletionTimestamp = formatKubeTime(this.clock());
+      next.metadata.deletionTimestamp = formatKubeTime(new Date(this.clock.now()));
       next.metadata.deletionGracePeriodSeconds = 0;
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
       return this.commit(type, 'MODIFIED', next, current);

@@ -4,6 +4,7 @@
  * `timeoutSeconds`, and in-stream 410 Expired for a resourceVersion the history no longer holds.
  */
 import type { ServerResponse } from 'node:http';
+import type { TimerHandle, Timers } from '../../../shared/core/ports/time';
 import type { KubeObject } from './kube-object';
 import type { ResourceType } from './resources';
 import { apiVersionOf } from './resources';
@@ -34,10 +35,12 @@ interface OpenWatch {
 export class WatchHub {
   private readonly open = new Set<OpenWatch>();
   private readonly store: KubeStore;
+  private readonly timers: Timers;
   private readonly bookmarkIntervalMs: number | undefined;
 
-  constructor(store: KubeStore, bookmarkIntervalMs?: number) {
+  constructor(store: KubeStore, timers: Timers, bookmarkIntervalMs?: number) {
     this.store = store;
+    this.timers = timers;
     this.bookmarkIntervalMs = bookmarkIntervalMs;
   }
 
@@ -99,16 +102,25 @@ export class WatchHub {
       },
     };
     this.open.add(watch);
-    const timers: NodeJS.Timeout[] = [];
+    const timers = this.timers;
+    let timeout: TimerHandle | undefined;
+    let nextBookmark: TimerHandle | undefined;
     if (request.timeoutSeconds !== undefined && request.timeoutSeconds > 0) {
-      timers.push(setTimeout(() => response.end(), request.timeoutSeconds * 1000).unref());
+      timeout = timers.setTimeout(() => response.end(), request.timeoutSeconds * 1000);
     }
-    if (request.allowWatchBookmarks && this.bookmarkIntervalMs) {
-      timers.push(setInterval(() => watch.bookmark(), this.bookmarkIntervalMs).unref());
+    const intervalMs = this.bookmarkIntervalMs;
+    if (request.allowWatchBookmarks && intervalMs) {
+      // Timers are one-shot: each bookmark schedules the next.
+      const bookmarkAndRepeat = () => {
+        watch.bookmark();
+        nextBookmark = timers.setTimeout(bookmarkAndRepeat, intervalMs);
+      };
+      nextBookmark = timers.setTimeout(bookmarkAndRepeat, intervalMs);
     }
     response.on('close', () => {
       unsubscribe();
-      for (const timer of timers) clearTimeout(timer);
+      if (timeout) timers.clearTimeout(timeout);
+      if (nextBookmark) timers.clearTimeout(nextBookmark);
       this.open.delete(watch);
     });
   }

@@ -10,6 +10,7 @@ import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEventBridge } from '../../../sim/fakes/aws/fake-eventbridge';
 import { VirtualTime } from '../../../sim/virtual-time';
+import { waitsAtOnce } from '../waits-at-once';
 
 const BUS = 'podlift-demo';
 
@@ -23,10 +24,7 @@ function world(retry: Partial<RetryPolicy> = {}) {
     eventBridge,
     eventBusName: BUS,
     retry: {
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        clock.advance(ms);
-      },
+      timers: waitsAtOnce(clock, sleeps),
       random: () => 0.5,
       ...retry,
     },

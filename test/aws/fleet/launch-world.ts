@@ -22,6 +22,7 @@ import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
 import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
 import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
+import { waitsAtOnce } from '../waits-at-once';
 
 /**
  * A small region for launch tests, the same on both sides of the SDK client: the catalog
@@ -102,15 +103,12 @@ export const CLUSTER: ClusterInfo = {
   ipFamily: 'ipv4',
 };
 
-/** A clock-driven retry policy: sleeping advances the clock, jitter is always half the cap. */
+/** A retry policy on the clock's timeline: each backoff passes at once, jitter is always half the cap. */
 export function testRetry(clock: VirtualTime, options: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
   const sleeps: number[] = [];
   const deadline = clock.now() + (options.deadlineMs ?? 60_000);
   const policy: RetryPolicy = {
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      clock.advance(ms);
-    },
+    timers: waitsAtOnce(clock, sleeps),
     random: () => 0.5,
     remainingTimeMs: () => deadline - clock.now(),
     ...options,

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { isRetryableAwsError } from '../../../shared/aws/aws-error';
 import { backoffDelayMs, type RetryPolicy, withRetry } from '../../../shared/aws/retry';
 import { CloudError } from '../../../shared/core/model/errors';
+import { VirtualTime } from '../../../sim/virtual-time';
+import { waitsAtOnce } from '../waits-at-once';
 
 function ec2Error(name: string, httpStatusCode: number, fault: 'client' | 'server' = 'client'): Error {
   return new EC2ServiceException({
@@ -15,14 +17,11 @@ function ec2Error(name: string, httpStatusCode: number, fault: 'client' | 'serve
 
 function policy(overrides: Partial<RetryPolicy> = {}) {
   const sleeps: number[] = [];
-  let now = 0;
+  const time = new VirtualTime(0);
   const p: RetryPolicy = {
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now += ms;
-    },
+    timers: waitsAtOnce(time, sleeps),
     random: () => 1 - Number.EPSILON,
-    remainingTimeMs: () => 60_000 - now,
+    remainingTimeMs: () => 60_000 - time.now(),
     ...overrides,
   };
   return { policy: p, sleeps };
@@ -67,6 +66,29 @@ describe('withRetry', () => {
     );
     expect(result).toBe('done');
     expect(sleeps).toHaveLength(2);
+  });
+
+  it('starts no retry before its backoff has passed on the policy timers', async () => {
+    const time = new VirtualTime();
+    let calls = 0;
+    const result = withRetry(
+      'doing x',
+      async () => {
+        calls += 1;
+        if (calls < 2) throw ec2Error('RequestLimitExceeded', 503);
+        return 'done';
+      },
+      { timers: time, random: () => 0.5 },
+    );
+
+    await time.advanceAsync(0);
+    expect(calls).toBe(1);
+    expect(time.delays()).toEqual([50]);
+    await time.advanceAsync(49);
+    expect(calls).toBe(1);
+    await time.advanceAsync(1);
+    expect(calls).toBe(2);
+    await expect(result).resolves.toBe('done');
   });
 
   it('rethrows an error that is not retryable unchanged, without waiting', async () => {

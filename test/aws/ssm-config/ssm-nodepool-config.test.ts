@@ -9,6 +9,7 @@ import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
 import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
+import { waitsAtOnce } from '../waits-at-once';
 
 function nodePoolYaml(name: string, cpu = '50'): string {
   return `apiVersion: karpenter.sh/v1
@@ -56,10 +57,7 @@ function world(parameters: readonly ParameterSeed[], retry: Partial<RetryPolicy>
     ssm,
     cluster: 'demo',
     retry: {
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        clock.advance(ms);
-      },
+      timers: waitsAtOnce(clock, sleeps),
       random: () => 0.5,
       ...retry,
     },

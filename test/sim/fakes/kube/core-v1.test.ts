@@ -2,6 +2,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { VirtualTime } from '../../../../sim/virtual-time';
 import { rejection } from './api-error';
 import { node, pod } from './builders';
 
@@ -9,7 +10,7 @@ let server: FakeKubeApiServer;
 let core: CoreV1Api;
 
 beforeEach(async () => {
-  server = await startFakeKubeApiServer({ now: () => new Date('2026-11-21T10:00:00.123Z') });
+  server = await startFakeKubeApiServer({ time: new VirtualTime(Date.parse('2026-11-21T10:00:00.123Z')) });
   core = server.kubeConfig().makeApiClient(CoreV1Api);
 });
 afterEach(() => server.close());

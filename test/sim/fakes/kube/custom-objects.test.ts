@@ -9,6 +9,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer, KubeObject } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { VirtualTime } from '../../../../sim/virtual-time';
 import { rejection } from './api-error';
 import { nodeClaim } from './builders';
 
@@ -16,7 +17,7 @@ let server: FakeKubeApiServer;
 let custom: CustomObjectsApi;
 
 beforeEach(async () => {
-  server = await startFakeKubeApiServer({ now: () => new Date('2026-11-21T10:00:00Z') });
+  server = await startFakeKubeApiServer({ time: new VirtualTime(Date.parse('2026-11-21T10:00:00Z')) });
   custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
 });
 afterEach(() => server.close());

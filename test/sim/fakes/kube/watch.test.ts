@@ -3,6 +3,7 @@ import { ADD, CoreV1Api, DELETE, ERROR, makeInformer, UPDATE, Watch } from '@kub
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { VirtualTime } from '../../../../sim/virtual-time';
 import { eventually } from '../../../eventually';
 import { node, pod } from './builders';
 
@@ -182,6 +183,25 @@ describe('fake API server: watch', () => {
   it('ends the stream after timeoutSeconds', async () => {
     const stream = await watch('/api/v1/nodes', { resourceVersion: '0', timeoutSeconds: 1 });
     await eventually(() => expect(stream.done()).toEqual({ error: null }));
+  });
+
+  it('times BOOKMARKs and the watch timeout on the injected timeline', async () => {
+    await server.close();
+    const time = new VirtualTime();
+    server = await startFakeKubeApiServer({ time, bookmarkIntervalMs: 60_000 });
+    const stream = await watch('/api/v1/nodes', {
+      resourceVersion: '0',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+    });
+    await eventually(() => expect(time.delays()).toEqual([60_000, 300_000]));
+
+    time.advance(60_000);
+    await eventually(() => expect(stream.types()).toEqual(['BOOKMARK']));
+    expect(stream.done()).toBeUndefined();
+    time.advance(240_000);
+    await eventually(() => expect(stream.done()).toEqual({ error: null }));
+    expect(stream.types()).toEqual(['BOOKMARK', 'BOOKMARK', 'BOOKMARK', 'BOOKMARK']);
   });
 
   it('fails a watch with the injected status', async () => {
