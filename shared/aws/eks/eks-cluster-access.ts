@@ -8,7 +8,7 @@ import { EksClusterInfoSource } from './eks-cluster-info-source';
 import { type EksBearerToken, EksTokenSource } from './eks-token-source';
 
 /** Options of {@link EksClusterAccess}. */
-export interface EksClusterAccessProps {
+export interface EksClusterAccessOptions {
   /** The EKS client of the cluster's region; its region is also the token's STS region. */
   readonly eks: EKSClient;
   readonly clusterName: string;
@@ -33,8 +33,8 @@ export class EksClusterAccess implements ClusterAccess {
   private readonly info: EksClusterInfoSource;
   private tokens: EksTokenSource | undefined;
 
-  constructor(private readonly props: EksClusterAccessProps) {
-    this.info = new EksClusterInfoSource(props);
+  constructor(private readonly options: EksClusterAccessOptions) {
+    this.info = new EksClusterInfoSource(options);
   }
 
   /** The cluster's endpoint, CA, version and network (cached for `ttlMs`). */
@@ -45,8 +45,8 @@ export class EksClusterAccess implements ClusterAccess {
   /** A token valid now (the same one until it is 14 minutes old). */
   async bearerToken(): Promise<EksBearerToken> {
     if (this.tokens === undefined) {
-      const region = await this.props.eks.config.region();
-      this.tokens ??= new EksTokenSource({ ...this.props, region });
+      const region = await this.options.eks.config.region();
+      this.tokens ??= new EksTokenSource({ ...this.options, region });
     }
     return this.tokens.get();
   }

@@ -7,7 +7,7 @@ import { TtlCache } from '../ttl-cache';
 import { clusterInfoFromEks } from './eks-cluster-info';
 
 /** Options of {@link EksClusterInfoSource}. */
-export interface EksClusterInfoSourceProps {
+export interface EksClusterInfoSourceOptions {
   /** The EKS client of the cluster's region (the Lambda's). */
   readonly eks: EKSClient;
   readonly clusterName: string;
@@ -42,9 +42,9 @@ export class EksClusterInfoSource {
   private readonly ttlMs: number;
   private readonly cache: TtlCache<ClusterInfo>;
 
-  constructor(private readonly props: EksClusterInfoSourceProps) {
-    this.ttlMs = props.ttlMs ?? 300_000;
-    this.cache = props.cache ?? moduleCache;
+  constructor(private readonly options: EksClusterInfoSourceOptions) {
+    this.ttlMs = options.ttlMs ?? 300_000;
+    this.cache = options.cache ?? moduleCache;
   }
 
   /**
@@ -53,16 +53,16 @@ export class EksClusterInfoSource {
    * @throws CloudError when the cluster is not ACTIVE (or UPDATING) or the call fails.
    */
   async get(): Promise<ClusterInfo> {
-    const region = await this.props.eks.config.region();
-    const key = `${region}/${this.props.clusterName}`;
-    return this.cache.getOrLoad(key, this.props.clock.now(), this.ttlMs, () => this.describe(region));
+    const region = await this.options.eks.config.region();
+    const key = `${region}/${this.options.clusterName}`;
+    return this.cache.getOrLoad(key, this.options.clock.now(), this.ttlMs, () => this.describe(region));
   }
 
   private async describe(region: string): Promise<ClusterInfo> {
-    const name = this.props.clusterName;
+    const name = this.options.clusterName;
     const doing = `describing EKS cluster ${name} in ${region}`;
     try {
-      const out = await this.props.eks.send(new DescribeClusterCommand({ name }));
+      const out = await this.options.eks.send(new DescribeClusterCommand({ name }));
       if (out.cluster === undefined) throw cloudErrorFrom(doing, new Error('no cluster in the response'));
       return clusterInfoFromEks(out.cluster, doing);
     } catch (error) {

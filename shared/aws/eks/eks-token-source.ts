@@ -20,7 +20,7 @@ export interface EksBearerToken {
 }
 
 /** Options of {@link EksTokenSource}. */
-export interface EksTokenSourceProps {
+export interface EksTokenSourceOptions {
   readonly clusterName: string;
   /** The cluster's region. */
   readonly region: string;
@@ -39,14 +39,14 @@ export class EksTokenSource {
   private current: Promise<EksBearerToken> | undefined;
   private currentRefreshAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly props: EksTokenSourceProps) {}
+  constructor(private readonly options: EksTokenSourceOptions) {}
 
   /**
    * A token valid now.
    * @throws CloudError when no credentials can be had.
    */
   async get(): Promise<EksBearerToken> {
-    const now = this.props.clock.now();
+    const now = this.options.clock.now();
     if (this.current === undefined || now >= this.currentRefreshAt) {
       this.currentRefreshAt = Number.POSITIVE_INFINITY;
       const next = this.sign(now);
@@ -64,10 +64,10 @@ export class EksTokenSource {
   }
 
   private async sign(now: number): Promise<EksBearerToken> {
-    const { clusterName, region } = this.props;
+    const { clusterName, region } = this.options;
     let credentials: Awaited<ReturnType<AwsCredentialIdentityProvider>>;
     try {
-      credentials = await this.props.credentials();
+      credentials = await this.options.credentials();
     } catch (error) {
       const name = (error as { name?: string }).name;
       throw new CloudError(

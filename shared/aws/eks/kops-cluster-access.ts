@@ -8,7 +8,7 @@ import { TtlCache } from '../ttl-cache';
 import { type KopsClusterAccessData, parseKopsClusterParameter } from './kops-cluster-parameter';
 
 /** Options of {@link KopsClusterAccess}. */
-export interface KopsClusterAccessProps {
+export interface KopsClusterAccessOptions {
   readonly ssm: SSMClient;
   readonly clusterName: string;
   /**
@@ -49,10 +49,10 @@ export class KopsClusterAccess implements ClusterAccess {
   private readonly ttlMs: number;
   private readonly cache: TtlCache<KopsClusterAccessData>;
 
-  constructor(private readonly props: KopsClusterAccessProps) {
-    this.parameterName = props.parameterName ?? `/podlift/${props.clusterName}/cluster`;
-    this.ttlMs = props.ttlMs ?? 300_000;
-    this.cache = props.cache ?? moduleCache;
+  constructor(private readonly options: KopsClusterAccessOptions) {
+    this.parameterName = options.parameterName ?? `/podlift/${options.clusterName}/cluster`;
+    this.ttlMs = options.ttlMs ?? 300_000;
+    this.cache = options.cache ?? moduleCache;
   }
 
   /** The cluster's info from the parameter. */
@@ -66,15 +66,15 @@ export class KopsClusterAccess implements ClusterAccess {
   }
 
   private read(): Promise<KopsClusterAccessData> {
-    const key = `${this.parameterName}#${this.props.clusterName}`;
-    return this.cache.getOrLoad(key, this.props.clock.now(), this.ttlMs, () => this.load());
+    const key = `${this.parameterName}#${this.options.clusterName}`;
+    return this.cache.getOrLoad(key, this.options.clock.now(), this.ttlMs, () => this.load());
   }
 
   private async load(): Promise<KopsClusterAccessData> {
     const name = this.parameterName;
-    const doing = `reading the access of cluster ${this.props.clusterName} from SSM parameter ${name}`;
+    const doing = `reading the access of cluster ${this.options.clusterName} from SSM parameter ${name}`;
     try {
-      const out = await this.props.ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
+      const out = await this.options.ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
       const parameter = out.Parameter;
       if (parameter?.Type !== 'SecureString') {
         throw new ValidationError(
@@ -88,7 +88,7 @@ export class KopsClusterAccess implements ClusterAccess {
           { source: `SSM parameter ${name}` },
         );
       }
-      return parseKopsClusterParameter(parameter.Value ?? '', name, this.props.clusterName);
+      return parseKopsClusterParameter(parameter.Value ?? '', name, this.options.clusterName);
     } catch (error) {
       if (error instanceof PodliftError) throw error;
       if ((error as { name?: string }).name === 'ParameterNotFound') {

@@ -1,13 +1,23 @@
+/**
+ * The cloud ports: what core needs from AWS (the instance catalog, EC2NodeClass resolution,
+ * instances, configuration from SSM). Every port lives in this folder (cloud, cluster and its
+ * Lease, Events and access, launch templates, list-watch, publisher, time); shared/aws and
+ * shared/kube implement them, each adapter declaring `implements`; tests and the simulator use
+ * fakes; a function's composition root wires real ones.
+ *
+ * Naming, everywhere in podlift:
+ * - Our own identifiers spell AWS service acronyms as words (`Ec2`, `Eks`, `Ssm`, `Iam`, `Sqs`):
+ *   `Ec2InstanceLauncher`, `EksClusterAccess`, `SsmNodePoolConfig`. Domain vocabulary keeps its
+ *   own spelling (Karpenter's kind: `EC2NodeClass`, `EC2NodeClassResolver`), and SDK types are
+ *   the SDK's (`EC2Client`).
+ * - A bag of constructor or function options is `…Options`; `…Props` is for CDK constructs
+ *   only (infra/).
+ */
 import type { Catalog, InstanceTypeOption } from '../catalog/instance-type';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import type { LaunchedInstance, NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
-
-/**
- * The ports core needs from the outside world. shared/aws and shared/kube implement them;
- * tests and the simulator use fakes; a function's composition root wires real ones.
- */
 
 /** The region's instance types, offerings and prices (live or bundled). */
 export interface InstanceCatalogPort {

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterAccess } from '../../core/ports/cluster-access';
 import type { KubeConfigSource } from '../kubeconfig-source';
-import { bearerTokenKubeConfig, type KubeConfigSecurity } from './bearer-token-kubeconfig';
+import { type BearerTokenKubeConfigOptions, bearerTokenKubeConfig } from './bearer-token-kubeconfig';
 
 /**
  * The {@link KubeConfigSource} for clusters reached with a bearer token: EKS
@@ -17,14 +17,14 @@ export class BearerTokenKubeConfigSource implements KubeConfigSource {
 
   constructor(
     private readonly access: ClusterAccess,
-    private readonly security: KubeConfigSecurity = {},
+    private readonly options: BearerTokenKubeConfigOptions = {},
   ) {}
 
   async get(): Promise<KubeConfig> {
     const [info, token] = await Promise.all([this.access.clusterInfo(), this.access.bearerToken()]);
     const key = JSON.stringify([info.name, info.endpoint, info.certificateAuthority, token.token]);
     if (this.last?.key !== key) {
-      this.last = { key, kubeConfig: bearerTokenKubeConfig(info, token.token, this.security) };
+      this.last = { key, kubeConfig: bearerTokenKubeConfig(info, token.token, this.options) };
     }
     return this.last.kubeConfig;
   }

@@ -2,8 +2,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import { ValidationError } from '../../core/model/errors';
 
-/** How a KubeConfig reaches the API server. */
-export interface KubeConfigSecurity {
+/** Options of {@link bearerTokenKubeConfig}: how the KubeConfig reaches the API server. */
+export interface BearerTokenKubeConfigOptions {
   /**
    * Test-only: accept an `http://` endpoint and skip TLS verification, for the fake API server
    * on 127.0.0.1 (client-node refuses plain HTTP otherwise). Never set it in a Lambda: without
@@ -22,9 +22,9 @@ export interface KubeConfigSecurity {
 export function bearerTokenKubeConfig(
   info: ClusterInfo,
   token: string,
-  security: KubeConfigSecurity = {},
+  options: BearerTokenKubeConfigOptions = {},
 ): KubeConfig {
-  const insecure = security.insecureSkipTlsVerify === true;
+  const insecure = options.insecureSkipTlsVerify === true;
   if (!insecure) assertSecure(info);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
