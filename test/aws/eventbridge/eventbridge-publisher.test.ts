@@ -75,6 +75,17 @@ describe('EventBridgePublisher.publish', () => {
     expect(fake.events(BUS)).toHaveLength(5);
   });
 
+  it('sizes multibyte details in UTF-8 bytes, as EventBridge does, so every call is accepted', async () => {
+    const { publisher, fake, calls } = world();
+    // 50 K characters but 100 KB on the wire: counting characters would put all five in one call.
+    const big = 'é'.repeat(50 * 1024);
+
+    await publisher.publish(Array.from({ length: 5 }, (_, n) => event(n, { big })));
+
+    expect(calls().map((c) => c.Entries?.length)).toEqual([2, 2, 1]);
+    expect(fake.events(BUS)).toHaveLength(5);
+  });
+
   it('sends the event time when given', async () => {
     const { publisher, fake } = world();
     await publisher.publish([{ ...event(0), time: Date.UTC(2026, 0, 2, 3, 4, 5) }]);
