@@ -1,8 +1,8 @@
 import { EC2ServiceException } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { isRetryableAwsError } from '../../../shared/aws/aws-error';
-import { backoffDelayMs, type RetryPolicy, withRetry } from '../../../shared/aws/retry';
-import { CloudError } from '../../../shared/core/model/errors';
+import { isRetryableAwsError } from '../../shared/aws/aws-error';
+import { backoffDelayMs, type RetryPolicy, withRetry } from '../../shared/aws/retry';
+import { CloudError } from '../../shared/core/model/errors';
 
 function ec2Error(name: string, httpStatusCode: number, fault: 'client' | 'server' = 'client'): Error {
   return new EC2ServiceException({
