@@ -3,9 +3,8 @@ import { PricingClient } from '@aws-sdk/client-pricing';
 import type { CatalogLogger } from '../../../shared/aws/catalog/live-instance-catalog';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
+import { FakeEc2, instanceTypeInfo, type SpotPriceSeed } from '../../../sim/fakes/aws/ec2';
 import { FakePricing, type OnDemandPriceSeed } from '../../../sim/fakes/aws/fake-pricing';
-import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
 import { VirtualTime } from '../../../sim/virtual-time';
 import { bundledSpec } from './bundled-spec';
 

@@ -18,8 +18,7 @@ import type { LaunchRequest } from '../../../shared/core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { FakeEc2, instanceTypeInfo } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
 

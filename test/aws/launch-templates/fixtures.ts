@@ -8,7 +8,7 @@ import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { InstanceCatalogPort, LaunchRequest } from '../../../shared/core/ports/cloud';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
+import { FakeEc2 } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeClass, nodePool } from '../../builders';
 import { nodeClaim } from '../userdata/fixtures';

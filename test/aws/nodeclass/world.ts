@@ -7,7 +7,7 @@ import {
 } from '../../../shared/aws/nodeclass/resolver';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2, type FakeEc2Options } from '../../../sim/fakes/aws/fake-ec2';
+import { FakeEc2, type FakeEc2Options } from '../../../sim/fakes/aws/ec2';
 import { FakeIam } from '../../../sim/fakes/aws/fake-iam';
 import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
 import { VirtualTime } from '../../../sim/virtual-time';

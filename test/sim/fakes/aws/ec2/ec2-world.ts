@@ -1,9 +1,8 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
-import { attachFake } from '../../../../sim/fakes/aws/attach';
-import { clientConfig } from '../../../../sim/fakes/aws/client-config';
-import { FakeEc2, type FakeEc2Options } from '../../../../sim/fakes/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../../sim/fakes/aws/instance-type-info';
-import { VirtualTime } from '../../../../sim/virtual-time';
+import { attachFake } from '../../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../../sim/fakes/aws/client-config';
+import { FakeEc2, type FakeEc2Options, instanceTypeInfo } from '../../../../../sim/fakes/aws/ec2';
+import { VirtualTime } from '../../../../../sim/virtual-time';
 
 /** Three general-purpose types with prices: m5.large is cheapest, then m6g.large, then c5.xlarge. */
 export const instanceTypes = [
