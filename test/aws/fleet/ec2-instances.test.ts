@@ -2,7 +2,8 @@ import { CreateFleetCommand, type DescribeInstancesCommandInput } from '@aws-sdk
 import { describe, expect, it } from 'vitest';
 import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
 import { CloudError, ValidationError } from '../../../shared/core/model/errors';
-import { CLUSTER, launchRequest, launchWorld, nodeClaim, SUBNET_A, testRetry } from './launch-world';
+import { nodeClaim } from '../../../sim/world/builders';
+import { CLUSTER, launchRequest, launchWorld, SUBNET_A, testRetry } from './launch-world';
 
 async function world(pageSize?: number) {
   const w = await launchWorld();

@@ -13,7 +13,8 @@ import type { ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-sta
 import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/model/labels';
 import { Requirement } from '../../../shared/core/model/requirements';
 import type { LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
-import { nodeClaim, options, RESOLVED_SUBNETS, testInstanceTypes } from './launch-world';
+import { nodeClaim } from '../../../sim/world/builders';
+import { options, RESOLVED_SUBNETS, testInstanceTypes } from './launch-world';
 
 const AMD64: LaunchTemplateRef = {
   launchTemplateName: 'amd64',

@@ -5,13 +5,13 @@ import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher
 import type { RetryPolicy } from '../../../shared/aws/retry';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
 import { CloudError, InsufficientCapacityError } from '../../../shared/core/model/errors';
+import { nodeClaim } from '../../../sim/world/builders';
 import {
   AMI_AMD64,
   AMI_ARM64,
   CLUSTER,
   launchRequest,
   launchWorld,
-  nodeClaim,
   SUBNET_A,
   SUBNET_B,
   testRetry,

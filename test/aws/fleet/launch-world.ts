@@ -6,12 +6,7 @@ import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type
 import { UnavailableOfferings } from '../../../shared/core/catalog/unavailable-offerings';
 import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
 import type { EC2NodeClassStatus, ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-status';
-import {
-  LABEL_ARCH,
-  LABEL_CAPACITY_TYPE,
-  LABEL_INSTANCE_GPU_COUNT,
-  LABEL_ZONE,
-} from '../../../shared/core/model/labels';
+import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/model/labels';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
@@ -20,7 +15,7 @@ import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2, instanceTypeInfo } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
-import { nodeClass, nodePool } from '../../builders';
+import { nodeClaim, nodeClass, nodePool } from '../../../sim/world/builders';
 
 /**
  * A small region for launch tests, the same on both sides of the SDK client: the catalog
@@ -179,46 +174,6 @@ export async function launchWorld() {
   const instanceTypes = testInstanceTypes();
   const unavailable = new UnavailableOfferings(clock);
   return { clock, fake, ec2, templates, instanceTypes, unavailable };
-}
-
-/** Options of {@link nodeClaim}. */
-export interface NodeClaimOptions {
-  readonly name?: string;
-  readonly uid?: string;
-  readonly nodePool?: string;
-  /** @default ['spot', 'on-demand'] */
-  readonly capacityTypes?: readonly string[] | null;
-  /** @default any zone */
-  readonly zones?: readonly string[];
-}
-
-/** A NodeClaim as the provisioner records it before launching. */
-export function nodeClaim(options: NodeClaimOptions = {}): NodeClaim {
-  const requirements: NodeSelectorRequirement[] = [];
-  if (options.capacityTypes !== null) {
-    requirements.push({
-      key: LABEL_CAPACITY_TYPE,
-      operator: 'In',
-      values: [...(options.capacityTypes ?? ['spot', 'on-demand'])],
-    });
-  }
-  if (options.zones !== undefined)
-    requirements.push({ key: LABEL_ZONE, operator: 'In', values: [...options.zones] });
-  return {
-    name: options.name ?? 'default-x7k2',
-    uid: options.uid ?? '6f1c2a7e-0000-4000-8000-000000000001',
-    labels: { 'karpenter.sh/nodepool': options.nodePool ?? 'default' },
-    annotations: {},
-    finalizers: [],
-    spec: {
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      requirements,
-      resources: { requests: {} },
-      taints: [],
-      startupTaints: [],
-    },
-    status: {},
-  };
 }
 
 /** Resolved subnets as the node class resolver reports them. */

@@ -10,8 +10,7 @@ import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2 } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
-import { nodeClass, nodePool } from '../../builders';
-import { nodeClaim } from '../userdata/fixtures';
+import { nodeClaim, nodeClass, nodePool } from '../../../sim/world/builders';
 
 /** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */
 const TYPES = new Set([

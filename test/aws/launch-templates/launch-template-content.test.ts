@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import { isValidationError } from '../../../shared/core/model/errors';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
-import { nodeClass } from '../../builders';
-import { cluster, nodeClaim } from '../userdata/fixtures';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
+import { cluster } from '../userdata/fixtures';
 import { amis, launchRequest, resolved, world } from './fixtures';
 
 /** The data of the one template ensured for `request`. */

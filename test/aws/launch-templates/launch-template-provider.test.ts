@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
 import { isCloudError, isNotFoundError, isValidationError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
 import { cluster, decode } from '../userdata/fixtures';
 import { amis, launchRequest, resolved, world } from './fixtures';
 
@@ -241,7 +241,8 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   it('wraps EC2 failures in a CloudError naming the template and NodeClaim, retryable when throttled', async () => {
     const { provider, fake } = world();
     fake.throttle('CreateLaunchTemplate');
-    const throttled = await provider.ensure(launchRequest(), cluster).catch((e: unknown) => e);
+    const request = launchRequest({ nodeClaim: nodeClaim({ name: 'default-x7k2p' }) });
+    const throttled = await provider.ensure(request, cluster).catch((e: unknown) => e);
     expect(isCloudError(throttled) && throttled.retryable).toBe(true);
     expect(String(throttled)).toMatch(
       /creating launch template podlift\/demo\/[0-9a-f]{16} for NodeClaim default-x7k2p: RequestLimitExceeded/,

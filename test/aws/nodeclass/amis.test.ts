@@ -3,7 +3,7 @@ import type { GetParametersCommandInput } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import type { EC2NodeClassStatus } from '../../../shared/core/model/ec2nodeclass-status';
 import type { ImageSeed } from '../../../sim/fakes/aws/ec2';
-import { nodeClass } from '../../builders';
+import { nodeClass } from '../../../sim/world/builders';
 import { AMAZON, al2023Path, amiParameter, K8S, nodeClassWorld } from './world';
 
 const ARCH = 'kubernetes.io/arch';

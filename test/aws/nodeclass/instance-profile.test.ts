@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
 import type { EC2NodeClassStatus } from '../../../shared/core/model/ec2nodeclass-status';
-import { nodeClass } from '../../builders';
+import { nodeClass } from '../../../sim/world/builders';
 import { CLUSTER, iamWrites, nodeClassWorld, REGION, ROLE } from './world';
 
 const profileReady = (status: EC2NodeClassStatus) =>

@@ -1,7 +1,7 @@
 import type { DescribeSecurityGroupsCommandInput, DescribeSubnetsCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { isCloudError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
+import { nodeClass } from '../../../sim/world/builders';
 import { CLUSTER, nodeClassWorld } from './world';
 
 const condition = (conditions: readonly { type: string }[], type: string) =>

@@ -4,8 +4,8 @@ import {
   toStatusManifest,
 } from '../../../shared/core/model/ec2nodeclass-conditions';
 import { nodeClassReady } from '../../../shared/core/model/ec2nodeclass-status';
-import type { NodeClassOptions } from '../../builders';
-import { nodeClass } from '../../builders';
+import type { NodeClassOptions } from '../../../sim/world/builders';
+import { nodeClass } from '../../../sim/world/builders';
 import { AMAZON, al2023Path, amiParameter, CLUSTER, nodeClassWorld } from './world';
 
 const X86 = 'ami-000000000000000a1';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeLabelsFlag } from '../../../shared/aws/userdata/bootstrap-options';
-import { nodeClass } from '../../builders';
-import { bootstrap, cluster, nodeClaim } from './fixtures';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
+import { bootstrap, cluster } from './fixtures';
 
 describe('bootstrapOptions', () => {
   it('labels the node with the NodeClaim labels, its single-valued requirements, NodePool, EC2NodeClass and capacity type', () => {
