@@ -13,7 +13,7 @@ import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEc2, instanceTypeInfo } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
-import { bundledNames, bundledNamesWithoutEni, bundledSpec } from './bundled-spec';
+import { bundledNames, bundledNamesWithoutEni, bundledSpec } from '../../../sim/world/aws/bundled-spec';
 
 const bundled = new Map(bundledInstanceTypes().map((info) => [info.name, info]));
 

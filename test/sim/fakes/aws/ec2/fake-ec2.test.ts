@@ -22,7 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../../../sim/fakes/aws/client-config';
 import { instanceTypeInfo } from '../../../../../sim/fakes/aws/ec2';
-import { ec2World } from './ec2-world';
+import { ec2World } from '../../../../../sim/world/aws/ec2-world';
 
 async function collect<T>(pages: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
