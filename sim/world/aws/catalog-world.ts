@@ -28,7 +28,7 @@ export interface CatalogWorldOptions {
   readonly offerings?: ReadonlyArray<{ readonly instanceType: string; readonly availabilityZone: string }>;
   /** @default defaultSpotPrices(region) */
   readonly spotPrices?: readonly SpotPriceSeed[];
-  /** @default ON_DEMAND_PRICES */
+  /** @default PRICING_PRODUCTS */
   readonly onDemandPrices?: readonly OnDemandPriceSeed[];
 }
 
@@ -53,7 +53,7 @@ export function defaultSpotPrices(region: string): SpotPriceSeed[] {
  * Pricing API products: m5.large at 0.1 (the bundled table says 0.096, so the test can tell
  * them apart), m5.metal as the bare-metal product, and g5.xlarge missing (bundled fallback).
  */
-export const ON_DEMAND_PRICES: readonly OnDemandPriceSeed[] = [
+export const PRICING_PRODUCTS: readonly OnDemandPriceSeed[] = [
   { instanceType: 'm5.large', regionCode: 'us-east-1', usdPerHour: 0.1 },
   { instanceType: 'm5.xlarge', regionCode: 'us-east-1', usdPerHour: 0.2 },
   { instanceType: 'c5.large', regionCode: 'us-east-1', usdPerHour: 0.09 },
@@ -102,7 +102,7 @@ export function catalogWorld(options: CatalogWorldOptions = {}): CatalogWorld {
     offerings,
     spotPrices: options.spotPrices ?? defaultSpotPrices(region),
   });
-  const pricingFake = new FakePricing({ clock, prices: options.onDemandPrices ?? ON_DEMAND_PRICES });
+  const pricingFake = new FakePricing({ clock, prices: options.onDemandPrices ?? PRICING_PRODUCTS });
   const ec2 = withFake(new EC2Client({ ...clientConfig, region }), ec2Fake);
   const pricing = withFake(new PricingClient(clientConfig), pricingFake);
   return { clock, region, ec2, pricing, ec2Fake, pricingFake, logger: new RecordingLogger() };
