@@ -6,7 +6,7 @@ import type { NodePool } from '../shared/core/model/nodepool';
 import type { Pod } from '../shared/core/model/pod';
 import { Requirements } from '../shared/core/model/requirements';
 import type { SchedulingInput } from '../shared/core/scheduling/types';
-import { nodeClass, nodePool } from '../test/builders';
+import { nodeClass, nodePool } from '../sim/world/builders';
 import { type PricedType, pricedTypes } from './lower-bound';
 
 /** The region every benchmark plans in. */

@@ -1,6 +1,6 @@
 import { LABEL_HOSTNAME, LABEL_ZONE } from '../shared/core/model/labels';
 import type { Pod } from '../shared/core/model/pod';
-import { pod } from '../test/builders';
+import { pod } from '../sim/world/builders';
 
 /**
  * Pending pods for the benchmarks, generated deterministically from a seed. The shapes follow

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EC2NodeClassStatus } from '../../shared/core/model/ec2nodeclass-status';
 import { isNotFoundError } from '../../shared/core/model/errors';
+import { ec2NodeClassManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
-import { ec2NodeClassObject } from './kube-builders';
 
 let h: Harness;
 beforeEach(async () => {
@@ -36,7 +36,7 @@ const status: EC2NodeClassStatus = {
 
 describe('KubeCluster.writeNodeClassStatus', () => {
   it("writes Karpenter's status shape through the status subresource, leaving spec alone", async () => {
-    h.server.store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassObject('default'));
+    h.server.store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest({ name: 'default' }));
     await h.cluster.writeNodeClassStatus('default', status);
     const stored = h.server.store.get('ec2nodeclasses.karpenter.k8s.aws', 'default');
     expect(stored.status).toEqual({
@@ -62,7 +62,7 @@ describe('KubeCluster.writeNodeClassStatus', () => {
   });
 
   it('removes an instance profile that no longer resolves and replaces the lists', async () => {
-    h.server.store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassObject('default'));
+    h.server.store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest({ name: 'default' }));
     await h.cluster.writeNodeClassStatus('default', status);
     const { instanceProfile: _p, ...withoutProfile } = status;
     await h.cluster.writeNodeClassStatus('default', { ...withoutProfile, subnets: [] });

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isCloudError, isNotFoundError } from '../../shared/core/model/errors';
+import { nodeManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
-import { nodeObject } from './kube-builders';
 
 let h: Harness;
 beforeEach(async () => {
@@ -31,7 +31,7 @@ describe('KubeCluster node taints and labels', () => {
   it("adds a taint next to other controllers' taints with a conditional merge patch", async () => {
     h.server.store.seed(
       'nodes',
-      nodeObject('n1', { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' }] }),
+      nodeManifest({ name: 'n1', taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' }] }),
     );
     await h.cluster.taintNode('n1', { add: [disrupted] });
     expect(taintsOf('n1')).toEqual([{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' }, disrupted]);
@@ -43,7 +43,8 @@ describe('KubeCluster node taints and labels', () => {
   it('replaces a taint with the same key and effect, removes by key and effect, and skips no-op writes', async () => {
     h.server.store.seed(
       'nodes',
-      nodeObject('n1', {
+      nodeManifest({
+        name: 'n1',
         taints: [
           { key: 'team', value: 'a', effect: 'NoSchedule' },
           { key: 'team', value: 'a', effect: 'NoExecute' },
@@ -63,7 +64,7 @@ describe('KubeCluster node taints and labels', () => {
   });
 
   it('re-reads on 409 and keeps a taint another writer added between our read and write', async () => {
-    h.server.store.seed('nodes', nodeObject('n1'));
+    h.server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     interleaveAfterNextRead(() =>
       h.server.store.patch(
         'nodes',
@@ -81,7 +82,7 @@ describe('KubeCluster node taints and labels', () => {
   });
 
   it('gives up after a bounded number of conflicts with a retryable CloudError', async () => {
-    h.server.store.seed('nodes', nodeObject('n1'));
+    h.server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     h.server.failNext('patch', '/api/v1/nodes/n1', 409, { times: 10 });
     const error = await rejectionOf(h.cluster.taintNode('n1', { add: [disrupted] }));
     expect(isCloudError(error) && error.retryable).toBe(true);
@@ -96,7 +97,7 @@ describe('KubeCluster node taints and labels', () => {
   });
 
   it('sets and removes labels with one merge patch, keeping the others', async () => {
-    h.server.store.seed('nodes', nodeObject('n1', { labels: { keep: 'me', drop: 'me' } }));
+    h.server.store.seed('nodes', nodeManifest({ name: 'n1', labels: { keep: 'me', drop: 'me' } }));
     await h.cluster.labelNode('n1', { 'karpenter.sh/initialized': 'true', drop: null });
     expect(h.server.store.get('nodes', 'n1').metadata.labels).toEqual({
       keep: 'me',
@@ -107,7 +108,7 @@ describe('KubeCluster node taints and labels', () => {
 
 describe('KubeCluster node finalizers and deletion', () => {
   it('adds and removes the termination finalizer, and deletes once it is gone', async () => {
-    h.server.store.seed('nodes', nodeObject('n1'));
+    h.server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     await h.cluster.addNodeFinalizer('n1', 'karpenter.sh/termination');
     expect(h.server.store.get('nodes', 'n1').metadata.finalizers).toEqual(['karpenter.sh/termination']);
     expect(await h.cluster.deleteNode('n1')).toBe(true);
@@ -118,7 +119,10 @@ describe('KubeCluster node finalizers and deletion', () => {
   });
 
   it('reports the API refusing a new finalizer on a deleting node as a CloudError', async () => {
-    h.server.store.seed('nodes', { ...nodeObject('n1'), metadata: { name: 'n1', finalizers: ['a/b'] } });
+    h.server.store.seed('nodes', {
+      ...nodeManifest({ name: 'n1' }),
+      metadata: { name: 'n1', finalizers: ['a/b'] },
+    });
     h.server.store.delete('nodes', 'n1');
     const error = await rejectionOf(h.cluster.addNodeFinalizer('n1', 'karpenter.sh/termination'));
     expect(isCloudError(error)).toBe(true);

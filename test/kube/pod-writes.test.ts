@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCloudError } from '../../shared/core/model/errors';
 import { EvictionBlockedError, isEvictionBlockedError } from '../../shared/kube/eviction-blocked-error';
+import { podManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
-import { podObject } from './kube-builders';
 
 let h: Harness;
 beforeEach(async () => {
@@ -13,7 +13,10 @@ afterEach(() => h.server.close());
 
 function readyPods(app: string, count: number): void {
   for (let i = 1; i <= count; i++)
-    h.server.store.seed('pods', podObject(`${app}-${i}`, { nodeName: 'n1', ready: true, labels: { app } }));
+    h.server.store.seed(
+      'pods',
+      podManifest({ name: `${app}-${i}`, nodeName: 'n1', ready: true, labels: { app } }),
+    );
 }
 
 function budget(name: string, app: string, minAvailable: number): void {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readPendingPods } from '../../shared/kube/pod-reads';
+import { ec2NodeClassManifest, nodeManifest, nodePoolManifest, podManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
 import { startHarness } from './harness';
-import { ec2NodeClassObject, nodeObject, nodePoolObject, podObject } from './kube-builders';
 
 let h: Harness;
 beforeEach(async () => {
@@ -16,16 +16,25 @@ const names = (pods: readonly { namespace: string; name: string }[]) =>
 describe('KubeCluster.pendingPods', () => {
   it('returns only unbound pods a scheduler marked Unschedulable', async () => {
     const { store } = h.server;
-    store.seed('pods', podObject('wanted', { namespace: 'team-a', cpu: '1500m' }));
-    store.seed('pods', podObject('not-yet-tried', { unschedulable: false }));
-    store.seed('pods', podObject('bound', { nodeName: 'n1', phase: 'Running' }));
-    store.seed('pods', podObject('preempting', { nominatedNodeName: 'n1' }));
-    store.seed('pods', podObject('daemon', { owner: 'DaemonSet' }));
-    store.seed('pods', podObject('mirror', { owner: 'Node' }));
-    store.seed('pods', { ...podObject('deleting'), metadata: { name: 'deleting', finalizers: ['x/y'] } });
+    store.seed(
+      'pods',
+      podManifest({ name: 'wanted', namespace: 'team-a', cpu: '1500m', unschedulable: true }),
+    );
+    store.seed('pods', podManifest({ name: 'not-yet-tried', unschedulable: false }));
+    store.seed('pods', podManifest({ name: 'bound', nodeName: 'n1', phase: 'Running' }));
+    store.seed('pods', podManifest({ name: 'preempting', nominatedNodeName: 'n1', unschedulable: true }));
+    store.seed('pods', podManifest({ name: 'daemon', ownerKind: 'DaemonSet', unschedulable: true }));
+    store.seed('pods', podManifest({ name: 'mirror', ownerKind: 'Node', unschedulable: true }));
+    store.seed('pods', {
+      ...podManifest({ name: 'deleting', unschedulable: true }),
+      metadata: { name: 'deleting', finalizers: ['x/y'] },
+    });
     store.delete('pods', 'deleting');
-    store.seed('pods', podObject('failed', { phase: 'Failed' }));
-    store.seed('pods', podObject('other-scheduler', { schedulerName: 'volcano' }));
+    store.seed('pods', podManifest({ name: 'failed', phase: 'Failed' }));
+    store.seed(
+      'pods',
+      podManifest({ name: 'other-scheduler', schedulerName: 'volcano', unschedulable: true }),
+    );
 
     const pending = await h.cluster.pendingPods();
 
@@ -37,14 +46,21 @@ describe('KubeCluster.pendingPods', () => {
   });
 
   it('keeps only the configured schedulers when told to', async () => {
-    h.server.store.seed('pods', podObject('default-one'));
-    h.server.store.seed('pods', podObject('volcano-one', { schedulerName: 'volcano' }));
+    h.server.store.seed('pods', podManifest({ name: 'default-one', unschedulable: true }));
+    h.server.store.seed(
+      'pods',
+      podManifest({ name: 'volcano-one', schedulerName: 'volcano', unschedulable: true }),
+    );
     const pending = await readPendingPods(h.api, { schedulerNames: ['default-scheduler'] });
     expect(names(pending.items)).toEqual(['default/default-one']);
   });
 
   it('reads every page of a list longer than the page size', async () => {
-    for (let i = 0; i < 1001; i++) h.server.store.seed('pods', podObject(`p-${String(i).padStart(4, '0')}`));
+    for (let i = 0; i < 1001; i++)
+      h.server.store.seed(
+        'pods',
+        podManifest({ name: `p-${String(i).padStart(4, '0')}`, unschedulable: true }),
+      );
     const pending = await h.cluster.pendingPods();
     expect(pending.items).toHaveLength(1001);
     const pages = h.server.requests.filter((r) => r.path === '/api/v1/pods');
@@ -54,8 +70,11 @@ describe('KubeCluster.pendingPods', () => {
   });
 
   it('reports a pod the core parser rejects without dropping the others', async () => {
-    h.server.store.seed('pods', podObject('good'));
-    h.server.store.seed('pods', { ...podObject('bad'), spec: { containers: [] } });
+    h.server.store.seed('pods', podManifest({ name: 'good', unschedulable: true }));
+    h.server.store.seed('pods', {
+      ...podManifest({ name: 'bad', unschedulable: true }),
+      spec: { containers: [] },
+    });
     const pending = await h.cluster.pendingPods();
     expect(names(pending.items)).toEqual(['default/good']);
     expect(pending.invalid).toHaveLength(1);
@@ -67,9 +86,9 @@ describe('KubeCluster.pendingPods', () => {
 describe('KubeCluster node and pod reads', () => {
   it('reads the pods on one node, without finished ones', async () => {
     const { store } = h.server;
-    store.seed('pods', podObject('a', { nodeName: 'n1', phase: 'Running' }));
-    store.seed('pods', podObject('done', { nodeName: 'n1', phase: 'Succeeded' }));
-    store.seed('pods', podObject('elsewhere', { nodeName: 'n2', phase: 'Running' }));
+    store.seed('pods', podManifest({ name: 'a', nodeName: 'n1', phase: 'Running' }));
+    store.seed('pods', podManifest({ name: 'done', nodeName: 'n1', phase: 'Succeeded' }));
+    store.seed('pods', podManifest({ name: 'elsewhere', nodeName: 'n2', phase: 'Running' }));
     const pods = await h.cluster.podsOnNode('n1');
     expect(names(pods.items)).toEqual(['default/a']);
     expect(pods.items[0].nodeName).toBe('n1');
@@ -77,15 +96,15 @@ describe('KubeCluster node and pod reads', () => {
 
   it('maps nodes to StateNodes carrying their bound pods', async () => {
     const { store } = h.server;
-    store.seed('nodes', nodeObject('n1', { labels: { 'karpenter.sh/nodepool': 'default' } }));
+    store.seed('nodes', nodeManifest({ name: 'n1', labels: { 'karpenter.sh/nodepool': 'default' } }));
     store.seed('nodes', {
-      ...nodeObject('n2', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
+      ...nodeManifest({ name: 'n2', taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }),
       spec: { unschedulable: true, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] },
     });
-    store.seed('pods', podObject('a', { nodeName: 'n1', phase: 'Running', cpu: '1' }));
-    store.seed('pods', podObject('b', { nodeName: 'n1', phase: 'Running', cpu: '2' }));
-    store.seed('pods', podObject('c', { nodeName: 'n2', phase: 'Running' }));
-    store.seed('pods', podObject('old', { nodeName: 'n2', phase: 'Failed' }));
+    store.seed('pods', podManifest({ name: 'a', nodeName: 'n1', phase: 'Running', cpu: '1' }));
+    store.seed('pods', podManifest({ name: 'b', nodeName: 'n1', phase: 'Running', cpu: '2' }));
+    store.seed('pods', podManifest({ name: 'c', nodeName: 'n2', phase: 'Running' }));
+    store.seed('pods', podManifest({ name: 'old', nodeName: 'n2', phase: 'Failed' }));
 
     const nodes = await h.cluster.nodes();
 
@@ -131,7 +150,7 @@ describe('KubeCluster node and pod reads', () => {
   it('reads PodDisruptionBudgets with the disruptions their status allows', async () => {
     const { store } = h.server;
     for (const name of ['web-1', 'web-2', 'web-3'])
-      store.seed('pods', podObject(name, { nodeName: 'n1', ready: true, labels: { app: 'web' } }));
+      store.seed('pods', podManifest({ name, nodeName: 'n1', ready: true, labels: { app: 'web' } }));
     store.create('poddisruptionbudgets.policy', {
       metadata: { name: 'web', namespace: 'default' },
       spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 },
@@ -155,8 +174,8 @@ describe('KubeCluster node and pod reads', () => {
 describe('KubeCluster custom resource reads', () => {
   it('parses NodePools and reports an invalid one by name instead of failing the list', async () => {
     const { store } = h.server;
-    store.create('nodepools.karpenter.sh', nodePoolObject('default'));
-    store.create('nodepools.karpenter.sh', nodePoolObject('broken', { weight: 1000 }));
+    store.create('nodepools.karpenter.sh', nodePoolManifest({ name: 'default' }));
+    store.create('nodepools.karpenter.sh', nodePoolManifest({ name: 'broken', weight: 1000 }));
     const pools = await h.cluster.nodePools();
     expect(pools.items.map((p) => p.name)).toEqual(['default']);
     expect(pools.items[0]).toMatchObject({ limits: { cpu: 100_000 }, weight: 0 });
@@ -175,10 +194,13 @@ describe('KubeCluster custom resource reads', () => {
       lastTransitionTime: '2026-11-21T09:00:00Z',
     };
     store.seed('ec2nodeclasses.karpenter.k8s.aws', {
-      ...ec2NodeClassObject('default'),
+      ...ec2NodeClassManifest({ name: 'default' }),
       status: { conditions: [condition] },
     });
-    store.create('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassObject('broken', { amiSelectorTerms: [] }));
+    store.create(
+      'ec2nodeclasses.karpenter.k8s.aws',
+      ec2NodeClassManifest({ name: 'broken', amiSelectorTerms: [] }),
+    );
     const classes = await h.cluster.nodeClasses();
     expect(classes.items.map((c) => [c.name, c.amiFamily])).toEqual([['default', 'AL2023']]);
     expect(classes.invalid.map((e) => e.message)).toEqual([expect.stringContaining('EC2NodeClass/broken')]);
@@ -187,7 +209,7 @@ describe('KubeCluster custom resource reads', () => {
 
   it('pages through custom resources too', async () => {
     for (let i = 0; i < 502; i++)
-      h.server.store.create('nodepools.karpenter.sh', nodePoolObject(`pool-${i}`));
+      h.server.store.create('nodepools.karpenter.sh', nodePoolManifest({ name: `pool-${i}` }));
     const pools = await h.cluster.nodePools();
     expect(pools.items).toHaveLength(502);
     expect(h.server.requests.filter((r) => r.path === '/apis/karpenter.sh/v1/nodepools')).toHaveLength(2);

@@ -2,16 +2,16 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCloudError } from '../../shared/core/model/errors';
 import { retryOnConflict } from '../../shared/kube/retry-on-conflict';
+import { nodeManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
 import { rejectionOf, startHarness } from './harness';
-import { nodeObject } from './kube-builders';
 
 let h: Harness;
 let core: CoreV1Api;
 beforeEach(async () => {
   h = await startHarness();
   core = h.server.kubeConfig().makeApiClient(CoreV1Api);
-  h.server.store.seed('nodes', nodeObject('n1', { labels: { count: '0' } }));
+  h.server.store.seed('nodes', nodeManifest({ name: 'n1', labels: { count: '0' } }));
 });
 afterEach(() => h.server.close());
 

@@ -3,9 +3,9 @@ import type { Pod } from '../../shared/core/model/pod';
 import { withVolumeZones } from '../../shared/kube/volume-zones';
 import type { ResourceType } from '../../sim/fakes/kube';
 import { defaultResources } from '../../sim/fakes/kube';
+import { podManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
 import { startHarness } from './harness';
-import { podObject } from './kube-builders';
 
 // The fake serves what podlift's functions touch; volumes are added for these tests.
 const volumeResources: ResourceType[] = [
@@ -63,7 +63,10 @@ describe('KubeCluster.pendingPods with zonal volumes', () => {
   it("restricts a pod to the zone of its bound EBS volume (the CSI driver's key is normalised)", async () => {
     volume('pv-a', 'topology.ebs.csi.aws.com/zone', ['us-east-1a']);
     claim('data-0', 'pv-a', 'db');
-    h.server.store.seed('pods', podObject('db-0', { namespace: 'db', claims: ['data-0'] }));
+    h.server.store.seed(
+      'pods',
+      podManifest({ name: 'db-0', namespace: 'db', claims: ['data-0'], unschedulable: true }),
+    );
 
     const pending = await h.cluster.pendingPods();
 
@@ -78,9 +81,9 @@ describe('KubeCluster.pendingPods with zonal volumes', () => {
     claim('one', 'pv-ab');
     claim('two', 'pv-bc');
     claim('waiting');
-    h.server.store.seed('pods', podObject('both', { claims: ['one', 'two'] }));
-    h.server.store.seed('pods', podObject('unbound', { claims: ['waiting'] }));
-    h.server.store.seed('pods', podObject('no-volumes'));
+    h.server.store.seed('pods', podManifest({ name: 'both', claims: ['one', 'two'], unschedulable: true }));
+    h.server.store.seed('pods', podManifest({ name: 'unbound', claims: ['waiting'], unschedulable: true }));
+    h.server.store.seed('pods', podManifest({ name: 'no-volumes', unschedulable: true }));
 
     const pending = await h.cluster.pendingPods();
     const byName = new Map(pending.items.map((p) => [p.name, p]));
@@ -93,7 +96,7 @@ describe('KubeCluster.pendingPods with zonal volumes', () => {
   });
 
   it('does not list volumes at all when no pending pod mounts a claim', async () => {
-    h.server.store.seed('pods', podObject('plain'));
+    h.server.store.seed('pods', podManifest({ name: 'plain', unschedulable: true }));
     await h.cluster.pendingPods();
     expect(h.server.requests.map((r) => r.path)).toEqual(['/api/v1/pods']);
   });

@@ -3,9 +3,9 @@ import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-sche
 import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
 import { checkSpec } from './crd-schema';
 import {
+  completeEc2NodeClassManifest,
+  completeNodePoolManifest,
   coreRejection,
-  ec2NodeClassManifest,
-  nodePoolManifest,
   type ParsedKind,
   withFields,
 } from './custom-resources';
@@ -39,13 +39,13 @@ describe('CRD schemas accept valid objects', () => {
   });
 
   it('accepts a NodePool with every field set', () => {
-    expectAccepted('NodePool', nodePoolManifest());
+    expectAccepted('NodePool', completeNodePoolManifest());
   });
 
   it('accepts a static NodePool (replicas, limits.nodes only)', () => {
     expectAccepted(
       'NodePool',
-      withFields(nodePoolManifest(), {
+      withFields(completeNodePoolManifest(), {
         'spec.replicas': 3,
         'spec.weight': undefined,
         'spec.limits': { nodes: 5 },
@@ -54,13 +54,13 @@ describe('CRD schemas accept valid objects', () => {
   });
 
   it('accepts an EC2NodeClass with every field set', () => {
-    expectAccepted('EC2NodeClass', ec2NodeClassManifest());
+    expectAccepted('EC2NodeClass', completeEc2NodeClassManifest());
   });
 
   it('accepts an EC2NodeClass with an instance profile and AMI ids instead of a role and an alias', () => {
     expectAccepted(
       'EC2NodeClass',
-      withFields(ec2NodeClassManifest(), {
+      withFields(completeEc2NodeClassManifest(), {
         'spec.role': undefined,
         'spec.instanceProfile': 'KarpenterNodeInstanceProfile',
         'spec.amiSelectorTerms': [{ id: 'ami-0123456789abcdef0' }, { name: 'my-ami-*', owner: 'self' }],
@@ -71,7 +71,7 @@ describe('CRD schemas accept valid objects', () => {
 });
 
 describe('CRD defaults', () => {
-  const minimalNodePool = withFields(nodePoolManifest(), {
+  const minimalNodePool = withFields(completeNodePoolManifest(), {
     'spec.disruption': undefined,
     'spec.template.spec.expireAfter': undefined,
     'spec.template.metadata': undefined,
@@ -93,7 +93,7 @@ describe('CRD defaults', () => {
   });
 
   it('give a budget without nodes 10%, as the core does', () => {
-    const manifest = withFields(nodePoolManifest(), {
+    const manifest = withFields(completeNodePoolManifest(), {
       'spec.disruption.budgets': [{ schedule: '@daily', duration: '1h' }],
     });
     const { valid, defaulted } = checkSpec('NodePool', manifest);
@@ -103,7 +103,7 @@ describe('CRD defaults', () => {
   });
 
   it("are the core's metadataOptions for an EC2NodeClass without them", () => {
-    const manifest = withFields(ec2NodeClassManifest(), { 'spec.metadataOptions': undefined });
+    const manifest = withFields(completeEc2NodeClassManifest(), { 'spec.metadataOptions': undefined });
     const { defaulted } = checkSpec('EC2NodeClass', manifest);
     expect(defaulted).toMatchObject({
       metadataOptions: {
@@ -437,8 +437,8 @@ const invalidEC2NodeClasses: readonly InvalidCase[] = [
 ];
 
 describe.each([
-  ['NodePool', nodePoolManifest, invalidNodePools],
-  ['EC2NodeClass', ec2NodeClassManifest, invalidEC2NodeClasses],
+  ['NodePool', completeNodePoolManifest, invalidNodePools],
+  ['EC2NodeClass', completeEc2NodeClassManifest, invalidEC2NodeClasses],
 ] as const)('the %s CRD schema and the core', (kind, build, cases) => {
   it('start from an object both accept', () => {
     expectAccepted(kind, build());

@@ -18,7 +18,7 @@ export type Manifest = {
 } & Record<string, unknown>;
 
 /** A NodePool that sets every field podlift's core knows (dynamic: no replicas). */
-export function nodePoolManifest(name = 'default'): Manifest {
+export function completeNodePoolManifest(name = 'default'): Manifest {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
@@ -65,7 +65,7 @@ export function nodePoolManifest(name = 'default'): Manifest {
 }
 
 /** An EC2NodeClass that sets every field podlift's core knows (role, not instanceProfile). */
-export function ec2NodeClassManifest(name = 'default'): Manifest {
+export function completeEc2NodeClassManifest(name = 'default'): Manifest {
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
     kind: 'EC2NodeClass',
@@ -157,8 +157,8 @@ export function withFields(manifest: Manifest, changes: Readonly<Record<string, 
 
 /** A builder per kind, for tables that cover both. */
 export const manifestBuilders: Readonly<Record<ParsedKind, () => Manifest>> = {
-  NodePool: () => nodePoolManifest(),
-  EC2NodeClass: () => ec2NodeClassManifest(),
+  NodePool: () => completeNodePoolManifest(),
+  EC2NodeClass: () => completeEc2NodeClassManifest(),
 };
 
 const parsers: Readonly<Record<ParsedKind, (manifest: unknown) => unknown>> = {

@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
 import type { FakeKubeApiServer } from '../../sim/fakes/kube';
+import { FakeEventPublisher } from '../../sim/fakes/ports/fake-event-publisher';
 import { VirtualTime } from '../../sim/virtual-time';
 import { kubeListWatchSources } from '../../watcher/kube-list-watch';
 import { Watcher } from '../../watcher/watcher';
 import { eventually } from '../eventually';
-import { FakeEventPublisher } from './fake-event-publisher';
 
 /** A watcher on fake time and a fake bus, reading the fake API server through client-node. */
 export interface WatcherHarness {

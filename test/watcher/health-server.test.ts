@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../sim/fakes/kube';
+import { podManifest } from '../../sim/world/builders';
 import type { HealthServer } from '../../watcher/health-server';
 import { startHealthServer } from '../../watcher/health-server';
 import { eventually } from '../eventually';
-import { pod } from './builders';
 import type { WatcherHarness } from './harness';
 import { watcherFor, watchesOpen } from './harness';
 
@@ -55,8 +55,8 @@ describe('health server', () => {
     harness.watcher.start();
     await watchesOpen(kube);
     harness.publisher.failNext(1);
-    kube.store.seed('pods', pod('web', { unschedulable: true }));
-    kube.store.seed('pods', pod('api', { unschedulable: true }));
+    kube.store.seed('pods', podManifest({ name: 'web', unschedulable: true }));
+    kube.store.seed('pods', podManifest({ name: 'api', unschedulable: true }));
     await eventually(() => expect(harness.watcher.metrics.pendingPodsSeen.get()).toBe(2));
     harness.time.advance(1000);
     await eventually(() =>

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import { podsPendingDetail } from '../../shared/core/contracts/pods-pending';
+import { FakeEventPublisher } from '../../sim/fakes/ports/fake-event-publisher';
 import { VirtualTime } from '../../sim/virtual-time';
 import { Backoff } from '../../watcher/backoff';
 import { HintChannel } from '../../watcher/hint-channel';
 import { PendingPodsAccumulator } from '../../watcher/pending-pods-accumulator';
 import { silentLog } from '../../watcher/watcher-log';
 import { WatcherMetrics } from '../../watcher/watcher-metrics';
-import { FakeEventPublisher } from './fake-event-publisher';
 import { settle } from './harness';
 
 function channel(options: { limit?: number } = {}) {

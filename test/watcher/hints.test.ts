@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nodeClaimManifest, nodeManifest, nodePoolManifest, podManifest } from '../../sim/world/builders';
 import {
   generationDigest,
   generationHints,
@@ -8,32 +9,34 @@ import {
 import { nodeDigest, nodeHints } from '../../watcher/node-hints';
 import { podDigest, podHints } from '../../watcher/pod-hints';
 import type { ObjectChange } from '../../watcher/reflector';
-import { node, nodeClaim, nodePool, pod } from './builders';
 
 function modified<D>(previous: D, current: D): ObjectChange<D> {
   return { type: 'modified', key: 'k', previous, current, initial: false };
 }
 
-const withUid = (object: ReturnType<typeof pod>) => ({
+const withUid = (object: ReturnType<typeof podManifest>) => ({
   ...object,
   metadata: { ...object.metadata, uid: 'u1' },
 });
 
 describe('pod hints', () => {
   it('sees a pod become unschedulable once, and not while it is being deleted', () => {
-    const waiting = podDigest(withUid(pod('web', { unschedulable: true })));
-    expect(podHints(modified(podDigest(withUid(pod('web'))), waiting))).toEqual([
+    const waiting = podDigest(withUid(podManifest({ name: 'web', unschedulable: true })));
+    expect(podHints(modified(podDigest(withUid(podManifest({ name: 'web' }))), waiting))).toEqual([
       { type: 'PodsPending', pod: { namespace: 'default', name: 'web', uid: 'u1' } },
     ]);
     expect(podHints(modified(waiting, waiting))).toEqual([]);
-    const terminating = pod('web', { unschedulable: true });
-    terminating.metadata.deletionTimestamp = '2026-11-21T12:00:00Z';
+    const terminating = podManifest({
+      name: 'web',
+      unschedulable: true,
+      deletionTimestamp: '2026-11-21T12:00:00Z',
+    });
     expect(podDigest(terminating).unschedulable).toBe(false);
   });
 
   it('counts a pod that finishes on its node as removed from it, once', () => {
-    const running = podDigest(pod('job', { nodeName: 'n1' }));
-    const done = podDigest(pod('job', { nodeName: 'n1', phase: 'Succeeded' }));
+    const running = podDigest(podManifest({ name: 'job', nodeName: 'n1', phase: 'Running' }));
+    const done = podDigest(podManifest({ name: 'job', nodeName: 'n1', phase: 'Succeeded' }));
     expect(podHints(modified(running, done))).toEqual([
       { type: 'CapacityChanged', change: { reason: 'podRemoved', name: 'default/job' } },
     ]);
@@ -43,17 +46,23 @@ describe('pod hints', () => {
 
 describe('node hints', () => {
   it('reports Ready only on the transition', () => {
-    const ready = nodeDigest(node('n1', { ready: true }));
-    expect(nodeHints(modified(nodeDigest(node('n1')), ready))).toHaveLength(1);
+    const ready = nodeDigest(nodeManifest({ name: 'n1', ready: true }));
+    expect(nodeHints(modified(nodeDigest(nodeManifest({ name: 'n1' })), ready))).toHaveLength(1);
     expect(nodeHints(modified(ready, ready))).toEqual([]);
-    expect(nodeHints(modified(ready, nodeDigest(node('n1'))))).toEqual([]);
+    expect(nodeHints(modified(ready, nodeDigest(nodeManifest({ name: 'n1' }))))).toEqual([]);
   });
 });
 
 describe('Karpenter object hints', () => {
   it('ignores a NodePool update that keeps its generation', () => {
-    const before = generationDigest({ ...nodePool('default'), metadata: { name: 'default', generation: 3 } });
-    const after = generationDigest({ ...nodePool('default'), metadata: { name: 'default', generation: 4 } });
+    const before = generationDigest({
+      ...nodePoolManifest({ name: 'default' }),
+      metadata: { name: 'default', generation: 3 },
+    });
+    const after = generationDigest({
+      ...nodePoolManifest({ name: 'default' }),
+      metadata: { name: 'default', generation: 4 },
+    });
     const hints = generationHints('nodePoolChanged');
     expect(hints(modified(before, before))).toEqual([]);
     expect(hints(modified(before, after))).toEqual([
@@ -64,7 +73,7 @@ describe('Karpenter object hints', () => {
   it('ignores NodeClaim condition updates that keep every status', () => {
     const claim = (status: string, message: string) =>
       nodeClaimDigest({
-        ...nodeClaim('c1'),
+        ...nodeClaimManifest({ name: 'c1' }),
         status: { conditions: [{ type: 'Initialized', status, message, lastTransitionTime: message }] },
       });
     expect(nodeClaimHints(modified(claim('False', 'a'), claim('False', 'b')))).toEqual([]);

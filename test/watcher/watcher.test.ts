@@ -5,8 +5,15 @@ import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending
 import { parsePodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import type { FakeKubeApiServer } from '../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../sim/fakes/kube';
+import {
+  ec2NodeClassManifest,
+  nodeClaimManifest,
+  nodeManifest,
+  nodePoolManifest,
+  podManifest,
+  unschedulableCondition,
+} from '../../sim/world/builders';
 import { eventually } from '../eventually';
-import { node, nodeClaim, nodeClass, nodePool, pod, unschedulableCondition } from './builders';
 import type { WatcherHarness } from './harness';
 import { MERGE_PATCH, requestsTo, settle, startedWatcher, watcherFor, watchesOpen } from './harness';
 
@@ -51,7 +58,7 @@ async function seenCapacity(h: WatcherHarness, reason: string, count: number): P
 describe('Watcher: PodsPending', () => {
   it('publishes one PodsPending an idle window after a pod becomes unschedulable, and only on the transition', async () => {
     const h = track(await startedWatcher(server));
-    const created = server.store.create('pods', pod('web'));
+    const created = server.store.create('pods', podManifest({ name: 'web' }));
     markUnschedulable('web');
     await seenPending(h, 1);
 
@@ -78,7 +85,7 @@ describe('Watcher: PodsPending', () => {
       MERGE_PATCH,
       { subresource: 'status' },
     );
-    server.store.seed('pods', pod('sentinel', { unschedulable: true }));
+    server.store.seed('pods', podManifest({ name: 'sentinel', unschedulable: true }));
     await seenPending(h, 2);
     h.time.advance(1000);
     await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
@@ -88,7 +95,7 @@ describe('Watcher: PodsPending', () => {
   it('coalesces a burst into one event, published at the latest 10 s after its first hint', async () => {
     const h = track(await startedWatcher(server));
     for (let i = 0; i < 24; i++) {
-      server.store.seed('pods', pod(`burst-${i}`, { unschedulable: true }));
+      server.store.seed('pods', podManifest({ name: `burst-${i}`, unschedulable: true }));
       await seenPending(h, i + 1);
       if (i === 19) expect(h.publisher.events).toEqual([]);
       h.time.advance(500);
@@ -105,10 +112,10 @@ describe('Watcher: PodsPending', () => {
   });
 
   it('reports pods already unschedulable at start, but not the capacity that existed', async () => {
-    server.store.seed('nodes', node('n1', { ready: true }));
-    server.store.seed('pods', pod('running', { nodeName: 'n1' }));
-    server.store.seed('pods', pod('waiting', { unschedulable: true }));
-    server.store.seed('nodepools.karpenter.sh', nodePool('default'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1', ready: true }));
+    server.store.seed('pods', podManifest({ name: 'running', nodeName: 'n1', phase: 'Running' }));
+    server.store.seed('pods', podManifest({ name: 'waiting', unschedulable: true }));
+    server.store.seed('nodepools.karpenter.sh', nodePoolManifest({ name: 'default' }));
     const h = track(await startedWatcher(server));
     h.time.advance(1000);
     await eventually(() => expect(h.publisher.events).toHaveLength(1));
@@ -120,7 +127,7 @@ describe('Watcher: PodsPending', () => {
 describe('Watcher: CapacityChanged', () => {
   it('reports a node added, becoming Ready and removed in one batch', async () => {
     const h = track(await startedWatcher(server));
-    server.store.seed('nodes', node('ip-10-0-1-1'));
+    server.store.seed('nodes', nodeManifest({ name: 'ip-10-0-1-1' }));
     await seenCapacity(h, 'nodeAdded', 1);
     server.store.patch(
       'nodes',
@@ -145,9 +152,9 @@ describe('Watcher: CapacityChanged', () => {
   });
 
   it('reports a pod deleted from a node, but not a pending pod deleted', async () => {
-    server.store.seed('nodes', node('n1', { ready: true }));
-    server.store.seed('pods', pod('bound', { nodeName: 'n1' }));
-    server.store.seed('pods', pod('nowhere'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1', ready: true }));
+    server.store.seed('pods', podManifest({ name: 'bound', nodeName: 'n1', phase: 'Running' }));
+    server.store.seed('pods', podManifest({ name: 'nowhere' }));
     const h = track(await startedWatcher(server));
     server.store.delete('pods', 'nowhere');
     server.store.delete('pods', 'bound');
@@ -161,9 +168,9 @@ describe('Watcher: CapacityChanged', () => {
   });
 
   it('reports NodePool and EC2NodeClass spec changes and NodeClaim condition changes, not status updates', async () => {
-    server.store.seed('nodepools.karpenter.sh', nodePool('default'));
-    server.store.seed('ec2nodeclasses.karpenter.k8s.aws', nodeClass('default'));
-    server.store.seed('nodeclaims.karpenter.sh', nodeClaim('default-abcde'));
+    server.store.seed('nodepools.karpenter.sh', nodePoolManifest({ name: 'default' }));
+    server.store.seed('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest({ name: 'default' }));
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaimManifest({ name: 'default-abcde' }));
     const h = track(await startedWatcher(server));
 
     server.store.patch(
@@ -219,7 +226,7 @@ describe('Watcher: CapacityChanged', () => {
 describe('Watcher: list and watch', () => {
   it('resumes dropped watches from their resourceVersion without relisting or repeating hints', async () => {
     const h = track(await startedWatcher(server));
-    server.store.seed('pods', pod('first', { unschedulable: true }));
+    server.store.seed('pods', podManifest({ name: 'first', unschedulable: true }));
     await seenPending(h, 1);
     h.time.advance(1000);
     await eventually(() => expect(pendingDetails(h)).toHaveLength(1));
@@ -233,7 +240,7 @@ describe('Watcher: list and watch', () => {
     expect(requestsTo(server, 'watch', '/api/v1/pods').at(-1)?.query.resourceVersion).toBe(rvBefore);
     expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(5);
 
-    server.store.seed('pods', pod('second', { unschedulable: true }));
+    server.store.seed('pods', podManifest({ name: 'second', unschedulable: true }));
     await seenPending(h, 2);
     h.time.advance(1000);
     await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
@@ -242,15 +249,15 @@ describe('Watcher: list and watch', () => {
   });
 
   it('relists after 410 Expired and reports only what changed while it was away', async () => {
-    server.store.seed('nodes', node('n1', { ready: true }));
-    server.store.seed('pods', pod('early', { unschedulable: true }));
+    server.store.seed('nodes', nodeManifest({ name: 'n1', ready: true }));
+    server.store.seed('pods', podManifest({ name: 'early', unschedulable: true }));
     const h = track(await startedWatcher(server));
 
     // Dropped at once and with nothing delivered, every watch waits a backoff before resuming;
     // meanwhile things change and the history is compacted past the resourceVersion it holds.
     server.dropWatches();
     await eventually(() => expect(server.openWatches).toBe(0));
-    server.store.seed('pods', pod('late', { unschedulable: true }));
+    server.store.seed('pods', podManifest({ name: 'late', unschedulable: true }));
     server.store.delete('nodes', 'n1');
     server.compactHistory();
     h.time.advance(1000);
@@ -305,7 +312,7 @@ describe('Watcher: list and watch', () => {
     h.time.advance(1);
     await watchesOpen(server);
 
-    server.store.seed('nodes', node('after-restart'));
+    server.store.seed('nodes', nodeManifest({ name: 'after-restart' }));
     await seenCapacity(h, 'nodeAdded', 1);
     expect(requestsTo(server, 'list', '/api/v1/nodes')).toHaveLength(1);
   });
@@ -325,8 +332,8 @@ describe('Watcher: list and watch', () => {
 describe('Watcher: stop', () => {
   it('publishes the batch in hand at once and closes its watches', async () => {
     const h = track(await startedWatcher(server));
-    server.store.seed('pods', pod('web', { unschedulable: true }));
-    server.store.seed('nodes', node('n1'));
+    server.store.seed('pods', podManifest({ name: 'web', unschedulable: true }));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     await seenPending(h, 1);
     await seenCapacity(h, 'nodeAdded', 1);
     await h.watcher.stop();

@@ -38,3 +38,9 @@ export function attachFake(client: SdkClientLike, fake: FakeAwsService): () => v
     client.middlewareStack.remove(MIDDLEWARE_NAME);
   };
 }
+
+/** `client` with `fake` attached, so a world can build and wire a client in one expression. */
+export function withFake<C extends SdkClientLike>(client: C, fake: FakeAwsService): C {
+  attachFake(client, fake);
+  return client;
+}

@@ -7,11 +7,6 @@ import {
   type PutEventsResultEntry,
   ThrottlingException,
 } from '@aws-sdk/client-eventbridge';
-import {
-  MAX_PUT_EVENTS_BYTES,
-  MAX_PUT_EVENTS_ENTRIES,
-  putEventsEntrySize,
-} from '../../../shared/aws/eventbridge/put-events-entry-size';
 import type { Clock } from '../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from './fake-service';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
@@ -39,17 +34,31 @@ export interface FakeEventBridgeOptions {
 }
 
 /** At most this many entries per PutEvents call. */
-export const MAX_ENTRIES_PER_CALL = MAX_PUT_EVENTS_ENTRIES;
+export const MAX_ENTRIES_PER_CALL = 10;
 /** The total entry size limit of one PutEvents call, in bytes (256 KB). */
-export const MAX_REQUEST_ENTRY_BYTES = MAX_PUT_EVENTS_BYTES;
+export const MAX_REQUEST_ENTRY_BYTES = 256 * 1024;
 
 const MODELED: Readonly<Record<string, ModeledExceptionClass>> = {
   InternalException: InternalException as unknown as ModeledExceptionClass,
   ThrottlingException: ThrottlingException as unknown as ModeledExceptionClass,
 };
 
-/** PutEvents entry size as EventBridge computes it; the production formula, shared with the publisher. */
-export { putEventsEntrySize };
+/**
+ * A PutEvents entry's size as EventBridge counts it, following "Calculating Amazon EventBridge
+ * PutEvents event entry size" in the EventBridge user guide: 14 bytes for Time when set, the
+ * UTF-8 bytes of Source and DetailType, of Detail when set, and of every Resources entry.
+ * EventBusName is not counted. The fake keeps its own copy of the rule, written from the
+ * documentation rather than imported from the publisher, so a size bug in the publisher shows
+ * up as a rejected call instead of being agreed with.
+ */
+export function putEventsEntrySize(entry: PutEventsRequestEntry): number {
+  const encoder = new TextEncoder();
+  let size = entry.Time === undefined ? 0 : 14;
+  for (const text of [entry.Source, entry.DetailType, entry.Detail, ...(entry.Resources ?? [])]) {
+    if (text !== undefined) size += encoder.encode(text).length;
+  }
+  return size;
+}
 
 /**
  * EventBridge PutEvents: rejects calls with more than 10 entries or more than 256 KB of

@@ -11,10 +11,9 @@ import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type
 import { isCloudError } from '../../../shared/core/model/errors';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { FakeEc2, instanceTypeInfo } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
-import { bundledNames, bundledNamesWithoutEni, bundledSpec } from './bundled-spec';
+import { bundledNames, bundledNamesWithoutEni, bundledSpec } from '../../../sim/world/aws/bundled-spec';
 
 const bundled = new Map(bundledInstanceTypes().map((info) => [info.name, info]));
 

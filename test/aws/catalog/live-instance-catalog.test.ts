@@ -8,7 +8,7 @@ import {
 import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
 import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
 import { isCloudError } from '../../../shared/core/model/errors';
-import { type CatalogWorldOptions, catalogWorld, WORLD_TYPES } from './catalog-world';
+import { type CatalogWorldOptions, catalogWorld, WORLD_TYPES } from '../../../sim/world/aws/catalog-world';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { describeSpotPrices } from '../../../shared/aws/catalog/spot-prices';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
+import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
 
 const HOUR = 3_600_000;

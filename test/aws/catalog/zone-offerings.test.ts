@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { describeZoneOfferings } from '../../../shared/aws/catalog/zone-offerings';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
+import { FakeEc2, instanceTypeInfo } from '../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../sim/virtual-time';
 
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];

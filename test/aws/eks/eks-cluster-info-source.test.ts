@@ -7,7 +7,7 @@ import { TtlCache } from '../../../shared/aws/ttl-cache';
 import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
 import { CloudError, NotFoundError } from '../../../shared/core/model/errors';
 import { FAKE_EKS_CA } from '../../../sim/fakes/aws/fake-eks';
-import { eksWorld } from './eks-world';
+import { eksWorld } from '../../../sim/world/aws/eks-world';
 
 const MINUTE = 60_000;
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { EksTokenSource } from '../../../shared/aws/eks/eks-token-source';
 import { CloudError } from '../../../shared/core/model/errors';
 import { VirtualTime } from '../../../sim/virtual-time';
-import { decodeEksToken, lambdaCredentials } from './eks-world';
+import { lambdaCredentials } from '../../../sim/world/aws/eks-world';
+import { decodeEksToken } from './decode-eks-token';
 
 const MINUTE = 60_000;
 

@@ -1,7 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signEksToken, stsHostname } from '../../../shared/aws/eks/eks-token';
-import { decodeEksToken, lambdaCredentials } from './eks-world';
+import { lambdaCredentials } from '../../../sim/world/aws/eks-world';
+import { decodeEksToken } from './decode-eks-token';
 
 const signingDate = new Date(Date.UTC(2026, 0, 1, 10, 30, 15));
 

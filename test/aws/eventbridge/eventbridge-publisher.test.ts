@@ -9,8 +9,7 @@ import type { BusEvent } from '../../../shared/core/ports/publisher';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeEventBridge } from '../../../sim/fakes/aws/fake-eventbridge';
-import { VirtualTime } from '../../../sim/virtual-time';
-import { waitsAtOnce } from '../waits-at-once';
+import { VirtualTime, waitsAtOnce } from '../../../sim/virtual-time';
 
 const BUS = 'podlift-demo';
 
@@ -70,6 +69,17 @@ describe('EventBridgePublisher.publish', () => {
       const bytes = (call.Entries ?? []).reduce((sum, e) => sum + putEventsEntrySize(e), 0);
       expect(bytes).toBeLessThanOrEqual(256 * 1024);
     }
+    expect(fake.events(BUS)).toHaveLength(5);
+  });
+
+  it('sizes multibyte details in UTF-8 bytes, as EventBridge does, so every call is accepted', async () => {
+    const { publisher, fake, calls } = world();
+    // 50 K characters but 100 KB on the wire: counting characters would put all five in one call.
+    const big = 'é'.repeat(50 * 1024);
+
+    await publisher.publish(Array.from({ length: 5 }, (_, n) => event(n, { big })));
+
+    expect(calls().map((c) => c.Entries?.length)).toEqual([2, 2, 1]);
     expect(fake.events(BUS)).toHaveLength(5);
   });
 

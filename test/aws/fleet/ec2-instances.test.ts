@@ -2,15 +2,17 @@ import { CreateFleetCommand, type DescribeInstancesCommandInput } from '@aws-sdk
 import { describe, expect, it } from 'vitest';
 import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
 import { CloudError, ValidationError } from '../../../shared/core/model/errors';
-import { CLUSTER, launchRequest, launchWorld, nodeClaim, SUBNET_A, testRetry } from './launch-world';
+import { clockRetryPolicy, launchRequest, launchWorld } from '../../../sim/world/aws/launch-world';
+import { clusterInfo, SUBNET_A } from '../../../sim/world/aws/region';
+import { nodeClaim } from '../../../sim/world/builders';
 
 async function world(pageSize?: number) {
   const w = await launchWorld();
-  const { policy, sleeps } = testRetry(w.clock);
+  const { policy, sleeps } = clockRetryPolicy(w.clock);
   const launcherFor = (cluster: string) =>
     new Ec2InstanceLauncher({
       ec2: w.ec2,
-      cluster: { ...CLUSTER, name: cluster },
+      cluster: { ...clusterInfo, name: cluster },
       launchTemplates: w.templates,
       instanceTypes: w.instanceTypes,
       unavailableOfferings: w.unavailable,

@@ -13,7 +13,8 @@ import type { ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-sta
 import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/model/labels';
 import { Requirement } from '../../../shared/core/model/requirements';
 import type { LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
-import { nodeClaim, options, RESOLVED_SUBNETS, testInstanceTypes } from './launch-world';
+import { cheapestOptions, launchInstanceTypes, RESOLVED_SUBNETS } from '../../../sim/world/aws/launch-world';
+import { nodeClaim } from '../../../sim/world/builders';
 
 const AMD64: LaunchTemplateRef = {
   launchTemplateName: 'amd64',
@@ -62,7 +63,7 @@ describe('zonalSubnets', () => {
 
 describe('templateServes', () => {
   it('matches templates to instance types by architecture and GPU requirements', () => {
-    const types = testInstanceTypes();
+    const types = launchInstanceTypes();
     const served = (name: string) =>
       [AMD64, ARM64, NVIDIA]
         .filter((t) => templateServes(t, types.get(name)!))
@@ -74,7 +75,7 @@ describe('templateServes', () => {
 });
 
 describe('planFleet', () => {
-  const types = testInstanceTypes();
+  const types = launchInstanceTypes();
   const base = {
     instanceTypes: types,
     subnets: RESOLVED_SUBNETS,
@@ -86,7 +87,7 @@ describe('planFleet', () => {
     const plan = planFleet({
       ...base,
       nodeClaim: nodeClaim({ zones: ['us-east-1b'] }),
-      options: options(types, ['m5.large', 'g4dn.xlarge']),
+      options: cheapestOptions(types, ['m5.large', 'g4dn.xlarge']),
     });
     expect(
       plan.configs.map((c) => [
@@ -107,7 +108,7 @@ describe('planFleet', () => {
       ...base,
       unavailable,
       nodeClaim: nodeClaim(),
-      options: options(types, ['m5.large']),
+      options: cheapestOptions(types, ['m5.large']),
     });
     expect(plan.capacityType).toBe('on-demand');
     expect(plan.configs[0]?.overrides.map((o) => o.zone)).toEqual(['us-east-1a', 'us-east-1b']);
@@ -119,7 +120,7 @@ describe('planFleet', () => {
       ...base,
       unavailable,
       nodeClaim: nodeClaim(),
-      options: options(types, ['m5.large']),
+      options: cheapestOptions(types, ['m5.large']),
     });
     expect(plan.capacityType).toBe('on-demand');
   });
@@ -130,7 +131,7 @@ describe('planFleet', () => {
       ...base,
       unavailable,
       nodeClaim: nodeClaim({ capacityTypes: ['spot'] }),
-      options: options(types, ['m5.large', 'cx9.huge']),
+      options: cheapestOptions(types, ['m5.large', 'cx9.huge']),
     });
     expect(plan.configs).toEqual([]);
     expect(plan.skipped.map((s) => `${s.instanceType} ${s.zone} ${s.capacityType} ${s.code}`)).toEqual([
@@ -156,7 +157,7 @@ describe('planFleet', () => {
     expect(cheapestFirst.length).toBe(80);
     const plan = planFleet({
       nodeClaim: nodeClaim({ capacityTypes: ['on-demand'] }),
-      options: options(
+      options: cheapestOptions(
         new Map(cheapestFirst.map((it) => [it.name, it])),
         cheapestFirst.map((it) => it.name),
       ),

@@ -5,24 +5,16 @@ import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher
 import type { RetryPolicy } from '../../../shared/aws/retry';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
 import { CloudError, InsufficientCapacityError } from '../../../shared/core/model/errors';
-import {
-  AMI_AMD64,
-  AMI_ARM64,
-  CLUSTER,
-  launchRequest,
-  launchWorld,
-  nodeClaim,
-  SUBNET_A,
-  SUBNET_B,
-  testRetry,
-} from './launch-world';
+import { clockRetryPolicy, launchRequest, launchWorld } from '../../../sim/world/aws/launch-world';
+import { AMI_AMD64, AMI_ARM64, clusterInfo, SUBNET_A, SUBNET_B } from '../../../sim/world/aws/region';
+import { nodeClaim } from '../../../sim/world/builders';
 
 async function world(retry: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
   const w = await launchWorld();
-  const { policy, sleeps } = testRetry(w.clock, retry);
+  const { policy, sleeps } = clockRetryPolicy(w.clock, retry);
   const launcher = new Ec2InstanceLauncher({
     ec2: w.ec2,
-    cluster: CLUSTER,
+    cluster: clusterInfo,
     launchTemplates: w.templates,
     instanceTypes: w.instanceTypes,
     unavailableOfferings: w.unavailable,

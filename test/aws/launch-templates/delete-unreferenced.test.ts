@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isCloudError } from '../../../shared/core/model/errors';
-import { cluster } from '../userdata/fixtures';
-import { launchRequest, world } from './fixtures';
+import { launchRequest, launchTemplateWorld } from '../../../sim/world/aws/launch-template-world';
+import { clusterInfo as cluster } from '../../../sim/world/aws/region';
 
-type World = ReturnType<typeof world>;
+type World = ReturnType<typeof launchTemplateWorld>;
 
 /** Creates a template directly in the fake (as another tool or cluster would), tagged for `clusterTag`. */
 function seed(fake: World['fake'], name: string, clusterTag: string): void {
@@ -27,7 +27,7 @@ function names(fake: World['fake']): string[] {
 
 describe('Ec2LaunchTemplateProvider.deleteUnreferenced', () => {
   it("deletes only this cluster's podlift templates that are unused and past the grace period", async () => {
-    const { provider, fake, clock } = world({ deleteGraceMs: 600_000 });
+    const { provider, fake, clock } = launchTemplateWorld({ deleteGraceMs: 600_000 });
     const [used] = await provider.ensure(launchRequest(), cluster);
     const [unused] = await provider.ensure(launchRequest({ nodePool: 'batch' }), cluster);
     seed(fake, 'podlift/other/0123456789abcdef', 'other');
@@ -57,7 +57,7 @@ describe('Ec2LaunchTemplateProvider.deleteUnreferenced', () => {
   });
 
   it('reads every page of the listing', async () => {
-    const { provider, fake, clock } = world();
+    const { provider, fake, clock } = launchTemplateWorld();
     for (let i = 0; i < 205; i++) seed(fake, `podlift/demo/${i.toString(16).padStart(16, '0')}`, 'demo');
     clock.advance(3_600_000);
     const deleted = await provider.deleteUnreferenced('demo', []);
@@ -69,7 +69,7 @@ describe('Ec2LaunchTemplateProvider.deleteUnreferenced', () => {
   });
 
   it('counts templates already gone as deleted, tries every deletion, then reports the failures', async () => {
-    const { provider, fake, clock } = world();
+    const { provider, fake, clock } = launchTemplateWorld();
     for (const n of ['a', 'b', 'c']) seed(fake, `podlift/demo/${n.repeat(16)}`, 'demo');
     clock.advance(3_600_000);
     fake.failNext('DeleteLaunchTemplate', 'InvalidLaunchTemplateId.NotFound');

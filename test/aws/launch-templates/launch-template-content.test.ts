@@ -2,13 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import { isValidationError } from '../../../shared/core/model/errors';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
-import { nodeClass } from '../../builders';
-import { cluster, nodeClaim } from '../userdata/fixtures';
-import { amis, launchRequest, resolved, world } from './fixtures';
+import {
+  amis,
+  launchRequest,
+  launchTemplateWorld,
+  resolved,
+} from '../../../sim/world/aws/launch-template-world';
+import { clusterInfo as cluster } from '../../../sim/world/aws/region';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
 
 /** The data of the one template ensured for `request`. */
 async function templateData(request: LaunchRequest) {
-  const { provider, fake } = world();
+  const { provider, fake } = launchTemplateWorld();
   const [ref] = await provider.ensure(request, cluster);
   return fake.launchTemplateData(ref.launchTemplateName);
 }
@@ -99,7 +104,7 @@ describe('launch template content', () => {
   });
 
   it('rejects a volume size that is not a quantity, naming the field', async () => {
-    const { provider } = world();
+    const { provider } = launchTemplateWorld();
     const error = await provider
       .ensure(
         withNodeClass({ blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: 'big' } }] }),
@@ -115,7 +120,7 @@ describe('launch template content', () => {
 
 describe('launch template names', () => {
   async function nameFor(request: LaunchRequest, onCluster = cluster): Promise<string> {
-    const { provider } = world();
+    const { provider } = launchTemplateWorld();
     const [ref] = await provider.ensure(request, onCluster);
     return ref.launchTemplateName;
   }

@@ -3,9 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
 import { isCloudError, isNotFoundError, isValidationError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
-import { cluster, decode } from '../userdata/fixtures';
-import { amis, launchRequest, resolved, world } from './fixtures';
+import {
+  amis,
+  launchRequest,
+  launchTemplateWorld,
+  resolved,
+} from '../../../sim/world/aws/launch-template-world';
+import { clusterInfo as cluster } from '../../../sim/world/aws/region';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
+import { decode } from '../userdata/fixtures';
 
 /** The kubelet config and flags in a template's generated NodeConfig. */
 function kubeletOf(data: RequestLaunchTemplateData | undefined) {
@@ -16,7 +22,7 @@ function kubeletOf(data: RequestLaunchTemplateData | undefined) {
 
 describe('Ec2LaunchTemplateProvider.ensure', () => {
   it('creates a template named podlift/<cluster>/<hash> with the image, user data, profile, groups, IMDS and root volume', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const [ref] = await provider.ensure(launchRequest(), cluster);
     expect(ref.launchTemplateName).toMatch(/^podlift\/demo\/[0-9a-f]{16}$/);
     expect(ref.launchTemplateId).toMatch(/^lt-/);
@@ -44,7 +50,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('tags the template for the cluster, NodePool and EC2NodeClass, over the EC2NodeClass tags', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const request = launchRequest({
       nodeClass: nodeClass({ tags: { team: 'ml', 'karpenter.k8s.aws/cluster': 'spoofed' } }),
       nodePool: 'gpu',
@@ -67,7 +73,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('creates a template once: a second ensure asks EC2 nothing, and after the cache expires only describes', async () => {
-    const { provider, fake, clock } = world({ cacheTtlMs: 60_000 });
+    const { provider, fake, clock } = launchTemplateWorld({ cacheTtlMs: 60_000 });
     const first = await provider.ensure(launchRequest(), cluster);
     expect(fake.callsTo('CreateLaunchTemplate')).toHaveLength(1);
     expect(fake.callsTo('DescribeLaunchTemplates')).toHaveLength(1);
@@ -84,7 +90,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('finds the template another process created instead of creating it again', async () => {
-    const { provider, anotherProvider, fake } = world();
+    const { provider, anotherProvider, fake } = launchTemplateWorld();
     const [mine] = await provider.ensure(launchRequest(), cluster);
     const [theirs] = await anotherProvider().ensure(launchRequest(), cluster);
     expect(theirs).toEqual(mine);
@@ -92,7 +98,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('treats AlreadyExists from a creation race as success and returns the winner', async () => {
-    const { provider, anotherProvider, fake } = world();
+    const { provider, anotherProvider, fake } = launchTemplateWorld();
     const [winner] = await anotherProvider().ensure(launchRequest(), cluster);
     // Our describe ran before the winner's create landed: EC2 answered NotFound.
     fake.failNext('DescribeLaunchTemplates', 'InvalidLaunchTemplateName.NotFoundException');
@@ -106,7 +112,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('makes one EC2 round for concurrent ensures of the same template', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const [a, b] = await Promise.all([
       provider.ensure(launchRequest(), cluster),
       provider.ensure(launchRequest(), cluster),
@@ -117,7 +123,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('recreates a template deleted behind its back once invalidated', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const [ref] = await provider.ensure(launchRequest(), cluster);
     fake.deleteLaunchTemplate({ LaunchTemplateName: ref.launchTemplateName });
     provider.invalidate(ref.launchTemplateName);
@@ -128,7 +134,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('groups options by AMI: GPU types get the NVIDIA image, arm64 types the arm64 image, each with its types', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const refs = await provider.ensure(
       launchRequest({ types: ['m5.large', 'g5.xlarge', 'm6g.large', 'c5.large', 'g4dn.xlarge'] }),
       cluster,
@@ -151,7 +157,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('shares one template between types of one AMI when the EC2NodeClass fixes maxPods', async () => {
-    const { provider } = world();
+    const { provider } = launchTemplateWorld();
     const refs = await provider.ensure(
       launchRequest({
         types: ['m5.large', 'm5.2xlarge'],
@@ -164,7 +170,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('shares one template between max-pods groups when the user data does not depend on max pods (Custom)', async () => {
-    const { provider } = world();
+    const { provider } = launchTemplateWorld();
     const refs = await provider.ensure(
       launchRequest({
         types: ['m5.large', 'm5.xlarge'],
@@ -176,7 +182,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('serves only the options of the capacity type the launch buys, and labels the node with it', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const refs = await provider.ensure(
       launchRequest({
         types: ['m5.large', 'c5.large'],
@@ -191,7 +197,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('uses an AMI only for the types its requirements admit, and fails when none admits any option', async () => {
-    const { provider } = world();
+    const { provider } = launchTemplateWorld();
     const onlyArm = resolved({ amis: [amis.arm] });
     const refs = await provider.ensure(
       launchRequest({ types: ['m5.large', 'm6g.large'], resolved: onlyArm }),
@@ -208,7 +214,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('fails with NotFoundError when the EC2NodeClass resolved no AMI, security group or instance profile', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     for (const status of [
       resolved({ amis: [] }),
       resolved({ securityGroups: [] }),
@@ -224,7 +230,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it("reports the EC2NodeClass's bad userData as a ValidationError before calling EC2", async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     const error = await provider
       .ensure(
         launchRequest({
@@ -239,9 +245,10 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
   });
 
   it('wraps EC2 failures in a CloudError naming the template and NodeClaim, retryable when throttled', async () => {
-    const { provider, fake } = world();
+    const { provider, fake } = launchTemplateWorld();
     fake.throttle('CreateLaunchTemplate');
-    const throttled = await provider.ensure(launchRequest(), cluster).catch((e: unknown) => e);
+    const request = launchRequest({ nodeClaim: nodeClaim({ name: 'default-x7k2p' }) });
+    const throttled = await provider.ensure(request, cluster).catch((e: unknown) => e);
     expect(isCloudError(throttled) && throttled.retryable).toBe(true);
     expect(String(throttled)).toMatch(
       /creating launch template podlift\/demo\/[0-9a-f]{16} for NodeClaim default-x7k2p: RequestLimitExceeded/,

@@ -2,9 +2,10 @@ import type { DescribeImagesCommandInput } from '@aws-sdk/client-ec2';
 import type { GetParametersCommandInput } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import type { EC2NodeClassStatus } from '../../../shared/core/model/ec2nodeclass-status';
-import type { ImageSeed } from '../../../sim/fakes/aws/fake-ec2';
-import { nodeClass } from '../../builders';
-import { AMAZON, al2023Path, amiParameter, K8S, nodeClassWorld } from './world';
+import type { ImageSeed } from '../../../sim/fakes/aws/ec2';
+import { AMAZON, al2023Path, amiParameter, nodeClassWorld } from '../../../sim/world/aws/node-class-world';
+import { K8S } from '../../../sim/world/aws/region';
+import { nodeClass } from '../../../sim/world/builders';
 
 const ARCH = 'kubernetes.io/arch';
 const GPU = 'karpenter.k8s.aws/instance-gpu-count';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
 import type { EC2NodeClassStatus } from '../../../shared/core/model/ec2nodeclass-status';
-import { nodeClass } from '../../builders';
-import { CLUSTER, iamWrites, nodeClassWorld, REGION, ROLE } from './world';
+import { iamWrites, nodeClassWorld, ROLE } from '../../../sim/world/aws/node-class-world';
+import { CLUSTER, REGION } from '../../../sim/world/aws/region';
+import { nodeClass } from '../../../sim/world/builders';
 
 const profileReady = (status: EC2NodeClassStatus) =>
   status.conditions.find((c) => c.type === 'InstanceProfileReady');

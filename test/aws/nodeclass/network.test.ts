@@ -1,8 +1,9 @@
 import type { DescribeSecurityGroupsCommandInput, DescribeSubnetsCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { isCloudError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
-import { CLUSTER, nodeClassWorld } from './world';
+import { nodeClassWorld } from '../../../sim/world/aws/node-class-world';
+import { CLUSTER } from '../../../sim/world/aws/region';
+import { nodeClass } from '../../../sim/world/builders';
 
 const condition = (conditions: readonly { type: string }[], type: string) =>
   conditions.find((c) => c.type === type);

@@ -3,7 +3,6 @@ import { aliasParameters, parseAlias, UnsupportedAliasError } from '../../../sha
 import { compareAmis } from '../../../shared/aws/nodeclass/ami-selection';
 import { fnv1a64, instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
 import { subnetFilterSets, tagFilters } from '../../../shared/aws/nodeclass/selector-filters';
-import { buildNodeClassConditions } from '../../../shared/core/model/ec2nodeclass-conditions';
 import type { ResolvedAmi } from '../../../shared/core/model/ec2nodeclass-status';
 
 describe('fnv1a64', () => {
@@ -112,30 +111,5 @@ describe('compareAmis', () => {
     expect(compareAmis(ami({ creationDate: '2025-02-01T00:00:00Z' }), ami({}))).toBe(-1);
     expect(compareAmis(ami({ name: 'b' }), ami({ name: 'a' }))).toBe(-1);
     expect(compareAmis(ami({}), ami({}))).toBe(0);
-  });
-});
-
-describe('buildNodeClassConditions', () => {
-  it('is Unknown, ReconcilingDependents, while a dependent has not been resolved', () => {
-    const conditions = buildNodeClassConditions(
-      [
-        { type: 'SubnetsReady', status: 'True' },
-        { type: 'SecurityGroupsReady', status: 'True' },
-        { type: 'AMIsReady', status: 'True' },
-      ],
-      [],
-      Date.UTC(2026, 0, 2, 3, 4, 5, 678),
-    );
-    expect(conditions.find((c) => c.type === 'InstanceProfileReady')).toMatchObject({
-      status: 'Unknown',
-      reason: 'AwaitingReconciliation',
-    });
-    expect(conditions.find((c) => c.type === 'Ready')).toEqual({
-      type: 'Ready',
-      status: 'Unknown',
-      reason: 'ReconcilingDependents',
-      message: 'InstanceProfileReady=Unknown',
-      lastTransitionTime: '2026-01-02T03:04:05Z',
-    });
   });
 });

@@ -4,9 +4,10 @@ import {
   toStatusManifest,
 } from '../../../shared/core/model/ec2nodeclass-conditions';
 import { nodeClassReady } from '../../../shared/core/model/ec2nodeclass-status';
-import type { NodeClassOptions } from '../../builders';
-import { nodeClass } from '../../builders';
-import { AMAZON, al2023Path, amiParameter, CLUSTER, nodeClassWorld } from './world';
+import { AMAZON, al2023Path, amiParameter, nodeClassWorld } from '../../../sim/world/aws/node-class-world';
+import { CLUSTER } from '../../../sim/world/aws/region';
+import type { NodeClassOptions } from '../../../sim/world/builders';
+import { nodeClass } from '../../../sim/world/builders';
 
 const X86 = 'ami-000000000000000a1';
 const ARM = 'ami-000000000000000a4';

@@ -7,9 +7,8 @@ import { CloudError, ValidationError } from '../../../shared/core/model/errors';
 import { attachFake } from '../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../sim/fakes/aws/client-config';
 import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
-import { VirtualTime } from '../../../sim/virtual-time';
-import { nodeClass, nodePool } from '../../builders';
-import { waitsAtOnce } from '../waits-at-once';
+import { VirtualTime, waitsAtOnce } from '../../../sim/virtual-time';
+import { nodeClass, nodePool } from '../../../sim/world/builders';
 
 function nodePoolYaml(name: string, cpu = '50'): string {
   return `apiVersion: karpenter.sh/v1

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { bottlerocketUserData } from '../../../shared/aws/userdata/bottlerocket';
 import { parseToml, type TomlTable } from '../../../shared/aws/userdata/toml-parse';
 import { isValidationError, type ValidationError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
-import { bootstrap, cluster, nodeClaim } from './fixtures';
+import { clusterInfo as cluster } from '../../../sim/world/aws/region';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
+import { bootstrap } from './fixtures';
 
 /** Karpenter's Bottlerocket test input (testdata/br_userdata_input.golden), with its Go %s filled in. */
 const USER_SETTINGS = `[settings.kubernetes]

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { eksBootstrapUserData } from '../../../shared/aws/userdata/eks-bootstrap';
 import { mimeHeader, parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
-import { nodeClass } from '../../builders';
-import { bootstrap, cluster, nodeClaim } from './fixtures';
+import { clusterInfo as cluster } from '../../../sim/world/aws/region';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
+import { bootstrap } from './fixtures';
 
 function parts(text: string) {
   const result = parseMimeArchive(text);

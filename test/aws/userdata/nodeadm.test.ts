@@ -3,8 +3,9 @@ import { parse as parseYaml } from 'yaml';
 import { type MimePart, mimeHeader, parseMimeArchive } from '../../../shared/aws/userdata/mime-archive';
 import { GENERATED_NODE_CONFIG_HEADER, nodeadmUserData } from '../../../shared/aws/userdata/nodeadm';
 import { isValidationError, type ValidationError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
-import { bootstrap, cluster, nodeClaim } from './fixtures';
+import { clusterInfo as cluster } from '../../../sim/world/aws/region';
+import { nodeClaim, nodeClass } from '../../../sim/world/builders';
+import { bootstrap } from './fixtures';
 
 function parts(text: string): readonly MimePart[] {
   const result = parseMimeArchive(text);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeadmUserData } from '../../../shared/aws/userdata/nodeadm';
 import { userDataBase64, userDataText } from '../../../shared/aws/userdata/user-data';
 import { isValidationError } from '../../../shared/core/model/errors';
-import { nodeClass } from '../../builders';
+import { nodeClass } from '../../../sim/world/builders';
 import { bootstrap, decode } from './fixtures';
 
 describe('userDataBase64', () => {

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/core/manifests/pod-manifest';
 import type { ValidationError } from '../../../shared/core/model/errors';
 import { isValidationError } from '../../../shared/core/model/errors';
-import { containerManifest, nodeManifest, podManifest, resources } from '../../builders';
+import { containerManifest, nodeManifest, podManifest, resources } from '../../../sim/world/builders';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;

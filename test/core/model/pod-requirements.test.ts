@@ -7,7 +7,7 @@ import {
   relaxations,
 } from '../../../shared/core/model/pod-requirements';
 import type { Requirements } from '../../../shared/core/model/requirements';
-import { pod } from '../../builders';
+import { pod } from '../../../sim/world/builders';
 
 function prefer(weight: number, key: string, ...values: string[]): PreferredSchedulingTerm {
   return { weight, preference: { matchExpressions: [{ key, operator: 'In', values }] } };

@@ -14,7 +14,7 @@ import type { Pod } from '../../../shared/core/model/pod';
 import { addInto, type MutableResources, type Resources } from '../../../shared/core/model/resources';
 import type { SchedulingInput } from '../../../shared/core/scheduling/types';
 import type { DaemonSet, StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClass, stateNode } from '../../builders';
+import { nodeClass, stateNode } from '../../../sim/world/builders';
 
 /**
  * Shared fixtures for the scheduler tests: the bundled us-east-1 catalog resolved for the

@@ -29,7 +29,7 @@ import { MAX_INSTANCE_TYPE_OPTIONS } from '../../../shared/core/scheduling/insta
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { NodeClaimPlan, SchedulingInput, SchedulingResult } from '../../../shared/core/scheduling/types';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodePool, pod, pods } from '../../builders';
+import { nodePool, pod, pods } from '../../../sim/world/builders';
 import {
   catalog,
   daemonSet,

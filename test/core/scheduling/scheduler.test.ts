@@ -17,7 +17,7 @@ import type { Taint } from '../../../shared/core/model/taints';
 import { MAX_INSTANCE_TYPE_OPTIONS } from '../../../shared/core/scheduling/instance-selection';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { NodeClaimPlan, SchedulingResult } from '../../../shared/core/scheduling/types';
-import { nodePool, pod, pods, resources } from '../../builders';
+import { nodePool, pod, pods, resources } from '../../../sim/world/builders';
 import {
   catalog,
   daemonSet,

@@ -9,7 +9,8 @@ import { BearerTokenKubeConfigSource } from '../../../shared/kube/auth/bearer-to
 import type { KubeConfigSource } from '../../../shared/kube/kubeconfig-source';
 import { FAKE_EKS_CA } from '../../../sim/fakes/aws/fake-eks';
 import { type FakeKubeApiServer, startFakeKubeApiServer } from '../../../sim/fakes/kube';
-import { decodeEksToken, eksWorld, lambdaCredentials } from '../../aws/eks/eks-world';
+import { eksWorld, lambdaCredentials } from '../../../sim/world/aws/eks-world';
+import { decodeEksToken } from '../../aws/eks/decode-eks-token';
 
 const MINUTE = 60_000;
 

@@ -2,7 +2,7 @@ import { DescribeSubnetsCommand, EC2Client, paginateDescribeSubnets } from '@aws
 import { describe, expect, it } from 'vitest';
 import { attachFake } from '../../../../sim/fakes/aws/attach';
 import { clientConfig } from '../../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../../sim/fakes/aws/fake-ec2';
+import { FakeEc2 } from '../../../../sim/fakes/aws/ec2';
 import { VirtualTime } from '../../../../sim/virtual-time';
 
 describe('attachFake', () => {

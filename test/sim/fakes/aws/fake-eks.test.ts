@@ -1,7 +1,7 @@
 import { DescribeClusterCommand, ResourceNotFoundException } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
 import { FAKE_EKS_CA } from '../../../../sim/fakes/aws/fake-eks';
-import { eksWorld } from '../../../aws/eks/eks-world';
+import { eksWorld } from '../../../../sim/world/aws/eks-world';
 
 describe('FakeEks', () => {
   it('describes a seeded cluster as EKS does', async () => {

@@ -88,3 +88,35 @@ describe('FakeEventBridge', () => {
     expect(fake.events('podlift').map((e) => e.detail)).toEqual([{ n: 2 }]);
   });
 });
+
+describe('putEventsEntrySize, the fake copy of the documented rule', () => {
+  it('counts 14 bytes for Time and the UTF-8 bytes of Source, DetailType, Detail and Resources', () => {
+    const sized: PutEventsRequestEntry = {
+      Time: new Date(0),
+      Source: 'podlift.watcher', // 15 bytes
+      DetailType: 'PodsPending', // 11 bytes
+      Detail: '{"pod":"café"}', // 15 bytes: é is two
+      Resources: ['arn:aws:ec2:us-east-1:123456789012:instance/i-0abc', '名前'], // 50 + 6 bytes
+      EventBusName: 'a-bus-name-that-does-not-count',
+    };
+    expect(putEventsEntrySize(sized)).toBe(14 + 15 + 11 + 15 + 50 + 6);
+    expect(putEventsEntrySize({ Source: 'podlift.watcher', DetailType: 'PodsPending' })).toBe(26);
+  });
+
+  it('accepts a call whose entries add up to exactly 256 KB and rejects one byte more', async () => {
+    const { client, fake } = eventsWorld();
+    const shell = entry({ blob: '' });
+    const pad = 256 * 1024 - putEventsEntrySize(shell);
+    const exact = entry({ blob: 'x'.repeat(pad) });
+    const over = entry({ blob: 'x'.repeat(pad + 1) });
+    expect(putEventsEntrySize(exact)).toBe(256 * 1024);
+
+    await expect(client.send(new PutEventsCommand({ Entries: [exact] }))).resolves.toMatchObject({
+      FailedEntryCount: 0,
+    });
+    await expect(client.send(new PutEventsCommand({ Entries: [over] }))).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
+    expect(fake.events('podlift')).toHaveLength(1);
+  });
+});

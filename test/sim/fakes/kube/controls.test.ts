@@ -2,8 +2,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { nodeManifest } from '../../../../sim/world/builders';
 import { rejection } from './api-error';
-import { node } from './builders';
 
 let server: FakeKubeApiServer;
 afterEach(() => server.close());
@@ -23,7 +23,7 @@ describe('fake API server: test controls', () => {
   it('fails the next matching requests with the injected status, then recovers', async () => {
     server = await startFakeKubeApiServer();
     const core = server.kubeConfig().makeApiClient(CoreV1Api);
-    server.store.seed('nodes', node('n1'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     server.failNext('get', /^\/api\/v1\/nodes\//, 503, { times: 2, retryAfterSeconds: 1 });
     server.failNext('list', '*', 429);
     const first = await rejection(core.readNode({ name: 'n1' }));

@@ -1,10 +1,10 @@
-import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { VirtualTime } from '../../../../sim/virtual-time';
+import { nodeManifest, podManifest } from '../../../../sim/world/builders';
 import { rejection } from './api-error';
-import { node, pod } from './builders';
 
 let server: FakeKubeApiServer;
 let core: CoreV1Api;
@@ -22,7 +22,8 @@ describe('fake API server: core/v1 reads', () => {
   it('creates a pod with server-set metadata and a Pending status', async () => {
     const created = await core.createNamespacedPod({
       namespace: 'default',
-      body: pod('web-1', { ready: true }),
+      // The builders make the JSON the wire carries; client-node's models differ only in typing dates.
+      body: podManifest({ name: 'web-1', ready: true }) as V1Pod,
     });
     expect(created.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.metadata?.resourceVersion).toBe('1');
@@ -43,8 +44,10 @@ describe('fake API server: core/v1 reads', () => {
   });
 
   it('answers 409 AlreadyExists and 404 NotFound with real Status bodies', async () => {
-    await core.createNode({ body: node('ip-10-0-0-1') });
-    const duplicate = await rejection(core.createNode({ body: node('ip-10-0-0-1') }));
+    await core.createNode({ body: nodeManifest({ name: 'ip-10-0-0-1' }) as V1Node });
+    const duplicate = await rejection(
+      core.createNode({ body: nodeManifest({ name: 'ip-10-0-0-1' }) as V1Node }),
+    );
     expect(duplicate).toEqual({
       code: 409,
       status: {
@@ -64,9 +67,9 @@ describe('fake API server: core/v1 reads', () => {
   });
 
   it('lists pods in all namespaces with a global list resourceVersion', async () => {
-    server.store.seed('pods', pod('a', { namespace: 'team-a' }));
-    server.store.seed('pods', pod('b', { namespace: 'team-b' }));
-    server.store.seed('nodes', node('n1'));
+    server.store.seed('pods', podManifest({ name: 'a', namespace: 'team-a' }));
+    server.store.seed('pods', podManifest({ name: 'b', namespace: 'team-b' }));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     const list = await core.listPodForAllNamespaces();
     expect(list.items.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`)).toEqual([
       'team-a/a',
@@ -79,15 +82,19 @@ describe('fake API server: core/v1 reads', () => {
   it('filters by label selectors: equality, !=, in, notin, exists and !key', async () => {
     server.store.seed(
       'nodes',
-      node('spot', { labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/capacity-type': 'spot' } }),
+      nodeManifest({
+        name: 'spot',
+        labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/capacity-type': 'spot' },
+      }),
     );
     server.store.seed(
       'nodes',
-      node('od', {
+      nodeManifest({
+        name: 'od',
         labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/capacity-type': 'on-demand' },
       }),
     );
-    server.store.seed('nodes', node('unmanaged', { labels: { role: 'system' } }));
+    server.store.seed('nodes', nodeManifest({ name: 'unmanaged', labels: { role: 'system' } }));
     const names = async (labelSelector: string) =>
       (await core.listNode({ labelSelector })).items.map((n) => n.metadata?.name);
     expect(await names('karpenter.sh/nodepool')).toEqual(['od', 'spot']);
@@ -101,9 +108,12 @@ describe('fake API server: core/v1 reads', () => {
   });
 
   it('filters by field selectors on name, namespace, spec.nodeName and status.phase', async () => {
-    server.store.seed('pods', pod('pending', {}));
-    server.store.seed('pods', pod('running', { nodeName: 'n1', ready: true }));
-    server.store.seed('pods', pod('other-ns', { namespace: 'kube-system', nodeName: 'n1', ready: true }));
+    server.store.seed('pods', podManifest({ name: 'pending' }));
+    server.store.seed('pods', podManifest({ name: 'running', nodeName: 'n1', ready: true }));
+    server.store.seed(
+      'pods',
+      podManifest({ name: 'other-ns', namespace: 'kube-system', nodeName: 'n1', ready: true }),
+    );
     const names = async (fieldSelector: string) =>
       (await core.listPodForAllNamespaces({ fieldSelector })).items.map((p) => p.metadata?.name);
     expect(await names('status.phase=Pending')).toEqual(['pending']);
@@ -118,7 +128,7 @@ describe('fake API server: core/v1 reads', () => {
   });
 
   it('paginates with limit and continue over a consistent snapshot', async () => {
-    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) server.store.seed('pods', pod(name));
+    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) server.store.seed('pods', podManifest({ name }));
     const first = await core.listNamespacedPod({ namespace: 'default', limit: 2 });
     expect(first.items.map((p) => p.metadata?.name)).toEqual(['p1', 'p2']);
     expect(first.metadata?.remainingItemCount).toBe(3);
@@ -140,7 +150,7 @@ describe('fake API server: core/v1 reads', () => {
   });
 
   it('expires continue tokens after a compaction with 410 Expired', async () => {
-    for (const name of ['p1', 'p2', 'p3']) server.store.seed('pods', pod(name));
+    for (const name of ['p1', 'p2', 'p3']) server.store.seed('pods', podManifest({ name }));
     const first = await core.listNamespacedPod({ namespace: 'default', limit: 1 });
     server.compactHistory();
     const stale = await rejection(
@@ -152,7 +162,7 @@ describe('fake API server: core/v1 reads', () => {
 
 describe('fake API server: core/v1 writes', () => {
   it('rejects a replace with a stale resourceVersion with 409 Conflict', async () => {
-    const created = await core.createNode({ body: node('n1') });
+    const created = await core.createNode({ body: nodeManifest({ name: 'n1' }) as V1Node });
     await core.replaceNode({
       name: 'n1',
       body: { ...created, metadata: { ...created.metadata, labels: { a: '1' } } },
@@ -181,7 +191,7 @@ describe('fake API server: core/v1 writes', () => {
   });
 
   it('merge-patches a node and bumps its resourceVersion', async () => {
-    server.store.seed('nodes', node('n1', { labels: { keep: 'yes', drop: 'yes' } }));
+    server.store.seed('nodes', nodeManifest({ name: 'n1', labels: { keep: 'yes', drop: 'yes' } }));
     const patched = await core.patchNode(
       {
         name: 'n1',
@@ -200,7 +210,7 @@ describe('fake API server: core/v1 writes', () => {
   });
 
   it('applies JSON patches, using test on resourceVersion for optimistic concurrency (422 when stale)', async () => {
-    const created = server.store.seed('nodes', node('n1'));
+    const created = server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     const taint = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
     const patched = await core.patchNode({
       name: 'n1',
@@ -225,7 +235,7 @@ describe('fake API server: core/v1 writes', () => {
   });
 
   it('treats a resourceVersion inside a merge patch as a precondition', async () => {
-    server.store.seed('nodes', node('n1'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     const stale = await rejection(
       core.patchNode(
         { name: 'n1', body: { metadata: { resourceVersion: '0', labels: { a: 'b' } } } },
@@ -237,7 +247,7 @@ describe('fake API server: core/v1 writes', () => {
 
   it('strategic-merge-patches finalizers as a set and taints as a replacement', async () => {
     server.store.seed('nodes', {
-      ...node('n1', { taints: [{ key: 'a', effect: 'NoSchedule' }] }),
+      ...nodeManifest({ name: 'n1', taints: [{ key: 'a', effect: 'NoSchedule' }] }),
       metadata: { name: 'n1', finalizers: ['karpenter.sh/termination'] },
     });
     const patched = await core.patchNode(
@@ -255,7 +265,7 @@ describe('fake API server: core/v1 writes', () => {
   });
 
   it('ignores status in a main update and changes only status through /status', async () => {
-    server.store.seed('pods', pod('web', {}));
+    server.store.seed('pods', podManifest({ name: 'web' }));
     const created = await core.readNamespacedPod({ name: 'web', namespace: 'default' });
     const replaced = await core.replaceNamespacedPod({
       name: 'web',
@@ -281,7 +291,7 @@ describe('fake API server: core/v1 writes', () => {
   });
 
   it('deletes a pod and answers 200 with the object', async () => {
-    server.store.seed('pods', pod('web', {}));
+    server.store.seed('pods', podManifest({ name: 'web' }));
     const deleted = await core.deleteNamespacedPod({
       name: 'web',
       namespace: 'default',
@@ -295,7 +305,7 @@ describe('fake API server: core/v1 writes', () => {
 
   it('keeps an object with finalizers, marked for deletion, until the last finalizer is removed', async () => {
     server.store.seed('nodes', {
-      ...node('n1'),
+      ...nodeManifest({ name: 'n1' }),
       metadata: { name: 'n1', finalizers: ['karpenter.sh/termination'] },
     });
     await core.deleteNode({ name: 'n1' });

@@ -10,8 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer, KubeObject } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { VirtualTime } from '../../../../sim/virtual-time';
+import { nodeClaimManifest } from '../../../../sim/world/builders';
 import { rejection } from './api-error';
-import { nodeClaim } from './builders';
 
 let server: FakeKubeApiServer;
 let custom: CustomObjectsApi;
@@ -29,7 +29,10 @@ describe('fake API server: karpenter custom resources', () => {
   it('creates a NodeClaim without the status it was sent and lists it by label', async () => {
     const created = (await custom.createClusterCustomObject({
       ...nodeClaims,
-      body: { ...nodeClaim('default-x7k2q'), status: { providerID: 'aws:///us-east-1a/i-0abc' } },
+      body: {
+        ...nodeClaimManifest({ name: 'default-x7k2q' }),
+        status: { providerID: 'aws:///us-east-1a/i-0abc' },
+      },
     })) as KubeObject;
     expect(created).toMatchObject({
       apiVersion: 'karpenter.sh/v1',
@@ -49,7 +52,10 @@ describe('fake API server: karpenter custom resources', () => {
   });
 
   it('changes only status through /status and ignores status in main updates', async () => {
-    const created = server.store.create('nodeclaims.karpenter.sh', nodeClaim('default-x7k2q'));
+    const created = server.store.create(
+      'nodeclaims.karpenter.sh',
+      nodeClaimManifest({ name: 'default-x7k2q' }),
+    );
     const withStatus = (await custom.replaceClusterCustomObjectStatus({
       ...nodeClaims,
       name: 'default-x7k2q',
@@ -91,7 +97,10 @@ describe('fake API server: karpenter custom resources', () => {
   });
 
   it('requires a resourceVersion on a custom resource update and rejects a stale one', async () => {
-    const created = server.store.create('nodeclaims.karpenter.sh', nodeClaim('default-x7k2q'));
+    const created = server.store.create(
+      'nodeclaims.karpenter.sh',
+      nodeClaimManifest({ name: 'default-x7k2q' }),
+    );
     const { resourceVersion: _rv, ...withoutVersion } = created.metadata;
     const missing = await rejection(
       custom.replaceClusterCustomObject({
@@ -137,7 +146,7 @@ describe('fake API server: karpenter custom resources', () => {
 
   it('deletes a NodeClaim with a termination finalizer only once the finalizer is gone', async () => {
     server.store.create('nodeclaims.karpenter.sh', {
-      ...nodeClaim('default-x7k2q'),
+      ...nodeClaimManifest({ name: 'default-x7k2q' }),
       metadata: { name: 'default-x7k2q', finalizers: ['karpenter.sh/termination'] },
     });
     await custom.deleteClusterCustomObject({ ...nodeClaims, name: 'default-x7k2q' });

@@ -1,9 +1,9 @@
-import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PolicyV1Api, type V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { podDisruptionBudgetManifest, podManifest } from '../../../../sim/world/builders';
 import { rejection } from './api-error';
-import { pdb, pod } from './builders';
 
 let server: FakeKubeApiServer;
 let core: CoreV1Api;
@@ -26,7 +26,10 @@ const evict = (name: string, namespace = 'default') =>
 
 function seedReadyPods(app: string, count: number): void {
   for (let i = 1; i <= count; i++)
-    server.store.seed('pods', pod(`${app}-${i}`, { labels: { app }, nodeName: 'n1', ready: true }));
+    server.store.seed(
+      'pods',
+      podManifest({ name: `${app}-${i}`, labels: { app }, nodeName: 'n1', ready: true }),
+    );
 }
 
 describe('fake API server: pods/eviction', () => {
@@ -45,7 +48,12 @@ describe('fake API server: pods/eviction', () => {
     seedReadyPods('web', 3);
     await policy.createNamespacedPodDisruptionBudget({
       namespace: 'default',
-      body: pdb('web', 'web', { minAvailable: 2 }),
+      // The builders make the JSON the wire carries; client-node's models differ only in typing dates.
+      body: podDisruptionBudgetManifest({
+        name: 'web',
+        app: 'web',
+        minAvailable: 2,
+      }) as V1PodDisruptionBudget,
     });
     await evict('web-1');
     const blocked = await rejection(evict('web-2'));
@@ -79,7 +87,10 @@ describe('fake API server: pods/eviction', () => {
     [{ minAvailable: 0 }, 4],
   ])('honours %j over 4 healthy pods: %i evictions allowed', async (budget, allowed) => {
     seedReadyPods('api', 4);
-    server.store.create('poddisruptionbudgets.policy', pdb('api', 'api', budget, { expectedPods: 4 }));
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'api', app: 'api', ...budget, expectedPods: 4 }),
+    );
     let evicted = 0;
     for (let i = 1; i <= 4; i++) {
       try {
@@ -94,9 +105,12 @@ describe('fake API server: pods/eviction', () => {
 
   it('ignores budgets for pending pods and lets an unhealthy pod go only when the budget is met', async () => {
     seedReadyPods('web', 2);
-    server.store.seed('pods', pod('web-pending', { labels: { app: 'web' } }));
-    server.store.seed('pods', pod('web-unready', { labels: { app: 'web' }, phase: 'Running' }));
-    server.store.create('poddisruptionbudgets.policy', pdb('web', 'web', { minAvailable: 2 }));
+    server.store.seed('pods', podManifest({ name: 'web-pending', labels: { app: 'web' } }));
+    server.store.seed('pods', podManifest({ name: 'web-unready', labels: { app: 'web' }, phase: 'Running' }));
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'web', app: 'web', minAvailable: 2 }),
+    );
     await evict('web-pending');
     await evict('web-unready');
     expect((await rejection(evict('web-1'))).code).toBe(429);
@@ -104,9 +118,12 @@ describe('fake API server: pods/eviction', () => {
 
   it('counts the selected pods as expected when no replica count is declared', async () => {
     seedReadyPods('web', 3);
-    server.store.create('poddisruptionbudgets.policy', pdb('web', 'web', { maxUnavailable: 1 }));
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'web', app: 'web', maxUnavailable: 1 }),
+    );
     await evict('web-1');
-    server.store.create('pods', pod('web-replacement', { labels: { app: 'web' } }));
+    server.store.create('pods', podManifest({ name: 'web-replacement', labels: { app: 'web' } }));
     expect((await rejection(evict('web-2'))).code).toBe(429);
   });
 
@@ -114,7 +131,12 @@ describe('fake API server: pods/eviction', () => {
     seedReadyPods('web', 3);
     await policy.createNamespacedPodDisruptionBudget({
       namespace: 'default',
-      body: pdb('web', 'web', { maxUnavailable: 1 }, { expectedPods: 3 }),
+      body: podDisruptionBudgetManifest({
+        name: 'web',
+        app: 'web',
+        maxUnavailable: 1,
+        expectedPods: 3,
+      }) as V1PodDisruptionBudget,
     });
     const before = await policy.readNamespacedPodDisruptionBudget({ name: 'web', namespace: 'default' });
     expect(before.status).toMatchObject({
@@ -131,7 +153,7 @@ describe('fake API server: pods/eviction', () => {
 
   it('marks a pod with finalizers for deletion instead of removing it', async () => {
     server.store.seed('pods', {
-      ...pod('web-1', { ready: true }),
+      ...podManifest({ name: 'web-1', ready: true }),
       metadata: { name: 'web-1', finalizers: ['example.com/keep'] },
     });
     await evict('web-1');
@@ -144,8 +166,14 @@ describe('fake API server: pods/eviction', () => {
       message: 'pods "ghost" not found',
     });
     seedReadyPods('web', 2);
-    server.store.create('poddisruptionbudgets.policy', pdb('one', 'web', { maxUnavailable: 1 }));
-    server.store.create('poddisruptionbudgets.policy', pdb('two', 'web', { maxUnavailable: 1 }));
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'one', app: 'web', maxUnavailable: 1 }),
+    );
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'two', app: 'web', maxUnavailable: 1 }),
+    );
     expect((await rejection(evict('web-1'))).code).toBe(500);
   });
 });

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { VirtualTime } from '../../../../sim/virtual-time';
+import { nodeManifest, podManifest } from '../../../../sim/world/builders';
 import { eventually } from '../../../eventually';
-import { node, pod } from './builders';
 
 let server: FakeKubeApiServer;
 const aborts: AbortController[] = [];
@@ -54,12 +54,12 @@ async function watch(path: string, query: Record<string, string | number | boole
 
 describe('fake API server: watch', () => {
   it('streams ADDED, MODIFIED and DELETED after the resourceVersion of a list', async () => {
-    server.store.seed('pods', pod('before'));
+    server.store.seed('pods', podManifest({ name: 'before' }));
     const listed = server.store.list('pods');
     const stream = await watch('/api/v1/namespaces/default/pods', {
       resourceVersion: listed.resourceVersion,
     });
-    server.store.create('pods', pod('web'));
+    server.store.create('pods', podManifest({ name: 'web' }));
     server.store.patch('pods', 'web', { metadata: { labels: { v: '2' } } }, 'application/merge-patch+json');
     server.store.delete('pods', 'web');
     await eventually(() => expect(stream.types()).toEqual(['ADDED web', 'MODIFIED web', 'DELETED web']));
@@ -73,25 +73,25 @@ describe('fake API server: watch', () => {
   });
 
   it('resumes from an older resourceVersion by replaying only the later changes', async () => {
-    server.store.seed('nodes', node('n1'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     const resumeFrom = server.store.resourceVersion;
-    server.store.seed('nodes', node('n2'));
+    server.store.seed('nodes', nodeManifest({ name: 'n2' }));
     server.store.delete('nodes', 'n1');
-    server.store.seed('pods', pod('unrelated'));
+    server.store.seed('pods', podManifest({ name: 'unrelated' }));
     const stream = await watch('/api/v1/nodes', { resourceVersion: resumeFrom });
     await eventually(() => expect(stream.types()).toEqual(['ADDED n2', 'DELETED n1']));
   });
 
   it('starts with ADDED for every current object when no resourceVersion is given', async () => {
-    server.store.seed('nodes', node('n1'));
-    server.store.seed('nodes', node('n2'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
+    server.store.seed('nodes', nodeManifest({ name: 'n2' }));
     const stream = await watch('/api/v1/nodes');
-    server.store.seed('nodes', node('n3'));
+    server.store.seed('nodes', nodeManifest({ name: 'n3' }));
     await eventually(() => expect(stream.types()).toEqual(['ADDED n1', 'ADDED n2', 'ADDED n3']));
   });
 
   it('reports objects entering and leaving a selector as ADDED and DELETED', async () => {
-    server.store.seed('pods', pod('web', { labels: { app: 'web' } }));
+    server.store.seed('pods', podManifest({ name: 'web', labels: { app: 'web' } }));
     const stream = await watch('/api/v1/pods', {
       resourceVersion: server.store.resourceVersion,
       labelSelector: 'app=web',
@@ -112,13 +112,13 @@ describe('fake API server: watch', () => {
     server.store.patch('pods', 'web', { status: { phase: 'Running' } }, 'application/merge-patch+json', {
       subresource: 'status',
     });
-    server.store.seed('pods', pod('db', { labels: { app: 'db' } }));
+    server.store.seed('pods', podManifest({ name: 'db', labels: { app: 'db' } }));
     await eventually(() => expect(stream.types()).toEqual(['DELETED web', 'ADDED web', 'DELETED web']));
   });
 
   it('answers a resourceVersion older than the history with an in-stream 410 Expired, then ends', async () => {
-    server.store.seed('nodes', node('n1'));
-    server.store.seed('nodes', node('n2'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
+    server.store.seed('nodes', nodeManifest({ name: 'n2' }));
     server.compactHistory();
     const stream = await watch('/api/v1/nodes', { resourceVersion: '1' });
     await eventually(() => expect(stream.done()).toEqual({ error: null }));
@@ -143,7 +143,7 @@ describe('fake API server: watch', () => {
   it('expires resourceVersions that fell out of a bounded history', async () => {
     await server.close();
     server = await startFakeKubeApiServer({ historyLimit: 2 });
-    for (const name of ['n1', 'n2', 'n3', 'n4']) server.store.seed('nodes', node(name));
+    for (const name of ['n1', 'n2', 'n3', 'n4']) server.store.seed('nodes', nodeManifest({ name }));
     const fresh = await watch('/api/v1/nodes', { resourceVersion: '2' });
     const stale = await watch('/api/v1/nodes', { resourceVersion: '1' });
     await eventually(() => expect(fresh.types()).toEqual(['ADDED n3', 'ADDED n4']));
@@ -165,7 +165,7 @@ describe('fake API server: watch', () => {
   it('sends BOOKMARKs on demand and periodically, only to watches that allow them', async () => {
     await server.close();
     server = await startFakeKubeApiServer({ bookmarkIntervalMs: 50 });
-    server.store.seed('nodes', node('n1'));
+    server.store.seed('nodes', nodeManifest({ name: 'n1' }));
     const withBookmarks = await watch('/api/v1/nodes', { resourceVersion: '1', allowWatchBookmarks: true });
     const without = await watch('/api/v1/nodes', { resourceVersion: '1' });
     server.sendBookmarks();
@@ -213,7 +213,7 @@ describe('fake API server: watch', () => {
 
 describe('fake API server: client-node informer', () => {
   it('lists, then follows the watch, reconnects after a drop and relists after 410', async () => {
-    server.store.seed('pods', pod('a'));
+    server.store.seed('pods', podManifest({ name: 'a' }));
     const core = server.kubeConfig().makeApiClient(CoreV1Api);
     const informer = makeInformer(server.kubeConfig(), '/api/v1/namespaces/default/pods', () =>
       core.listNamespacedPod({ namespace: 'default' }),
@@ -226,7 +226,7 @@ describe('fake API server: client-node informer', () => {
     await informer.start();
     try {
       await eventually(() => expect(server.openWatches).toBe(1));
-      server.store.create('pods', pod('b'));
+      server.store.create('pods', podManifest({ name: 'b' }));
       server.store.patch('pods', 'a', { metadata: { labels: { v: '2' } } }, 'application/merge-patch+json');
       await eventually(() => expect(events).toEqual(['add a', 'add b', 'update a']));
 
@@ -238,7 +238,7 @@ describe('fake API server: client-node informer', () => {
 
       // While the informer is disconnected, a change happens and the history is compacted past it.
       server.dropWatches();
-      server.store.create('pods', pod('c'));
+      server.store.create('pods', podManifest({ name: 'c' }));
       server.compactHistory();
       await eventually(() => expect(events.at(-1)).toBe('add c'));
       expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(2);

@@ -8,7 +8,7 @@ import {
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { ec2World } from './ec2-world';
+import { ec2World } from '../../../../../sim/world/aws/ec2-world';
 
 const SUBNET_A = 'subnet-0000000000000000a';
 const SUBNET_B = 'subnet-0000000000000000b';

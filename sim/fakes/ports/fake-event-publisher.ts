@@ -1,5 +1,5 @@
-import { CloudError } from '../../shared/core/model/errors';
-import type { BusEvent, EventPublisherPort } from '../../shared/core/ports/publisher';
+import { CloudError } from '../../../shared/core/model/errors';
+import type { BusEvent, EventPublisherPort } from '../../../shared/core/ports/publisher';
 
 /**
  * The bus, in memory: records what was published, and fails the next calls on request the way

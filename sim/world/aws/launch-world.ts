@@ -4,40 +4,38 @@ import { bundledInstanceTypes } from '../../../shared/core/catalog/bundled';
 import type { Catalog, InstanceType, InstanceTypeOption } from '../../../shared/core/catalog/instance-type';
 import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
 import { UnavailableOfferings } from '../../../shared/core/catalog/unavailable-offerings';
-import type { ClusterInfo } from '../../../shared/core/model/cluster-info';
 import type { EC2NodeClassStatus, ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-status';
-import {
-  LABEL_ARCH,
-  LABEL_CAPACITY_TYPE,
-  LABEL_INSTANCE_GPU_COUNT,
-  LABEL_ZONE,
-} from '../../../shared/core/model/labels';
+import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/model/labels';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
-import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
-import { attachFake } from '../../../sim/fakes/aws/attach';
-import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
-import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
-import { VirtualTime } from '../../../sim/virtual-time';
-import { nodeClass, nodePool } from '../../builders';
-import { waitsAtOnce } from '../waits-at-once';
+import { withFake } from '../../fakes/aws/attach';
+import { clientConfig } from '../../fakes/aws/client-config';
+import { FakeEc2, instanceTypeInfo } from '../../fakes/aws/ec2';
+import { FakeLaunchTemplates } from '../../fakes/ports/fake-launch-templates';
+import { VirtualTime, waitsAtOnce } from '../../virtual-time';
+import { nodeClaim, nodeClass, nodePool } from '../builders';
+import {
+  AL2023_IMAGES,
+  AMI_AMD64,
+  AMI_ARM64,
+  AMI_NVIDIA,
+  ON_DEMAND_PRICES,
+  REGION,
+  SUBNET_A,
+  SUBNET_A_SMALL,
+  SUBNET_B,
+  ZONES,
+} from './region';
 
-/**
- * A small region for launch tests, the same on both sides of the SDK client: the catalog
+/*
+ * The launch world: the region, seen the same on both sides of the SDK client. The catalog
  * podlift plans from and the FakeEc2 it launches into agree on types, zones and prices.
- *
  * Spot is cheapest for m6g.large (arm64), then m5.large, then c5.xlarge; g4dn.xlarge has a GPU.
  */
-export const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'] as const;
-export const TYPES = ['m6g.large', 'm5.large', 'c5.xlarge', 'g4dn.xlarge'] as const;
-export const ON_DEMAND: Readonly<Record<string, number>> = {
-  'm6g.large': 0.077,
-  'm5.large': 0.096,
-  'c5.xlarge': 0.17,
-  'g4dn.xlarge': 0.526,
-};
+
+/** The instance types of the launch world. */
+export const LAUNCH_TYPES = ['m6g.large', 'm5.large', 'c5.xlarge', 'g4dn.xlarge'] as const;
 /** Spot per type, then per zone: a zone's price is the type's price plus 0.001 per zone letter after a. */
 export const SPOT: Readonly<Record<string, number>> = {
   'm6g.large': 0.03,
@@ -46,65 +44,35 @@ export const SPOT: Readonly<Record<string, number>> = {
   'g4dn.xlarge': 0.2,
 };
 
+/** The spot price of `type` in `zone`. */
 export function spotPrice(type: string, zone: string): number {
   return Number((SPOT[type]! + 0.001 * ZONES.indexOf(zone as (typeof ZONES)[number])).toFixed(4));
 }
 
-export const SUBNET_A = 'subnet-0000000000000000a';
-/** A second, smaller subnet in us-east-1a: never chosen while SUBNET_A has more free addresses. */
-export const SUBNET_A_SMALL = 'subnet-00000000000000a02';
-export const SUBNET_B = 'subnet-0000000000000000b';
-export const AMI_AMD64 = 'ami-00000000000000001';
-export const AMI_ARM64 = 'ami-00000000000000002';
-export const AMI_NVIDIA = 'ami-00000000000000003';
-
 /** The catalog podlift plans with. */
-export function testCatalog(): Catalog {
-  const types = bundledInstanceTypes().filter((t) => (TYPES as readonly string[]).includes(t.name));
+export function launchCatalog(): Catalog {
+  const types = bundledInstanceTypes().filter((t) => (LAUNCH_TYPES as readonly string[]).includes(t.name));
   return {
-    region: 'us-east-1',
+    region: REGION,
     zones: ZONES,
     types,
     prices: {
-      onDemand: new Map(Object.entries(ON_DEMAND)),
-      spot: new Map(TYPES.map((t) => [t, new Map(ZONES.map((z) => [z, spotPrice(t, z)]))])),
+      onDemand: new Map(Object.entries(ON_DEMAND_PRICES)),
+      spot: new Map(LAUNCH_TYPES.map((t) => [t, new Map(ZONES.map((z) => [z, spotPrice(t, z)]))])),
     },
   };
 }
 
 /** The catalog's instance types by name. */
-export function testInstanceTypes(): ReadonlyMap<string, InstanceType> {
-  return new Map(resolveInstanceTypes(testCatalog(), undefined).map((it) => [it.name, it]));
+export function launchInstanceTypes(): ReadonlyMap<string, InstanceType> {
+  return new Map(resolveInstanceTypes(launchCatalog(), undefined).map((it) => [it.name, it]));
 }
 
-/** A launch template provider that hands out three pre-made templates, like the real one would. */
-export class FakeLaunchTemplates implements LaunchTemplateProvider {
-  readonly calls: LaunchRequest[] = [];
-  readonly invalidated: string[] = [];
-  constructor(readonly templates: readonly LaunchTemplateRef[]) {}
-  async ensure(request: LaunchRequest): Promise<readonly LaunchTemplateRef[]> {
-    this.calls.push(request);
-    return this.templates;
-  }
-  invalidate(launchTemplateName: string): void {
-    this.invalidated.push(launchTemplateName);
-  }
-  async deleteUnreferenced(): Promise<readonly string[]> {
-    return [];
-  }
-}
-
-export const CLUSTER: ClusterInfo = {
-  name: 'demo',
-  endpoint: 'https://demo.eks.amazonaws.com',
-  certificateAuthority: 'Y2E=',
-  kubernetesVersion: '1.31',
-  serviceCidr: '10.100.0.0/16',
-  ipFamily: 'ipv4',
-};
-
-/** A retry policy on the clock's timeline: each backoff passes at once, jitter is always half the cap. */
-export function testRetry(clock: VirtualTime, options: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
+/** A clock-driven retry policy: sleeping advances the clock, jitter is always half the cap. */
+export function clockRetryPolicy(
+  clock: VirtualTime,
+  options: Partial<RetryPolicy> & { deadlineMs?: number } = {},
+) {
   const sleeps: number[] = [];
   const deadline = clock.now() + (options.deadlineMs ?? 60_000);
   const policy: RetryPolicy = {
@@ -116,10 +84,27 @@ export function testRetry(clock: VirtualTime, options: Partial<RetryPolicy> & { 
   return { policy, sleeps };
 }
 
-/** The EC2 side: a FakeEc2 with the test region's types, subnets, AMIs and prices behind a real client. */
-export async function launchWorld() {
+/** What {@link launchWorld} builds. */
+export interface LaunchWorld {
+  readonly clock: VirtualTime;
+  readonly fake: FakeEc2;
+  /** A real EC2Client answered by `fake`. */
+  readonly ec2: EC2Client;
+  /** Three templates (amd64, arm64, NVIDIA) already created in `fake`. */
+  readonly templates: FakeLaunchTemplates;
+  /** The launch catalog's instance types by name. */
+  readonly instanceTypes: ReadonlyMap<string, InstanceType>;
+  readonly unavailable: UnavailableOfferings;
+}
+
+/**
+ * The EC2 side: a FakeEc2 with the launch catalog's types, three subnets with room for 4,000,
+ * 50 and 1,000 instances, the AL2023 images and prices behind a real client, and a launch
+ * template for each image. The call log starts empty.
+ */
+export async function launchWorld(): Promise<LaunchWorld> {
   const clock = new VirtualTime();
-  const catalog = testCatalog();
+  const catalog = launchCatalog();
   const fake = new FakeEc2({
     clock,
     availabilityZones: ZONES,
@@ -137,18 +122,13 @@ export async function launchWorld() {
       { id: SUBNET_A_SMALL, availabilityZone: 'us-east-1a', availableIpAddressCount: 50 },
       { id: SUBNET_B, availabilityZone: 'us-east-1b', availableIpAddressCount: 1000 },
     ],
-    images: [
-      { id: AMI_AMD64, name: 'al2023-x86', architecture: 'x86_64', creationDate: '2025-12-01T00:00:00Z' },
-      { id: AMI_ARM64, name: 'al2023-arm', architecture: 'arm64', creationDate: '2025-12-01T00:00:00Z' },
-      { id: AMI_NVIDIA, name: 'al2023-nvidia', architecture: 'x86_64', creationDate: '2025-12-01T00:00:00Z' },
-    ],
-    onDemandPrices: ON_DEMAND,
-    spotPrices: TYPES.flatMap((t) =>
+    images: [AL2023_IMAGES.amd64, AL2023_IMAGES.arm64, AL2023_IMAGES.nvidia],
+    onDemandPrices: ON_DEMAND_PRICES,
+    spotPrices: LAUNCH_TYPES.flatMap((t) =>
       ZONES.map((z) => ({ instanceType: t, availabilityZone: z, price: spotPrice(t, z), timestamp: 0 })),
     ),
   });
-  const ec2 = new EC2Client(clientConfig);
-  attachFake(ec2, fake);
+  const ec2 = withFake(new EC2Client(clientConfig), fake);
   const template = async (name: string, imageId: string, requirements: NodeSelectorRequirement[]) => {
     const out = await ec2.send(
       new CreateLaunchTemplateCommand({
@@ -175,49 +155,9 @@ export async function launchWorld() {
     ]),
   ]);
   fake.calls.length = 0;
-  const instanceTypes = testInstanceTypes();
+  const instanceTypes = launchInstanceTypes();
   const unavailable = new UnavailableOfferings(clock);
   return { clock, fake, ec2, templates, instanceTypes, unavailable };
-}
-
-/** Options of {@link nodeClaim}. */
-export interface NodeClaimOptions {
-  readonly name?: string;
-  readonly uid?: string;
-  readonly nodePool?: string;
-  /** @default ['spot', 'on-demand'] */
-  readonly capacityTypes?: readonly string[] | null;
-  /** @default any zone */
-  readonly zones?: readonly string[];
-}
-
-/** A NodeClaim as the provisioner records it before launching. */
-export function nodeClaim(options: NodeClaimOptions = {}): NodeClaim {
-  const requirements: NodeSelectorRequirement[] = [];
-  if (options.capacityTypes !== null) {
-    requirements.push({
-      key: LABEL_CAPACITY_TYPE,
-      operator: 'In',
-      values: [...(options.capacityTypes ?? ['spot', 'on-demand'])],
-    });
-  }
-  if (options.zones !== undefined)
-    requirements.push({ key: LABEL_ZONE, operator: 'In', values: [...options.zones] });
-  return {
-    name: options.name ?? 'default-x7k2',
-    uid: options.uid ?? '6f1c2a7e-0000-4000-8000-000000000001',
-    labels: { 'karpenter.sh/nodepool': options.nodePool ?? 'default' },
-    annotations: {},
-    finalizers: [],
-    spec: {
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      requirements,
-      resources: { requests: {} },
-      taints: [],
-      startupTaints: [],
-    },
-    status: {},
-  };
 }
 
 /** Resolved subnets as the node class resolver reports them. */
@@ -228,7 +168,7 @@ export const RESOLVED_SUBNETS: readonly ResolvedSubnet[] = [
 ];
 
 /** Options of the types named, each with its cheapest offering, as the scheduler lists them. */
-export function options(
+export function cheapestOptions(
   instanceTypes: ReadonlyMap<string, InstanceType>,
   names: readonly string[],
 ): InstanceTypeOption[] {
@@ -265,6 +205,6 @@ export function launchRequest(
     nodePool: nodePool({ name: 'default' }),
     nodeClass: nodeClass({ name: 'default', tags: overrides.nodeClassTags ?? { team: 'platform' } }),
     resolved,
-    options: options(instanceTypes, overrides.types ?? ['m6g.large', 'm5.large', 'c5.xlarge']),
+    options: cheapestOptions(instanceTypes, overrides.types ?? ['m6g.large', 'm5.large', 'c5.xlarge']),
   };
 }

@@ -5,16 +5,27 @@ import {
   EC2NodeClassResolver,
   type EC2NodeClassResolverOptions,
 } from '../../../shared/aws/nodeclass/resolver';
-import { attachFake } from '../../../sim/fakes/aws/attach';
-import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2, type FakeEc2Options } from '../../../sim/fakes/aws/fake-ec2';
-import { FakeIam } from '../../../sim/fakes/aws/fake-iam';
-import { FakeSsm, type ParameterSeed } from '../../../sim/fakes/aws/fake-ssm';
-import { VirtualTime } from '../../../sim/virtual-time';
+import { withFake } from '../../fakes/aws/attach';
+import { clientConfig } from '../../fakes/aws/client-config';
+import { FakeEc2, type FakeEc2Options } from '../../fakes/aws/ec2';
+import { FakeIam } from '../../fakes/aws/fake-iam';
+import { FakeSsm, type ParameterSeed } from '../../fakes/aws/fake-ssm';
+import { VirtualTime } from '../../virtual-time';
+import {
+  CLUSTER,
+  DISCOVERY,
+  K8S,
+  REGION,
+  SECURITY_GROUP_ML,
+  SECURITY_GROUP_NODES,
+  SECURITY_GROUP_WEB,
+  SUBNET_A,
+  SUBNET_B,
+  SUBNET_C,
+  SUBNET_D,
+} from './region';
 
-export const CLUSTER = 'demo';
-export const REGION = 'us-east-1';
-export const K8S = '1.31';
+/** The node role the EC2NodeClasses of this world name. */
 export const ROLE = 'KarpenterNodeRole-demo';
 
 /** Public EKS AMIs look like this: owned by Amazon, public. */
@@ -30,11 +41,27 @@ export function amiParameter(name: string, value: string): ParameterSeed {
   return { name, value, dataType: 'aws:ec2:image' };
 }
 
-/** Options of `nodeClassWorld`. */
-export interface WorldOptions {
+/** Options of {@link nodeClassWorld}. */
+export interface NodeClassWorldOptions {
   readonly ec2?: Partial<Omit<FakeEc2Options, 'clock'>>;
   readonly parameters?: readonly ParameterSeed[];
   readonly resolver?: Partial<Pick<EC2NodeClassResolverOptions, 'ttls' | 'cluster'>>;
+}
+
+/** What {@link nodeClassWorld} builds. */
+export interface NodeClassWorld {
+  readonly clock: VirtualTime;
+  readonly ec2Fake: FakeEc2;
+  readonly ssmFake: FakeSsm;
+  readonly iamFake: FakeIam;
+  /** Real SDK clients answered by the fakes. */
+  readonly ec2: EC2Client;
+  readonly ssm: SSMClient;
+  readonly iam: IAMClient;
+  /** A resolver on the clients. */
+  readonly resolver: EC2NodeClassResolver;
+  /** Another resolver on the same clients, as a second process would have, with its own caches. */
+  readonly newResolver: () => EC2NodeClassResolver;
 }
 
 /**
@@ -42,47 +69,44 @@ export interface WorldOptions {
  * three discovery-tagged subnets (two in us-east-1a), one untagged subnet, and security groups
  * `nodes` (discovery), `ml` (team=ml) and `web` (untagged).
  */
-export function nodeClassWorld(options: WorldOptions = {}) {
+export function nodeClassWorld(options: NodeClassWorldOptions = {}): NodeClassWorld {
   const clock = new VirtualTime();
   const ec2Fake = new FakeEc2({
     clock,
     region: REGION,
     subnets: [
       {
-        id: 'subnet-0000000000000000a',
+        id: SUBNET_A,
         availabilityZone: 'us-east-1a',
         availableIpAddressCount: 100,
-        tags: { 'karpenter.sh/discovery': CLUSTER, tier: 'private' },
+        tags: { ...DISCOVERY, tier: 'private' },
       },
       {
-        id: 'subnet-0000000000000000b',
+        id: SUBNET_B,
         availabilityZone: 'us-east-1b',
         availableIpAddressCount: 4000,
-        tags: { 'karpenter.sh/discovery': CLUSTER, tier: 'private' },
+        tags: { ...DISCOVERY, tier: 'private' },
       },
       {
-        id: 'subnet-0000000000000000c',
+        id: SUBNET_C,
         availabilityZone: 'us-east-1a',
         availableIpAddressCount: 250,
         tags: { 'karpenter.sh/discovery': 'other-cluster', tier: 'public' },
       },
-      { id: 'subnet-0000000000000000d', availabilityZone: 'us-east-1c', availableIpAddressCount: 8 },
+      { id: SUBNET_D, availabilityZone: 'us-east-1c', availableIpAddressCount: 8 },
     ],
     securityGroups: [
-      { id: 'sg-0000000000000000a', name: 'nodes', tags: { 'karpenter.sh/discovery': CLUSTER } },
-      { id: 'sg-0000000000000000b', name: 'ml', tags: { team: 'ml' } },
-      { id: 'sg-0000000000000000c', name: 'web' },
+      { id: SECURITY_GROUP_NODES, name: 'nodes', tags: DISCOVERY },
+      { id: SECURITY_GROUP_ML, name: 'ml', tags: { team: 'ml' } },
+      { id: SECURITY_GROUP_WEB, name: 'web' },
     ],
     ...options.ec2,
   });
   const ssmFake = new FakeSsm({ clock, region: REGION, parameters: options.parameters ?? [] });
   const iamFake = new FakeIam({ clock, roles: [{ name: ROLE }, { name: 'OtherRole' }] });
-  const ec2 = new EC2Client(clientConfig);
-  const ssm = new SSMClient(clientConfig);
-  const iam = new IAMClient(clientConfig);
-  attachFake(ec2, ec2Fake);
-  attachFake(ssm, ssmFake);
-  attachFake(iam, iamFake);
+  const ec2 = withFake(new EC2Client(clientConfig), ec2Fake);
+  const ssm = withFake(new SSMClient(clientConfig), ssmFake);
+  const iam = withFake(new IAMClient(clientConfig), iamFake);
   const newResolver = () =>
     new EC2NodeClassResolver({
       ec2,

@@ -6,12 +6,12 @@ import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import type { EC2NodeClassStatus, ResolvedAmi } from '../../../shared/core/model/ec2nodeclass-status';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { InstanceCatalogPort, LaunchRequest } from '../../../shared/core/ports/cloud';
-import { attachFake } from '../../../sim/fakes/aws/attach';
-import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2 } from '../../../sim/fakes/aws/fake-ec2';
-import { VirtualTime } from '../../../sim/virtual-time';
-import { nodeClass, nodePool } from '../../builders';
-import { nodeClaim } from '../userdata/fixtures';
+import { withFake } from '../../fakes/aws/attach';
+import { clientConfig } from '../../fakes/aws/client-config';
+import { FakeEc2 } from '../../fakes/aws/ec2';
+import { VirtualTime } from '../../virtual-time';
+import { nodeClaim, nodeClass, nodePool } from '../builders';
+import { REGION, SECURITY_GROUP_ML, SECURITY_GROUP_NODES } from './region';
 
 /** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */
 const TYPES = new Set([
@@ -23,7 +23,7 @@ const TYPES = new Set([
   'g5.xlarge',
   'g4dn.xlarge',
 ]);
-const bundled = loadBundledCatalog('us-east-1');
+const bundled = loadBundledCatalog(REGION);
 const catalog = { ...bundled, types: bundled.types.filter((t) => TYPES.has(t.name)) };
 /** Those types as the provider's instance type source. */
 export const catalogPort: InstanceCatalogPort = {
@@ -66,7 +66,7 @@ export const amis = {
 export function resolved(overrides: Partial<EC2NodeClassStatus> = {}): EC2NodeClassStatus {
   return {
     subnets: [{ id: 'subnet-0a', zone: 'us-east-1a', availableIpAddressCount: 100 }],
-    securityGroups: [{ id: 'sg-0000000000000000b' }, { id: 'sg-0000000000000000a' }],
+    securityGroups: [{ id: SECURITY_GROUP_ML }, { id: SECURITY_GROUP_NODES }],
     amis: [amis.standard, amis.nvidia, amis.arm],
     instanceProfile: 'demo_1234567890',
     conditions: [
@@ -112,12 +112,28 @@ export function launchRequest(options: LaunchRequestOptions = {}): LaunchRequest
   };
 }
 
-/** A FakeEc2 behind a real EC2Client, and a provider on it; `anotherProvider` is a second process with its own cache. */
-export function world(options: { readonly cacheTtlMs?: number; readonly deleteGraceMs?: number } = {}) {
+/** Options of {@link launchTemplateWorld}: the provider's. */
+export interface LaunchTemplateWorldOptions {
+  readonly cacheTtlMs?: number;
+  readonly deleteGraceMs?: number;
+}
+
+/** What {@link launchTemplateWorld} builds. */
+export interface LaunchTemplateWorld {
+  readonly clock: VirtualTime;
+  readonly fake: FakeEc2;
+  /** A real EC2Client answered by `fake`. */
+  readonly ec2: EC2Client;
+  readonly provider: Ec2LaunchTemplateProvider;
+  /** Another provider on the same EC2, as a second process would have, with its own cache. */
+  readonly anotherProvider: () => Ec2LaunchTemplateProvider;
+}
+
+/** An empty FakeEc2 behind a real EC2Client, and a launch template provider on it. */
+export function launchTemplateWorld(options: LaunchTemplateWorldOptions = {}): LaunchTemplateWorld {
   const clock = new VirtualTime();
   const fake = new FakeEc2({ clock });
-  const ec2 = new EC2Client(clientConfig);
-  attachFake(ec2, fake);
+  const ec2 = withFake(new EC2Client(clientConfig), fake);
   const anotherProvider = () =>
     new Ec2LaunchTemplateProvider({ ec2, catalog: catalogPort, clock, ...options });
   return { clock, fake, ec2, provider: anotherProvider(), anotherProvider };

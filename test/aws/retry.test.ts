@@ -1,10 +1,9 @@
 import { EC2ServiceException } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { isRetryableAwsError } from '../../../shared/aws/aws-error';
-import { backoffDelayMs, type RetryPolicy, withRetry } from '../../../shared/aws/retry';
-import { CloudError } from '../../../shared/core/model/errors';
-import { VirtualTime } from '../../../sim/virtual-time';
-import { waitsAtOnce } from '../waits-at-once';
+import { isRetryableAwsError } from '../../shared/aws/aws-error';
+import { backoffDelayMs, type RetryPolicy, withRetry } from '../../shared/aws/retry';
+import { CloudError } from '../../shared/core/model/errors';
+import { VirtualTime, waitsAtOnce } from '../../sim/virtual-time';
 
 function ec2Error(name: string, httpStatusCode: number, fault: 'client' | 'server' = 'client'): Error {
   return new EC2ServiceException({

@@ -1,13 +1,13 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import type { CatalogLogger } from '../../../shared/aws/catalog/live-instance-catalog';
-import { attachFake } from '../../../sim/fakes/aws/attach';
-import { clientConfig } from '../../../sim/fakes/aws/client-config';
-import { FakeEc2, type SpotPriceSeed } from '../../../sim/fakes/aws/fake-ec2';
-import { FakePricing, type OnDemandPriceSeed } from '../../../sim/fakes/aws/fake-pricing';
-import { instanceTypeInfo } from '../../../sim/fakes/aws/instance-type-info';
-import { VirtualTime } from '../../../sim/virtual-time';
+import { withFake } from '../../fakes/aws/attach';
+import { clientConfig } from '../../fakes/aws/client-config';
+import { FakeEc2, instanceTypeInfo, type SpotPriceSeed } from '../../fakes/aws/ec2';
+import { FakePricing, type OnDemandPriceSeed } from '../../fakes/aws/fake-pricing';
+import { VirtualTime } from '../../virtual-time';
 import { bundledSpec } from './bundled-spec';
+import { REGION } from './region';
 
 /** A logger that keeps what it is told, for assertions. */
 export class RecordingLogger implements CatalogLogger {
@@ -28,7 +28,7 @@ export interface CatalogWorldOptions {
   readonly offerings?: ReadonlyArray<{ readonly instanceType: string; readonly availabilityZone: string }>;
   /** @default defaultSpotPrices(region) */
   readonly spotPrices?: readonly SpotPriceSeed[];
-  /** @default ON_DEMAND_PRICES */
+  /** @default PRICING_PRODUCTS */
   readonly onDemandPrices?: readonly OnDemandPriceSeed[];
 }
 
@@ -53,7 +53,7 @@ export function defaultSpotPrices(region: string): SpotPriceSeed[] {
  * Pricing API products: m5.large at 0.1 (the bundled table says 0.096, so the test can tell
  * them apart), m5.metal as the bare-metal product, and g5.xlarge missing (bundled fallback).
  */
-export const ON_DEMAND_PRICES: readonly OnDemandPriceSeed[] = [
+export const PRICING_PRODUCTS: readonly OnDemandPriceSeed[] = [
   { instanceType: 'm5.large', regionCode: 'us-east-1', usdPerHour: 0.1 },
   { instanceType: 'm5.xlarge', regionCode: 'us-east-1', usdPerHour: 0.2 },
   { instanceType: 'c5.large', regionCode: 'us-east-1', usdPerHour: 0.09 },
@@ -69,9 +69,22 @@ export const ON_DEMAND_PRICES: readonly OnDemandPriceSeed[] = [
   { instanceType: 'm5.large', regionCode: 'eu-west-1', usdPerHour: 0.107 },
 ];
 
+/** What {@link catalogWorld} builds. */
+export interface CatalogWorld {
+  readonly clock: VirtualTime;
+  readonly region: string;
+  /** A real EC2Client answered by `ec2Fake`. */
+  readonly ec2: EC2Client;
+  /** A real PricingClient answered by `pricingFake`. */
+  readonly pricing: PricingClient;
+  readonly ec2Fake: FakeEc2;
+  readonly pricingFake: FakePricing;
+  readonly logger: RecordingLogger;
+}
+
 /** A FakeEc2 and FakePricing behind real SDK clients, with bundled types, offerings and prices. */
-export function catalogWorld(options: CatalogWorldOptions = {}) {
-  const region = options.region ?? 'us-east-1';
+export function catalogWorld(options: CatalogWorldOptions = {}): CatalogWorld {
+  const region = options.region ?? REGION;
   const clock = new VirtualTime();
   const types = options.types ?? WORLD_TYPES;
   const offerings =
@@ -89,10 +102,8 @@ export function catalogWorld(options: CatalogWorldOptions = {}) {
     offerings,
     spotPrices: options.spotPrices ?? defaultSpotPrices(region),
   });
-  const pricingFake = new FakePricing({ clock, prices: options.onDemandPrices ?? ON_DEMAND_PRICES });
-  const ec2 = new EC2Client({ ...clientConfig, region });
-  const pricing = new PricingClient(clientConfig);
-  attachFake(ec2, ec2Fake);
-  attachFake(pricing, pricingFake);
+  const pricingFake = new FakePricing({ clock, prices: options.onDemandPrices ?? PRICING_PRODUCTS });
+  const ec2 = withFake(new EC2Client({ ...clientConfig, region }), ec2Fake);
+  const pricing = withFake(new PricingClient(clientConfig), pricingFake);
   return { clock, region, ec2, pricing, ec2Fake, pricingFake, logger: new RecordingLogger() };
 }

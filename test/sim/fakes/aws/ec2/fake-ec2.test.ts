@@ -19,10 +19,10 @@ import {
 } from '@aws-sdk/client-ec2';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
-import { attachFake } from '../../../../sim/fakes/aws/attach';
-import { clientConfig } from '../../../../sim/fakes/aws/client-config';
-import { instanceTypeInfo } from '../../../../sim/fakes/aws/instance-type-info';
-import { ec2World } from './ec2-world';
+import { attachFake } from '../../../../../sim/fakes/aws/attach';
+import { clientConfig } from '../../../../../sim/fakes/aws/client-config';
+import { instanceTypeInfo } from '../../../../../sim/fakes/aws/ec2';
+import { ec2World } from '../../../../../sim/world/aws/ec2-world';
 
 async function collect<T>(pages: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];

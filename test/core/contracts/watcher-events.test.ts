@@ -3,15 +3,15 @@ import {
   CAPACITY_CHANGE_REASONS,
   capacityChangedDetail,
   parseCapacityChangedDetail,
-} from '../../shared/core/contracts/capacity-changed';
+} from '../../../shared/core/contracts/capacity-changed';
 import {
   detailByteLength,
   MAX_EVENT_ENTRY_BYTES,
   utf8ByteLength,
-} from '../../shared/core/contracts/event-size';
-import { parsePodsPendingDetail, podsPendingDetail } from '../../shared/core/contracts/pods-pending';
-import { parseWatcherEvent } from '../../shared/core/contracts/watcher-event';
-import { isValidationError } from '../../shared/core/model/errors';
+} from '../../../shared/core/contracts/event-size';
+import { parsePodsPendingDetail, podsPendingDetail } from '../../../shared/core/contracts/pods-pending';
+import { parseWatcherEvent } from '../../../shared/core/contracts/watcher-event';
+import { isValidationError } from '../../../shared/core/model/errors';
 
 const pods = (count: number) =>
   Array.from({ length: count }, (_, i) => ({

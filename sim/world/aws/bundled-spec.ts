@@ -1,5 +1,5 @@
 import raw from '../../../shared/core/catalog/data/instance-types.json' with { type: 'json' };
-import type { InstanceTypeSpec } from '../../../sim/fakes/aws/instance-type-info';
+import type { InstanceTypeSpec } from '../../fakes/aws/ec2';
 
 /** The fields of a bundled instance-types.json record that `instanceTypeInfo` needs. */
 interface RawInstanceType {

@@ -1,8 +1,10 @@
 import type {
   _InstanceType,
   ArchitectureType,
+  GpuInfo,
   InstanceTypeInfo,
   NetworkCardInfo,
+  NetworkInfo,
   UsageClassType,
 } from '@aws-sdk/client-ec2';
 
@@ -81,12 +83,6 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
   const bareMetal = spec.bareMetal ?? size.startsWith('metal');
   const hypervisor = spec.hypervisor === undefined ? (bareMetal ? null : 'nitro') : spec.hypervisor;
   const threadsPerCore = architecture === 'arm64' || spec.vcpu === 1 ? 1 : 2;
-  const eni = spec.eni ?? { maxInterfaces: 3, ipv4PerInterface: 10 };
-  const cards = eni.networkCardMaxInterfaces ?? [eni.maxInterfaces];
-  const efa = spec.efaMaxInterfaces ?? 0;
-  const bandwidthGbps = spec.networkBandwidthMbps == null ? undefined : spec.networkBandwidthMbps / 1000;
-  const networkPerformance =
-    spec.networkPerformance ?? (bandwidthGbps === undefined ? undefined : `${bandwidthGbps} Gigabit`);
   const info: InstanceTypeInfo = {
     InstanceType: spec.name as _InstanceType,
     CurrentGeneration: spec.currentGeneration ?? true,
@@ -107,6 +103,25 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
       DefaultThreadsPerCore: threadsPerCore,
     },
     MemoryInfo: { SizeInMiB: spec.memoryMiB },
+    ...storageInfo(spec, hypervisor),
+    NetworkInfo: networkInfo(spec, hypervisor),
+    PlacementGroupInfo: { SupportedStrategies: ['cluster', 'partition', 'spread'] },
+    HibernationSupported: false,
+    BurstablePerformanceSupported: family.startsWith('t'),
+    DedicatedHostsSupported: true,
+    AutoRecoverySupported: true,
+    SupportedBootModes: architecture === 'arm64' ? ['uefi'] : ['legacy-bios', 'uefi'],
+  };
+  if (spec.gpu) info.GpuInfo = gpuInfo(spec.gpu);
+  if (spec.accelerator) Object.assign(info, acceleratorInfo(spec.accelerator));
+  return info;
+}
+
+type Hypervisor = 'nitro' | 'xen' | null;
+
+/** Instance store and EBS, as DescribeInstanceTypes reports them. */
+function storageInfo(spec: InstanceTypeSpec, hypervisor: Hypervisor): Partial<InstanceTypeInfo> {
+  return {
     InstanceStorageSupported: spec.localNvmeGB != null,
     ...(spec.localNvmeGB == null
       ? {}
@@ -133,54 +148,57 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
             },
           }),
     },
-    NetworkInfo: {
-      ...(networkPerformance === undefined ? {} : { NetworkPerformance: networkPerformance }),
-      MaximumNetworkInterfaces: eni.maxInterfaces,
-      MaximumNetworkCards: cards.length,
-      DefaultNetworkCardIndex: eni.defaultNetworkCardIndex ?? 0,
-      NetworkCards: cards.map(
-        (max, index): NetworkCardInfo => ({
-          NetworkCardIndex: index,
-          MaximumNetworkInterfaces: max,
-          ...(networkPerformance === undefined ? {} : { NetworkPerformance: networkPerformance }),
-          ...(bandwidthGbps === undefined
-            ? {}
-            : {
-                BaselineBandwidthInGbps: bandwidthGbps / cards.length,
-                PeakBandwidthInGbps: bandwidthGbps / cards.length,
-              }),
-        }),
-      ),
-      Ipv4AddressesPerInterface: eni.ipv4PerInterface,
-      Ipv6AddressesPerInterface: eni.ipv4PerInterface,
-      Ipv6Supported: true,
-      EnaSupport: hypervisor === 'xen' ? 'supported' : 'required',
-      EfaSupported: efa > 0,
-      ...(efa > 0 ? { EfaInfo: { MaximumEfaInterfaces: efa } } : {}),
-      EncryptionInTransitSupported: spec.encryptionInTransitSupported ?? hypervisor !== 'xen',
-    },
-    PlacementGroupInfo: { SupportedStrategies: ['cluster', 'partition', 'spread'] },
-    HibernationSupported: false,
-    BurstablePerformanceSupported: family.startsWith('t'),
-    DedicatedHostsSupported: true,
-    AutoRecoverySupported: true,
-    SupportedBootModes: architecture === 'arm64' ? ['uefi'] : ['legacy-bios', 'uefi'],
   };
-  if (spec.gpu) {
-    info.GpuInfo = {
-      Gpus: [
-        {
-          Name: spec.gpu.name,
-          Manufacturer: spec.gpu.manufacturer,
-          Count: spec.gpu.count,
-          MemoryInfo: { SizeInMiB: spec.gpu.memoryMiB },
-        },
-      ],
-      TotalGpuMemoryInMiB: spec.gpu.count * spec.gpu.memoryMiB,
-    };
-  }
-  if (spec.accelerator) Object.assign(info, acceleratorInfo(spec.accelerator));
-  return info;
+}
+
+/** ENIs, network cards, bandwidth and EFA, as DescribeInstanceTypes reports them. */
+function networkInfo(spec: InstanceTypeSpec, hypervisor: Hypervisor): NetworkInfo {
+  const eni = spec.eni ?? { maxInterfaces: 3, ipv4PerInterface: 10 };
+  const cards = eni.networkCardMaxInterfaces ?? [eni.maxInterfaces];
+  const efa = spec.efaMaxInterfaces ?? 0;
+  const bandwidthGbps = spec.networkBandwidthMbps == null ? undefined : spec.networkBandwidthMbps / 1000;
+  const networkPerformance =
+    spec.networkPerformance ?? (bandwidthGbps === undefined ? undefined : `${bandwidthGbps} Gigabit`);
+  return {
+    ...(networkPerformance === undefined ? {} : { NetworkPerformance: networkPerformance }),
+    MaximumNetworkInterfaces: eni.maxInterfaces,
+    MaximumNetworkCards: cards.length,
+    DefaultNetworkCardIndex: eni.defaultNetworkCardIndex ?? 0,
+    NetworkCards: cards.map(
+      (max, index): NetworkCardInfo => ({
+        NetworkCardIndex: index,
+        MaximumNetworkInterfaces: max,
+        ...(networkPerformance === undefined ? {} : { NetworkPerformance: networkPerformance }),
+        ...(bandwidthGbps === undefined
+          ? {}
+          : {
+              BaselineBandwidthInGbps: bandwidthGbps / cards.length,
+              PeakBandwidthInGbps: bandwidthGbps / cards.length,
+            }),
+      }),
+    ),
+    Ipv4AddressesPerInterface: eni.ipv4PerInterface,
+    Ipv6AddressesPerInterface: eni.ipv4PerInterface,
+    Ipv6Supported: true,
+    EnaSupport: hypervisor === 'xen' ? 'supported' : 'required',
+    EfaSupported: efa > 0,
+    ...(efa > 0 ? { EfaInfo: { MaximumEfaInterfaces: efa } } : {}),
+    EncryptionInTransitSupported: spec.encryptionInTransitSupported ?? hypervisor !== 'xen',
+  };
+}
+
+function gpuInfo(gpu: NonNullable<InstanceTypeSpec['gpu']>): GpuInfo {
+  return {
+    Gpus: [
+      {
+        Name: gpu.name,
+        Manufacturer: gpu.manufacturer,
+        Count: gpu.count,
+        MemoryInfo: { SizeInMiB: gpu.memoryMiB },
+      },
+    ],
+    TotalGpuMemoryInMiB: gpu.count * gpu.memoryMiB,
+  };
 }
 
 function acceleratorInfo(

@@ -1,0 +1,306 @@
+import {
+  type CreateFleetCommandInput,
+  type CreateFleetCommandOutput,
+  type CreateLaunchTemplateCommandInput,
+  type CreateLaunchTemplateCommandOutput,
+  type CreateTagsCommandInput,
+  type CreateTagsCommandOutput,
+  type DeleteLaunchTemplateCommandInput,
+  type DeleteLaunchTemplateCommandOutput,
+  type DescribeImagesCommandInput,
+  type DescribeImagesCommandOutput,
+  type DescribeInstancesCommandInput,
+  type DescribeInstancesCommandOutput,
+  type DescribeInstanceTypeOfferingsCommandInput,
+  type DescribeInstanceTypeOfferingsCommandOutput,
+  type DescribeInstanceTypesCommandInput,
+  type DescribeInstanceTypesCommandOutput,
+  type DescribeLaunchTemplatesCommandInput,
+  type DescribeLaunchTemplatesCommandOutput,
+  type DescribeSecurityGroupsCommandInput,
+  type DescribeSecurityGroupsCommandOutput,
+  type DescribeSpotPriceHistoryCommandInput,
+  type DescribeSpotPriceHistoryCommandOutput,
+  type DescribeSubnetsCommandInput,
+  type DescribeSubnetsCommandOutput,
+  EC2ServiceException,
+  type Image,
+  type Instance,
+  type InstanceTypeInfo,
+  type RequestLaunchTemplateData,
+  type SecurityGroup,
+  type Subnet,
+  type Tag,
+  type TerminateInstancesCommandInput,
+  type TerminateInstancesCommandOutput,
+} from '@aws-sdk/client-ec2';
+import type { Clock } from '../../../../shared/core/ports/time';
+import { FakeAwsService, type OperationOutput } from '../fake-service';
+import { type KnownErrorTable, ServiceErrorFactory } from '../service-error';
+import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
+import { type Ec2Context, ec2Context } from './context';
+import { Ec2Fleet } from './fleet';
+import { FleetCapacity } from './fleet-capacity';
+import { Ec2Images, type ImageSeed } from './images';
+import { Ec2Instances, type InstanceTimings, type SpotReclaim } from './instances';
+import { Ec2LaunchTemplates } from './launch-templates';
+import { Ec2Network, type SecurityGroupSeed, type SubnetSeed } from './network';
+import { createTags, type Taggable } from './tags';
+
+/** Options of `FakeEc2`. */
+export interface FakeEc2Options {
+  readonly clock: Clock;
+  /** @default 'us-east-1' */
+  readonly region?: string;
+  /** @default '123456789012' */
+  readonly accountId?: string;
+  /** Availability Zones of the region. @default `${region}a`, `${region}b`, `${region}c` */
+  readonly availabilityZones?: readonly string[];
+  /** Instance types, e.g. built with `instanceTypeInfo`. Each is offered in every zone unless `offerings` says otherwise. */
+  readonly instanceTypes?: readonly InstanceTypeInfo[];
+  /** Which instance types are offered in which zones. @default every type in every zone */
+  readonly offerings?: readonly OfferingSeed[];
+  readonly subnets?: readonly SubnetSeed[];
+  readonly securityGroups?: readonly SecurityGroupSeed[];
+  readonly images?: readonly ImageSeed[];
+  /** On-demand USD per hour by instance type, used by lowest-price allocation. */
+  readonly onDemandPrices?: Readonly<Record<string, number>>;
+  readonly spotPrices?: readonly SpotPriceSeed[];
+  readonly timings?: InstanceTimings;
+}
+
+const EC2_ERRORS: KnownErrorTable = {
+  RequestLimitExceeded: { fault: 'client', httpStatusCode: 503 },
+  InsufficientInstanceCapacity: { fault: 'server', httpStatusCode: 500 },
+  InternalError: { fault: 'server', httpStatusCode: 500 },
+  Unavailable: { fault: 'server', httpStatusCode: 503 },
+  ServiceUnavailable: { fault: 'server', httpStatusCode: 503 },
+};
+
+/**
+ * A stateful, in-memory EC2 for one region and account, answering the operations podlift
+ * uses. Attach it to a real `EC2Client` with `attachFake`.
+ *
+ * This class only seeds, inspects and routes: each API family keeps its own state, as the
+ * adapters are split (catalog, network, images, launch templates, instances, fleet).
+ * Instances move pending → running and shutting-down → terminated on the injected clock;
+ * nothing happens in the background, the state is derived from the clock when read.
+ */
+export class FakeEc2 extends FakeAwsService {
+  readonly clientName = 'EC2Client';
+  readonly region: string;
+  readonly accountId: string;
+  readonly availabilityZones: readonly string[];
+  /** Capacity per pool, ICE injection and vCPU quotas used by CreateFleet. */
+  readonly capacity = new FleetCapacity();
+
+  protected readonly throttlingErrorName = 'RequestLimitExceeded';
+  protected readonly errors = new ServiceErrorFactory(EC2ServiceException, {}, EC2_ERRORS);
+  protected readonly operations = {
+    DescribeInstanceTypes: this.describeInstanceTypes,
+    DescribeInstanceTypeOfferings: this.describeInstanceTypeOfferings,
+    DescribeSpotPriceHistory: this.describeSpotPriceHistory,
+    DescribeSubnets: this.describeSubnets,
+    DescribeSecurityGroups: this.describeSecurityGroups,
+    DescribeImages: this.describeImages,
+    CreateLaunchTemplate: this.createLaunchTemplate,
+    DescribeLaunchTemplates: this.describeLaunchTemplates,
+    DeleteLaunchTemplate: this.deleteLaunchTemplate,
+    CreateFleet: this.createFleet,
+    DescribeInstances: this.describeInstances,
+    TerminateInstances: this.terminateInstances,
+    CreateTags: this.createTags,
+  };
+
+  private readonly context: Ec2Context;
+  private readonly catalog: Ec2Catalog;
+  private readonly network: Ec2Network;
+  private readonly images: Ec2Images;
+  private readonly templates: Ec2LaunchTemplates;
+  private readonly instances: Ec2Instances;
+  private readonly fleet: Ec2Fleet;
+
+  constructor(options: FakeEc2Options) {
+    super(options.clock);
+    this.region = options.region ?? 'us-east-1';
+    this.accountId = options.accountId ?? '123456789012';
+    this.availabilityZones =
+      options.availabilityZones ?? ['a', 'b', 'c'].map((zone) => `${this.region}${zone}`);
+    this.context = ec2Context({
+      clock: options.clock,
+      region: this.region,
+      accountId: this.accountId,
+      availabilityZones: this.availabilityZones,
+      fail: (code, message) => this.fail(code, message),
+    });
+    this.catalog = new Ec2Catalog(this.context);
+    this.network = new Ec2Network(this.context);
+    this.images = new Ec2Images(this.context);
+    this.templates = new Ec2LaunchTemplates(this.context);
+    this.instances = new Ec2Instances(this.context, this.network, options.timings);
+    this.fleet = new Ec2Fleet(this.context, {
+      catalog: this.catalog,
+      network: this.network,
+      images: this.images,
+      templates: this.templates,
+      instances: this.instances,
+      capacity: this.capacity,
+    });
+    this.seed(options);
+  }
+
+  // ── Seeding and inspection (not logged, never fail) ─────────────────────────────────────
+
+  addInstanceTypes(types: readonly InstanceTypeInfo[]): void {
+    this.catalog.addInstanceTypes(types);
+  }
+
+  /** Restricts which instance types are offered in which zones (replacing "everything everywhere"). */
+  setOfferings(offerings: readonly OfferingSeed[]): void {
+    this.catalog.setOfferings(offerings);
+  }
+
+  addSubnet(seed: SubnetSeed): Subnet {
+    return this.network.addSubnet(seed);
+  }
+
+  addSecurityGroup(seed: SecurityGroupSeed): SecurityGroup {
+    return this.network.addSecurityGroup(seed);
+  }
+
+  addImage(seed: ImageSeed): Image {
+    return this.images.addImage(seed);
+  }
+
+  setOnDemandPrice(instanceType: string, usdPerHour: number): void {
+    this.catalog.setOnDemandPrice(instanceType, usdPerHour);
+  }
+
+  /** Records a spot price observation; CreateFleet uses the latest one at or before now. */
+  addSpotPrice(seed: SpotPriceSeed): void {
+    this.catalog.addSpotPrice(seed);
+  }
+
+  /** The instance as DescribeInstances would show it now, or undefined once it is gone. */
+  instance(instanceId: string): Instance | undefined {
+    return this.instances.instance(instanceId);
+  }
+
+  /** Every instance DescribeInstances would show now. */
+  listInstances(): Instance[] {
+    return this.instances.list();
+  }
+
+  /** Tags applied to the volumes of an instance (TagSpecifications with ResourceType volume). */
+  volumeTags(instanceId: string): Tag[] {
+    return this.instances.volumeTags(instanceId);
+  }
+
+  /** The data a launch template was created with, by name or id. */
+  launchTemplateData(nameOrId: string): RequestLaunchTemplateData | undefined {
+    const record =
+      this.templates.find({ LaunchTemplateId: nameOrId }) ??
+      this.templates.find({ LaunchTemplateName: nameOrId });
+    return record === undefined ? undefined : structuredClone(record.data);
+  }
+
+  /**
+   * Reclaims a spot instance as EC2 does: the interruption notice is given now and the
+   * instance starts shutting down `noticeMs` later (two minutes by default), with state
+   * reason `Server.SpotInstanceTermination`. Emitting the EventBridge warning is the caller's job.
+   */
+  reclaimSpot(instanceId: string, noticeMs = 120_000): SpotReclaim {
+    return this.instances.reclaimSpot(instanceId, noticeMs);
+  }
+
+  // ── Operations: each family answers its own; callable directly to seed or inspect ────────
+
+  describeInstanceTypes(
+    input: DescribeInstanceTypesCommandInput,
+  ): OperationOutput<DescribeInstanceTypesCommandOutput> {
+    return this.catalog.describeInstanceTypes(input);
+  }
+
+  describeInstanceTypeOfferings(
+    input: DescribeInstanceTypeOfferingsCommandInput,
+  ): OperationOutput<DescribeInstanceTypeOfferingsCommandOutput> {
+    return this.catalog.describeInstanceTypeOfferings(input);
+  }
+
+  describeSpotPriceHistory(
+    input: DescribeSpotPriceHistoryCommandInput,
+  ): OperationOutput<DescribeSpotPriceHistoryCommandOutput> {
+    return this.catalog.describeSpotPriceHistory(input);
+  }
+
+  describeSubnets(input: DescribeSubnetsCommandInput): OperationOutput<DescribeSubnetsCommandOutput> {
+    return this.network.describeSubnets(input);
+  }
+
+  describeSecurityGroups(
+    input: DescribeSecurityGroupsCommandInput,
+  ): OperationOutput<DescribeSecurityGroupsCommandOutput> {
+    return this.network.describeSecurityGroups(input);
+  }
+
+  describeImages(input: DescribeImagesCommandInput): OperationOutput<DescribeImagesCommandOutput> {
+    return this.images.describeImages(input);
+  }
+
+  createLaunchTemplate(
+    input: CreateLaunchTemplateCommandInput,
+  ): OperationOutput<CreateLaunchTemplateCommandOutput> {
+    return this.templates.createLaunchTemplate(input);
+  }
+
+  describeLaunchTemplates(
+    input: DescribeLaunchTemplatesCommandInput,
+  ): OperationOutput<DescribeLaunchTemplatesCommandOutput> {
+    return this.templates.describeLaunchTemplates(input);
+  }
+
+  deleteLaunchTemplate(
+    input: DeleteLaunchTemplateCommandInput,
+  ): OperationOutput<DeleteLaunchTemplateCommandOutput> {
+    return this.templates.deleteLaunchTemplate(input);
+  }
+
+  createFleet(input: CreateFleetCommandInput): OperationOutput<CreateFleetCommandOutput> {
+    return this.fleet.createFleet(input);
+  }
+
+  describeInstances(input: DescribeInstancesCommandInput): OperationOutput<DescribeInstancesCommandOutput> {
+    return this.instances.describeInstances(input);
+  }
+
+  terminateInstances(
+    input: TerminateInstancesCommandInput,
+  ): OperationOutput<TerminateInstancesCommandOutput> {
+    return this.instances.terminateInstances(input);
+  }
+
+  createTags(input: CreateTagsCommandInput): OperationOutput<CreateTagsCommandOutput> {
+    return createTags(input, (id) => this.taggable(id), this.context.fail);
+  }
+
+  private seed(options: FakeEc2Options): void {
+    this.catalog.addInstanceTypes(options.instanceTypes ?? []);
+    if (options.offerings !== undefined) this.catalog.setOfferings(options.offerings);
+    for (const subnet of options.subnets ?? []) this.network.addSubnet(subnet);
+    for (const group of options.securityGroups ?? []) this.network.addSecurityGroup(group);
+    for (const image of options.images ?? []) this.images.addImage(image);
+    for (const [type, price] of Object.entries(options.onDemandPrices ?? {}))
+      this.catalog.setOnDemandPrice(type, price);
+    for (const price of options.spotPrices ?? []) this.catalog.addSpotPrice(price);
+  }
+
+  private taggable(id: string): Taggable | undefined {
+    return (
+      this.instances.taggable(id) ??
+      this.network.subnet(id)?.subnet ??
+      this.network.securityGroup(id) ??
+      this.images.image(id) ??
+      this.templates.find({ LaunchTemplateId: id })?.template
+    );
+  }
+}

@@ -1,0 +1,129 @@
+import type {
+  ArchitectureValues,
+  DescribeImagesCommandInput,
+  DescribeImagesCommandOutput,
+  Image,
+} from '@aws-sdk/client-ec2';
+import type { OperationOutput } from '../fake-service';
+import type { Ec2Context } from './context';
+import { type FilterFields, flag } from './filters';
+import { filtered, PAGES, page } from './listing';
+import { type TagRecord, tagList } from './tags';
+
+/** An AMI to seed. */
+export interface ImageSeed {
+  /** @default generated */
+  readonly id?: string;
+  readonly name: string;
+  /** @default 'x86_64' */
+  readonly architecture?: ArchitectureValues;
+  /** ISO 8601 string or Date. */
+  readonly creationDate: string | Date;
+  /** When the AMI is (or was) deprecated. @default never */
+  readonly deprecationTime?: string | Date;
+  /** @default 'available' */
+  readonly state?: Image['State'];
+  /** @default Amazon's account for AMIs with an owner alias of 'amazon', else the fake's account */
+  readonly ownerId?: string;
+  /** e.g. 'amazon' for public EKS-optimized AMIs. @default none */
+  readonly ownerAlias?: string;
+  /** @default true when ownerAlias is set */
+  readonly public?: boolean;
+  readonly description?: string;
+  readonly tags?: TagRecord;
+}
+
+const AMAZON_OWNER_ID = '137112412989';
+
+const IMAGE_FILTERS: FilterFields<Image> = {
+  'image-id': (i) => [i.ImageId],
+  name: (i) => [i.Name],
+  architecture: (i) => [i.Architecture],
+  state: (i) => [i.State],
+  'owner-id': (i) => [i.OwnerId],
+  'owner-alias': (i) => [i.ImageOwnerAlias],
+  'is-public': (i) => [flag(i.Public)],
+  'creation-date': (i) => [i.CreationDate],
+  description: (i) => [i.Description],
+  'image-type': (i) => [i.ImageType],
+  'root-device-type': (i) => [i.RootDeviceType],
+  'virtualization-type': (i) => [i.VirtualizationType],
+};
+
+/** The AMIs the account can see: its own and public ones such as Amazon's EKS-optimized images. */
+export class Ec2Images {
+  private readonly images = new Map<string, Image>();
+
+  constructor(private readonly context: Ec2Context) {}
+
+  addImage(seed: ImageSeed): Image {
+    const ownerAlias = seed.ownerAlias;
+    const image: Image = {
+      ImageId: seed.id ?? `ami-${this.context.hexId(17)}`,
+      Name: seed.name,
+      Description: seed.description,
+      Architecture: seed.architecture ?? 'x86_64',
+      CreationDate: isoString(seed.creationDate),
+      ...(seed.deprecationTime === undefined ? {} : { DeprecationTime: isoString(seed.deprecationTime) }),
+      State: seed.state ?? 'available',
+      OwnerId: seed.ownerId ?? (ownerAlias === 'amazon' ? AMAZON_OWNER_ID : this.context.accountId),
+      ...(ownerAlias === undefined ? {} : { ImageOwnerAlias: ownerAlias }),
+      Public: seed.public ?? ownerAlias !== undefined,
+      ImageType: 'machine',
+      Hypervisor: 'xen',
+      RootDeviceName: '/dev/xvda',
+      RootDeviceType: 'ebs',
+      VirtualizationType: 'hvm',
+      EnaSupport: true,
+      Tags: tagList(seed.tags),
+    };
+    this.images.set(image.ImageId!, image);
+    return structuredClone(image);
+  }
+
+  image(id: string): Image | undefined {
+    return this.images.get(id);
+  }
+
+  /**
+   * Deprecated AMIs are left out unless IncludeDeprecated is set, the AMI is named in
+   * ImageIds, or the caller owns it, as the real API does.
+   */
+  describeImages(input: DescribeImagesCommandInput): OperationOutput<DescribeImagesCommandOutput> {
+    const { fail, accountId } = this.context;
+    for (const id of input.ImageIds ?? []) {
+      if (!/^ami-[0-9a-f]{8,17}$/.test(id)) throw fail('InvalidAMIID.Malformed', `Invalid id: "${id}"`);
+    }
+    const missing = (input.ImageIds ?? []).filter((id) => !this.images.has(id));
+    if (missing.length > 0)
+      throw fail('InvalidAMIID.NotFound', `The image id '[${missing.join(', ')}]' does not exist`);
+    const ids = input.ImageIds === undefined ? undefined : new Set(input.ImageIds);
+    const owners = input.Owners === undefined ? undefined : new Set(input.Owners);
+    const now = this.context.clock.now();
+    const selected = filtered(fail, [...this.images.values()], input.Filters, IMAGE_FILTERS).filter(
+      (image) => {
+        if (ids !== undefined && !ids.has(image.ImageId!)) return false;
+        if (owners !== undefined && !this.ownedBy(image, owners)) return false;
+        const deprecated = image.DeprecationTime !== undefined && Date.parse(image.DeprecationTime) <= now;
+        return (
+          !deprecated || input.IncludeDeprecated === true || ids !== undefined || image.OwnerId === accountId
+        );
+      },
+    );
+    const listed = page(fail, selected, input, PAGES.resources, 'DescribeImages');
+    return { Images: listed.items, NextToken: listed.nextToken };
+  }
+
+  private ownedBy(image: Image, owners: ReadonlySet<string>): boolean {
+    return [...owners].some(
+      (owner) =>
+        owner === image.OwnerId ||
+        (owner === 'self' && image.OwnerId === this.context.accountId) ||
+        (image.ImageOwnerAlias !== undefined && owner === image.ImageOwnerAlias),
+    );
+  }
+}
+
+function isoString(value: string | Date): string {
+  return typeof value === 'string' ? value : value.toISOString();
+}

@@ -1,0 +1,9 @@
+/** The fake EC2: `FakeEc2`, what it is seeded with, and the instance type record builder. */
+export type { OfferingSeed, SpotPriceSeed } from './catalog';
+export { FakeEc2, type FakeEc2Options } from './fake-ec2';
+export type { CapacityType, Pool, PoolSelector } from './fleet-capacity';
+export type { ImageSeed } from './images';
+export { type InstanceTypeSpec, instanceTypeInfo } from './instance-type-info';
+export type { InstanceTimings, SpotReclaim } from './instances';
+export type { SecurityGroupSeed, SubnetSeed } from './network';
+export type { TagRecord } from './tags';

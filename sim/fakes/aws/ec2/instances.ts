@@ -1,0 +1,380 @@
+import type {
+  _InstanceType,
+  ArchitectureValues,
+  DescribeInstancesCommandInput,
+  DescribeInstancesCommandOutput,
+  Instance,
+  InstanceState,
+  InstanceStateName,
+  InstanceTypeInfo,
+  RequestLaunchTemplateData,
+  Reservation,
+  StateReason,
+  Tag,
+  TerminateInstancesCommandInput,
+  TerminateInstancesCommandOutput,
+} from '@aws-sdk/client-ec2';
+import type { OperationOutput } from '../fake-service';
+import type { Ec2Context } from './context';
+import type { FilterFields } from './filters';
+import type { CapacityType, Pool } from './fleet-capacity';
+import { checkFilters, matches, PAGES, page } from './listing';
+import type { Ec2Network, SubnetRecord } from './network';
+
+/** How long instance state transitions take on the fake's clock. */
+export interface InstanceTimings {
+  /** pending → running. @default 15 s */
+  readonly pendingMs?: number;
+  /** shutting-down → terminated. @default 30 s */
+  readonly shuttingDownMs?: number;
+  /** How long terminated instances stay visible to DescribeInstances. @default 1 h */
+  readonly terminatedVisibleMs?: number;
+}
+
+/** What `reclaimSpot` scheduled. */
+export interface SpotReclaim {
+  readonly instanceId: string;
+  readonly instanceType: string;
+  readonly availabilityZone: string;
+  /** When the two-minute warning is given (now). */
+  readonly noticeTime: number;
+  /** When the instance starts shutting down. */
+  readonly terminationTime: number;
+}
+
+/** One instance a fleet launches into a pool. */
+export interface InstanceLaunch extends Pool {
+  readonly info: InstanceTypeInfo;
+  readonly data: RequestLaunchTemplateData;
+  readonly imageId: string | undefined;
+  readonly subnet: SubnetRecord | undefined;
+  readonly tags: Tag[];
+  readonly volumeTags: Tag[];
+  readonly reservationId: string;
+  readonly launchIndex: number;
+}
+
+interface InstanceRecord {
+  readonly instance: Instance;
+  readonly reservationId: string;
+  readonly capacityType: CapacityType;
+  readonly vcpus: number;
+  readonly launchedAt: number;
+  readonly volumeTags: Tag[];
+  terminatingAt?: number;
+  stateReason?: StateReason;
+  reclaimAt?: number;
+}
+
+const STATE_CODES: Readonly<Record<InstanceStateName, number>> = {
+  pending: 0,
+  running: 16,
+  'shutting-down': 32,
+  terminated: 48,
+  stopping: 64,
+  stopped: 80,
+};
+
+const INSTANCE_FILTERS: FilterFields<Instance> = {
+  'instance-id': (i) => [i.InstanceId],
+  'instance-type': (i) => [i.InstanceType],
+  'instance-state-name': (i) => [i.State?.Name],
+  'instance-state-code': (i) => [i.State?.Code?.toString()],
+  'instance-lifecycle': (i) => [i.InstanceLifecycle],
+  'availability-zone': (i) => [i.Placement?.AvailabilityZone],
+  'subnet-id': (i) => [i.SubnetId],
+  'vpc-id': (i) => [i.VpcId],
+  'image-id': (i) => [i.ImageId],
+  'private-dns-name': (i) => [i.PrivateDnsName],
+  'private-ip-address': (i) => [i.PrivateIpAddress],
+  'spot-instance-request-id': (i) => [i.SpotInstanceRequestId],
+  'iam-instance-profile.arn': (i) => [i.IamInstanceProfile?.Arn],
+  'instance.group-id': (i) => (i.SecurityGroups ?? []).map((g) => g.GroupId),
+  architecture: (i) => [i.Architecture],
+};
+
+/**
+ * Instances and their lifecycle. States move pending → running and shutting-down →
+ * terminated on the clock; nothing happens in the background, the state is derived from the
+ * clock whenever an instance is read.
+ */
+export class Ec2Instances {
+  private readonly instances = new Map<string, InstanceRecord>();
+  private readonly timings: Required<InstanceTimings>;
+
+  constructor(
+    private readonly context: Ec2Context,
+    private readonly network: Ec2Network,
+    timings: InstanceTimings = {},
+  ) {
+    this.timings = {
+      pendingMs: timings.pendingMs ?? 15_000,
+      shuttingDownMs: timings.shuttingDownMs ?? 30_000,
+      terminatedVisibleMs: timings.terminatedVisibleMs ?? 3_600_000,
+    };
+  }
+
+  /** Starts an instance (pending now) and returns its id. */
+  launch(launch: InstanceLaunch): string {
+    const now = this.context.clock.now();
+    const instance = this.newInstance(launch, now);
+    this.instances.set(instance.InstanceId!, {
+      instance,
+      reservationId: launch.reservationId,
+      capacityType: launch.capacityType,
+      vcpus: launch.info.VCpuInfo?.DefaultVCpus ?? 1,
+      launchedAt: now,
+      volumeTags: launch.volumeTags,
+    });
+    return instance.InstanceId!;
+  }
+
+  /** The instance as DescribeInstances would show it now, or undefined once it is gone. */
+  instance(instanceId: string): Instance | undefined {
+    const record = this.instances.get(instanceId);
+    return record === undefined || !this.isVisible(record) ? undefined : this.render(record);
+  }
+
+  /** The instance itself, for CreateTags, while DescribeInstances still shows it. */
+  taggable(instanceId: string): Instance | undefined {
+    return this.instances.get(instanceId)?.instance;
+  }
+
+  /** Every instance DescribeInstances would show now. */
+  list(): Instance[] {
+    return [...this.instances.values()].filter((r) => this.isVisible(r)).map((r) => this.render(r));
+  }
+
+  /** Tags applied to the volumes of an instance (TagSpecifications with ResourceType volume). */
+  volumeTags(instanceId: string): Tag[] {
+    return structuredClone(this.instances.get(instanceId)?.volumeTags ?? []);
+  }
+
+  /**
+   * Reclaims a spot instance as EC2 does: the interruption notice is given now and the
+   * instance starts shutting down `noticeMs` later, with state reason
+   * `Server.SpotInstanceTermination`.
+   */
+  reclaimSpot(instanceId: string, noticeMs: number): SpotReclaim {
+    const record = this.instances.get(instanceId);
+    if (record === undefined || !this.isVisible(record))
+      throw new Error(`reclaimSpot: no instance ${instanceId}`);
+    if (record.capacityType !== 'spot')
+      throw new Error(`reclaimSpot: ${instanceId} is an on-demand instance`);
+    const now = this.context.clock.now();
+    record.reclaimAt = now + noticeMs;
+    return {
+      instanceId,
+      instanceType: record.instance.InstanceType ?? '',
+      availabilityZone: record.instance.Placement?.AvailabilityZone ?? '',
+      noticeTime: now,
+      terminationTime: now + noticeMs,
+    };
+  }
+
+  /** vCPUs of the live (not terminated) instances of a capacity type, for the account quotas. */
+  liveVcpus(capacityType: CapacityType): number {
+    let total = 0;
+    for (const record of this.instances.values()) {
+      if (record.capacityType === capacityType && this.stateOf(record).Name !== 'terminated')
+        total += record.vcpus;
+    }
+    return total;
+  }
+
+  /** How many live (not terminated) instances run in `pool`. */
+  liveIn(pool: Pool): number {
+    let live = 0;
+    for (const record of this.instances.values()) {
+      if (
+        record.capacityType === pool.capacityType &&
+        record.instance.InstanceType === pool.instanceType &&
+        record.instance.Placement?.AvailabilityZone === pool.availabilityZone &&
+        this.stateOf(record).Name !== 'terminated'
+      ) {
+        live += 1;
+      }
+    }
+    return live;
+  }
+
+  describeInstances(input: DescribeInstancesCommandInput): OperationOutput<DescribeInstancesCommandOutput> {
+    const { fail, accountId } = this.context;
+    if (input.InstanceIds !== undefined && input.MaxResults !== undefined) {
+      throw fail(
+        'InvalidParameterCombination',
+        'The parameter instancesSet cannot be used with the parameter maxResults',
+      );
+    }
+    const records = this.requireInstances(input.InstanceIds);
+    checkFilters(fail, input.Filters, INSTANCE_FILTERS);
+    const visible = (records ?? [...this.instances.values()].filter((r) => this.isVisible(r)))
+      .map((record) => ({ record, instance: this.render(record) }))
+      .filter(({ instance }) => matches(instance, input.Filters, INSTANCE_FILTERS));
+    const listed = page(fail, visible, input, PAGES.resources, 'DescribeInstances');
+    const reservations: Reservation[] = [];
+    for (const { record, instance } of listed.items) {
+      const last = reservations.at(-1);
+      if (last?.ReservationId === record.reservationId) last.Instances!.push(instance);
+      else
+        reservations.push({
+          ReservationId: record.reservationId,
+          OwnerId: accountId,
+          RequesterId: '226008221399',
+          Groups: [],
+          Instances: [instance],
+        });
+    }
+    return { Reservations: reservations, NextToken: listed.nextToken };
+  }
+
+  /**
+   * Terminating an unknown id fails the whole call with InvalidInstanceID.NotFound and
+   * terminates nothing, as the real API does; terminating twice succeeds.
+   */
+  terminateInstances(
+    input: TerminateInstancesCommandInput,
+  ): OperationOutput<TerminateInstancesCommandOutput> {
+    if ((input.InstanceIds ?? []).length === 0) {
+      throw this.context.fail('MissingParameter', 'The request must contain the parameter InstanceId');
+    }
+    const records = this.requireInstances(input.InstanceIds) ?? [];
+    const now = this.context.clock.now();
+    return {
+      TerminatingInstances: records.map((record) => {
+        const previous = this.stateOf(record);
+        if (record.terminatingAt === undefined) {
+          record.terminatingAt = now;
+          record.stateReason = {
+            Code: 'Client.UserInitiatedShutdown',
+            Message: 'Client.UserInitiatedShutdown: User initiated shutdown',
+          };
+          this.network.releaseAddress(record.instance.SubnetId);
+        }
+        return {
+          InstanceId: record.instance.InstanceId,
+          PreviousState: previous,
+          CurrentState: this.stateOf(record),
+        };
+      }),
+    };
+  }
+
+  private newInstance(launch: InstanceLaunch, now: number): Instance {
+    const { region, accountId, defaultVpcId } = this.context;
+    const instanceId = `i-${this.context.hexId(17)}`;
+    const address =
+      launch.subnet === undefined
+        ? `10.255.0.${(this.context.serial() % 250) + 4}`
+        : this.network.allocateAddress(launch.subnet);
+    const dnsSuffix = region === 'us-east-1' ? 'ec2.internal' : `${region}.compute.internal`;
+    const profile = launch.data.IamInstanceProfile;
+    return {
+      InstanceId: instanceId,
+      InstanceType: launch.instanceType as _InstanceType,
+      ImageId: launch.imageId,
+      LaunchTime: new Date(now),
+      Placement: { AvailabilityZone: launch.availabilityZone, Tenancy: 'default', GroupName: '' },
+      SubnetId: launch.subnet?.subnet.SubnetId,
+      VpcId: launch.subnet?.subnet.VpcId ?? defaultVpcId,
+      PrivateIpAddress: address,
+      PrivateDnsName: `ip-${address.replaceAll('.', '-')}.${dnsSuffix}`,
+      Architecture: (launch.info.ProcessorInfo?.SupportedArchitectures?.[0] ??
+        'x86_64') as ArchitectureValues,
+      Hypervisor: 'xen',
+      VirtualizationType: 'hvm',
+      RootDeviceName: '/dev/xvda',
+      RootDeviceType: 'ebs',
+      EbsOptimized: true,
+      EnaSupport: true,
+      AmiLaunchIndex: launch.launchIndex,
+      SecurityGroups: (launch.data.SecurityGroupIds ?? []).map((id) => ({
+        GroupId: id,
+        GroupName: this.network.securityGroup(id)?.GroupName,
+      })),
+      ...(profile === undefined
+        ? {}
+        : {
+            IamInstanceProfile: {
+              Arn: profile.Arn ?? `arn:aws:iam::${accountId}:instance-profile/${profile.Name}`,
+              Id: `AIPA${this.context.hexId(17).toUpperCase()}`,
+            },
+          }),
+      ...(launch.capacityType === 'spot'
+        ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${this.context.hexId(8)}` }
+        : {}),
+      StateTransitionReason: '',
+      Tags: launch.tags,
+      PlatformDetails: 'Linux/UNIX',
+      UsageOperation: 'RunInstances',
+    };
+  }
+
+  /** Applies a due spot reclaim, then derives the state from the clock. */
+  private stateOf(record: InstanceRecord): InstanceState {
+    const now = this.context.clock.now();
+    if (record.terminatingAt === undefined && record.reclaimAt !== undefined && now >= record.reclaimAt) {
+      record.terminatingAt = record.reclaimAt;
+      record.stateReason = {
+        Code: 'Server.SpotInstanceTermination',
+        Message: 'Server.SpotInstanceTermination: Spot instance termination',
+      };
+      this.network.releaseAddress(record.instance.SubnetId);
+    }
+    let name: InstanceStateName;
+    if (record.terminatingAt !== undefined) {
+      name = now < record.terminatingAt + this.timings.shuttingDownMs ? 'shutting-down' : 'terminated';
+    } else {
+      name = now < record.launchedAt + this.timings.pendingMs ? 'pending' : 'running';
+    }
+    return { Code: STATE_CODES[name], Name: name };
+  }
+
+  /** Whether DescribeInstances still shows the instance; forgets it once it is gone for good. */
+  private isVisible(record: InstanceRecord): boolean {
+    this.stateOf(record);
+    if (record.terminatingAt === undefined) return true;
+    const { shuttingDownMs, terminatedVisibleMs } = this.timings;
+    const visible = this.context.clock.now() < record.terminatingAt + shuttingDownMs + terminatedVisibleMs;
+    if (!visible) this.instances.delete(record.instance.InstanceId!);
+    return visible;
+  }
+
+  private render(record: InstanceRecord): Instance {
+    const state = this.stateOf(record);
+    const instance: Instance = { ...structuredClone(record.instance), State: state };
+    if (record.stateReason !== undefined) {
+      instance.StateReason = { ...record.stateReason };
+      const at = new Date(record.terminatingAt ?? this.context.clock.now())
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' GMT');
+      instance.StateTransitionReason =
+        record.stateReason.Code === 'Client.UserInitiatedShutdown'
+          ? `User initiated (${at})`
+          : `Service initiated (${at})`;
+    }
+    if (state.Name === 'terminated') {
+      instance.PrivateDnsName = '';
+      delete instance.PrivateIpAddress;
+    }
+    return instance;
+  }
+
+  private requireInstances(ids: readonly string[] | undefined): InstanceRecord[] | undefined {
+    if (ids === undefined) return undefined;
+    const { fail } = this.context;
+    const malformed = ids.filter((id) => !/^i-[0-9a-f]{8,17}$/.test(id));
+    if (malformed.length > 0) throw fail('InvalidInstanceID.Malformed', `Invalid id: "${malformed[0]}"`);
+    const missing = ids.filter((id) => {
+      const record = this.instances.get(id);
+      return record === undefined || !this.isVisible(record);
+    });
+    if (missing.length === 1)
+      throw fail('InvalidInstanceID.NotFound', `The instance ID '${missing[0]}' does not exist`);
+    if (missing.length > 1) {
+      throw fail('InvalidInstanceID.NotFound', `The instance IDs '${missing.join(', ')}' do not exist`);
+    }
+    return [...new Set(ids)].map((id) => this.instances.get(id)!);
+  }
+}

@@ -1,0 +1,119 @@
+import type {
+  CreateLaunchTemplateCommandInput,
+  CreateLaunchTemplateCommandOutput,
+  DeleteLaunchTemplateCommandInput,
+  DeleteLaunchTemplateCommandOutput,
+  DescribeLaunchTemplatesCommandInput,
+  DescribeLaunchTemplatesCommandOutput,
+  LaunchTemplate,
+  RequestLaunchTemplateData,
+} from '@aws-sdk/client-ec2';
+import type { OperationOutput } from '../fake-service';
+import type { Ec2Context } from './context';
+import type { FilterFields } from './filters';
+import { filtered, PAGES, page } from './listing';
+import { tagsFor } from './tags';
+
+/** A launch template and the data it was created with (only version 1 is modelled). */
+export interface LaunchTemplateRecord {
+  readonly template: LaunchTemplate;
+  readonly data: RequestLaunchTemplateData;
+}
+
+/** How requests name a launch template: by id, else by name. */
+export interface LaunchTemplateKey {
+  LaunchTemplateId?: string;
+  LaunchTemplateName?: string;
+}
+
+const LAUNCH_TEMPLATE_FILTERS: FilterFields<LaunchTemplate> = {
+  'launch-template-name': (t) => [t.LaunchTemplateName],
+  'create-time': (t) => [t.CreateTime?.toISOString()],
+};
+
+/** Launch templates: created, listed and deleted as whole templates, names unique per region. */
+export class Ec2LaunchTemplates {
+  private readonly templates = new Map<string, LaunchTemplateRecord>();
+
+  constructor(private readonly context: Ec2Context) {}
+
+  /** The template a request names, if it exists. */
+  find(key: LaunchTemplateKey): LaunchTemplateRecord | undefined {
+    if (key.LaunchTemplateId !== undefined) return this.templates.get(key.LaunchTemplateId);
+    return [...this.templates.values()].find((r) => r.template.LaunchTemplateName === key.LaunchTemplateName);
+  }
+
+  /** The error EC2 answers when the template a request names does not exist. */
+  notFound(key: LaunchTemplateKey): Error {
+    return key.LaunchTemplateId !== undefined
+      ? this.context.fail(
+          'InvalidLaunchTemplateId.NotFound',
+          `The specified launch template, with template ID ${key.LaunchTemplateId}, does not exist.`,
+        )
+      : this.context.fail(
+          'InvalidLaunchTemplateName.NotFoundException',
+          `The specified launch template, with template name ${key.LaunchTemplateName ?? ''}, does not exist.`,
+        );
+  }
+
+  createLaunchTemplate(
+    input: CreateLaunchTemplateCommandInput,
+  ): OperationOutput<CreateLaunchTemplateCommandOutput> {
+    const { fail, clock, accountId } = this.context;
+    const name = input.LaunchTemplateName ?? '';
+    if (!/^[a-zA-Z0-9().\-/_]{3,128}$/.test(name)) {
+      throw fail(
+        'InvalidLaunchTemplateName.MalformedException',
+        `Launch template name '${name}' is invalid: use 3 to 128 characters of a-z, A-Z, 0-9, ( ) . - / _`,
+      );
+    }
+    if (input.LaunchTemplateData === undefined) {
+      throw fail('MissingParameter', 'The request must contain the parameter LaunchTemplateData');
+    }
+    if ([...this.templates.values()].some((r) => r.template.LaunchTemplateName === name)) {
+      throw fail('InvalidLaunchTemplateName.AlreadyExistsException', `Launch template name already in use.`);
+    }
+    const template: LaunchTemplate = {
+      LaunchTemplateId: `lt-${this.context.hexId(17)}`,
+      LaunchTemplateName: name,
+      CreateTime: new Date(clock.now()),
+      CreatedBy: `arn:aws:iam::${accountId}:root`,
+      DefaultVersionNumber: 1,
+      LatestVersionNumber: 1,
+      Tags: tagsFor(input.TagSpecifications, 'launch-template'),
+    };
+    this.templates.set(template.LaunchTemplateId!, { template, data: input.LaunchTemplateData });
+    return { LaunchTemplate: template };
+  }
+
+  describeLaunchTemplates(
+    input: DescribeLaunchTemplatesCommandInput,
+  ): OperationOutput<DescribeLaunchTemplatesCommandOutput> {
+    const all = [...this.templates.values()].map((r) => r.template);
+    for (const id of input.LaunchTemplateIds ?? []) {
+      if (!this.templates.has(id)) throw this.notFound({ LaunchTemplateId: id });
+    }
+    for (const name of input.LaunchTemplateNames ?? []) {
+      if (!all.some((t) => t.LaunchTemplateName === name)) throw this.notFound({ LaunchTemplateName: name });
+    }
+    const ids = input.LaunchTemplateIds === undefined ? undefined : new Set(input.LaunchTemplateIds);
+    const names = input.LaunchTemplateNames === undefined ? undefined : new Set(input.LaunchTemplateNames);
+    const { fail } = this.context;
+    const selected = filtered(fail, all, input.Filters, LAUNCH_TEMPLATE_FILTERS).filter(
+      (t) =>
+        (ids === undefined || ids.has(t.LaunchTemplateId!)) &&
+        (names === undefined || names.has(t.LaunchTemplateName!)),
+    );
+    const listed = page(fail, selected, input, PAGES.launchTemplates, 'DescribeLaunchTemplates');
+    return { LaunchTemplates: listed.items, NextToken: listed.nextToken };
+  }
+
+  deleteLaunchTemplate(
+    input: DeleteLaunchTemplateCommandInput,
+  ): OperationOutput<DeleteLaunchTemplateCommandOutput> {
+    const record = this.find(input);
+    if (record === undefined) throw this.notFound(input);
+    this.templates.delete(record.template.LaunchTemplateId!);
+    return { LaunchTemplate: record.template };
+  }
+}
