@@ -7,6 +7,7 @@ import type { Requirements } from '../model/requirements';
 import type { Resources } from '../model/resources';
 import type { Taint } from '../model/taints';
 import type { DaemonSet, StateNode } from '../state/cluster-state';
+import type { UnschedulableReason } from './unschedulable-reason';
 
 /** Everything the scheduler decides from. Plain data; nothing is read from anywhere else. */
 export interface SchedulingInput {
@@ -55,8 +56,12 @@ export interface NodeClaimPlan {
   readonly daemonSetRequests: Resources;
 }
 
+/** A pod the scheduler could not place, with why: as data and as the message users read. */
 export interface UnschedulablePod {
   readonly pod: Pod;
+  /** Why, as data to branch on. */
+  readonly cause: UnschedulableReason;
+  /** `formatReason(cause)`: the message `podlift plan` prints. */
   readonly reason: string;
 }
 

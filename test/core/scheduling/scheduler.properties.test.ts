@@ -826,7 +826,10 @@ describe('the property checks', () => {
   });
 
   it('catch a pod reported twice or not at all', () => {
-    const twice = { ...plainResult, unschedulable: [{ pod: plain.pods[0], reason: 'x' }] };
+    const twice = {
+      ...plainResult,
+      unschedulable: [{ pod: plain.pods[0], cause: { kind: 'no-nodepool' } as const, reason: 'x' }],
+    };
     expect(() => checkAccounting(plain, twice)).toThrow();
     expect(() =>
       checkAccounting(plain, { ...plainResult, nodeClaims: plainResult.nodeClaims.slice(1) }),
