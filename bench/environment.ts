@@ -5,6 +5,7 @@ import { LABEL_CAPACITY_TYPE, LABEL_OS } from '../shared/core/model/labels';
 import type { NodePool } from '../shared/core/model/nodepool';
 import type { Pod } from '../shared/core/model/pod';
 import { Requirements } from '../shared/core/model/requirements';
+import { schedulingInputFor } from '../shared/core/scheduling/plan-capacity';
 import type { SchedulingInput } from '../shared/core/scheduling/types';
 import { nodeClass, nodePool } from '../sim/world/builders';
 import { type PricedType, pricedTypes } from './lower-bound';
@@ -64,14 +65,11 @@ export async function loadEnvironment(): Promise<{ env: BenchEnvironment; setup:
   };
 }
 
-/** The scheduler's input for `pods` in the environment: no existing nodes, no DaemonSets. */
+/**
+ * The scheduler's input for `pods` in the environment (no existing nodes, no DaemonSets), built
+ * as planCapacity builds it: its instance types are the ones resolved at load (memoised).
+ */
 export function schedulingInput(env: BenchEnvironment, pods: readonly Pod[]): SchedulingInput {
-  return {
-    pods,
-    daemonSets: [],
-    nodes: [],
-    nodePools: [env.nodePool],
-    nodeClasses: [env.nodeClass],
-    instanceTypes: new Map([[env.nodePool.name, env.instanceTypes]]),
-  };
+  const state = { pods, daemonSets: [], nodes: [], nodePools: [env.nodePool], nodeClasses: [env.nodeClass] };
+  return schedulingInputFor(state, env.catalog);
 }

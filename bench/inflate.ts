@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { planCapacity } from '../cli/plan';
 import { readPlanInput } from '../cli/plan-input';
-import { resolveInstanceTypes } from '../shared/core/catalog/instance-type-resolution';
 import { Requirements } from '../shared/core/model/requirements';
+import { schedulingInputFor } from '../shared/core/scheduling/plan-capacity';
+import { schedule } from '../shared/core/scheduling/scheduler';
 import type { BenchEnvironment } from './environment';
 import { pricedTypes } from './lower-bound';
 import { type PlanSummary, summarisePlan } from './measure';
@@ -25,13 +25,14 @@ export interface InflateOutcome extends PlanSummary {
 export function planInflate(env: BenchEnvironment): InflateOutcome | undefined {
   if (!existsSync(INFLATE_EXAMPLE)) return undefined;
   const input = readPlanInput(readFileSync(INFLATE_EXAMPLE, 'utf8'), INFLATE_EXAMPLE);
+  // planCapacity in two steps, so that only the scheduler is timed, as for the other figures.
+  const schedulingInput = schedulingInputFor(input, env.catalog);
   const start = performance.now();
-  const result = planCapacity(input, env.catalog);
+  const result = schedule(schedulingInput);
   const ms = performance.now() - start;
   const pool = input.nodePools[0];
-  const nodeClass = input.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
   const priced = pricedTypes(
-    resolveInstanceTypes(env.catalog, nodeClass),
+    schedulingInput.instanceTypes.get(pool.name) ?? [],
     Requirements.from(pool.template.requirements),
   );
   return {

@@ -113,10 +113,12 @@ export function measure(env: BenchEnvironment, task: MeasureTask): Measurement {
   const pods = workload(task.shape, task.size);
   const warmupSize = Math.min(task.size, 1000);
   const warmupPods = workload(task.shape, warmupSize, 7);
+  const warmupInput = schedulingInput(env, warmupPods);
   gc?.();
   let start = performance.now();
-  schedule(schedulingInput(env, warmupPods));
+  schedule(warmupInput);
   const warmupMs = performance.now() - start;
+  const input = schedulingInput(env, pods);
   gc?.();
   const baselineUsedMB = process.memoryUsage().heapUsed / MB;
 
@@ -127,7 +129,7 @@ export function measure(env: BenchEnvironment, task: MeasureTask): Measurement {
     // Forced GCs bracket each run, so a --trace-gc log can be cut into runs (see gc-trace.ts).
     gc?.();
     start = performance.now();
-    const result = schedule(schedulingInput(env, pods));
+    const result = schedule(input);
     const ms = performance.now() - start;
     maxHeapTotalMB = Math.max(maxHeapTotalMB, process.memoryUsage().heapTotal / MB);
     gc?.();

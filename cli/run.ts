@@ -4,7 +4,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog/bundled';
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
-import { planCapacity } from './plan';
+import { planCapacity } from '../shared/core/scheduling/plan-capacity';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
 import { formatPlanTable } from './plan-table';

@@ -60,7 +60,14 @@ const RESULT: SchedulingResult = {
     { node: 'ip-10-0-1-1', pods: pods('early-0', 'early-1') },
   ],
   unschedulable: [
-    { pod: pods('gpu-0')[0], reason: 'no NodePool tolerates taint nvidia.com/gpu=true:NoSchedule' },
+    {
+      pod: pods('gpu-0')[0],
+      cause: {
+        kind: 'no-nodepool-tolerates-taint',
+        taint: { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' },
+      },
+      reason: 'no NodePool tolerates taint nvidia.com/gpu=true:NoSchedule',
+    },
   ],
 };
 

@@ -4,6 +4,7 @@ import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../model/labels';
 import type { Requirements } from '../model/requirements';
 import { addInto, fits, type Resources } from '../model/resources';
 import { cheapestOffering } from './nodepool-context';
+import type { NodePoolRejection } from './unschedulable-reason';
 
 /** CreateFleet takes at most this many overrides; Karpenter caps options the same way. */
 export const MAX_INSTANCE_TYPE_OPTIONS = 60;
@@ -48,6 +49,7 @@ export function efficientOptions(
 
 /** The launch decision for a finished planned node. */
 export interface LaunchChoice {
+  readonly kind: 'launch';
   readonly capacityType: CapacityType;
   readonly options: readonly InstanceTypeOption[];
   readonly zones: readonly string[];
@@ -57,14 +59,14 @@ export interface LaunchChoice {
  * Prices the instance types that can hold `used + daemonSetOverhead` and decides the capacity
  * type: spot whenever the requirements allow it and some option has an available spot offering
  * (Karpenter's rule), else on-demand, else reserved. Options come cheapest first, at most 60,
- * keeping every requirement's minValues satisfied; undefined when nothing fits.
+ * keeping every requirement's minValues satisfied; or why nothing can launch.
  */
 export function chooseLaunch(
   types: readonly InstanceType[],
   requirements: Requirements,
   used: Resources,
   daemonSetOverhead: Resources,
-): LaunchChoice | string {
+): LaunchChoice | NodePoolRejection {
   const need = { ...used };
   addInto(need, daemonSetOverhead);
   const allowed = requirements.get(LABEL_CAPACITY_TYPE);
@@ -84,7 +86,7 @@ export function chooseLaunch(
       continue;
     }
     const chosen = truncateKeepingMinValues(fitting, requirements);
-    if (typeof chosen === 'string') return chosen;
+    if (!Array.isArray(chosen)) return chosen;
     const zones = new Set<string>();
     const zoneReq = requirements.get(LABEL_ZONE);
     for (const { it } of chosen) {
@@ -93,11 +95,11 @@ export function chooseLaunch(
           zones.add(o.zone);
       }
     }
-    return { capacityType, options: chosen.map((c) => c.option), zones: [...zones].sort() };
+    return { kind: 'launch', capacityType, options: chosen.map((c) => c.option), zones: [...zones].sort() };
   }
   return anyFits || types.some((it) => fits(need, {}, it.allocatable))
-    ? 'no instance type that fits has an available offering'
-    : 'no instance type holds the pods and DaemonSet overhead';
+    ? { kind: 'no-available-offering' }
+    : { kind: 'no-instance-type-holds-pods' };
 }
 
 /** An instance type with its cheapest usable offering. */
@@ -154,12 +156,12 @@ function distinctValues(items: readonly { it: InstanceType }[], key: string): Se
 function truncateKeepingMinValues<T extends { it: InstanceType }>(
   sorted: readonly T[],
   requirements: Requirements,
-): T[] | string {
+): T[] | NodePoolRejection {
   const minValues = [...requirements.values()].filter((r) => r.minValues !== undefined);
   for (const r of minValues) {
     const have = distinctValues(sorted, r.key).size;
     if (have < (r.minValues ?? 0)) {
-      return `minValues ${r.minValues} for ${r.key} not satisfied: only ${have} value(s) among instance types that fit`;
+      return { kind: 'min-values', key: r.key, minValues: r.minValues ?? 0, available: have };
     }
   }
   if (sorted.length <= MAX_INSTANCE_TYPE_OPTIONS) return [...sorted];

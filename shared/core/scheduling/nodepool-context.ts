@@ -13,6 +13,7 @@ import { Requirement, Requirements } from '../model/requirements';
 import { addInto, type MutableResources, type Resources } from '../model/resources';
 import { firstUntoleratedTaint } from '../model/taints';
 import type { DaemonSet, StateNode } from '../state/cluster-state';
+import type { NodePoolRejection } from './unschedulable-reason';
 
 /** Whether an offering is usable under `requirements` (zone and capacity type allowed, available). */
 export function offeringAllowed(o: Offering, requirements: Requirements): boolean {
@@ -46,8 +47,8 @@ export function cheapestOffering(
 export class NodePoolContext {
   readonly requirements: Requirements;
   readonly instanceTypes: readonly InstanceType[];
-  /** Set when the NodePool cannot launch anything at all. */
-  readonly unusable?: string;
+  /** Set when the NodePool cannot launch anything at all: why. */
+  readonly unusable?: NodePoolRejection;
   /** Limits minus existing and in-flight capacity minus what this run has reserved. */
   readonly remaining: MutableResources;
   readonly daemonSets: readonly DaemonSet[];
@@ -70,9 +71,13 @@ export class NodePoolContext {
         it.offerings.some((o) => offeringAllowed(o, this.requirements)),
     );
     if (!nodeClass) {
-      this.unusable = `NodePool ${nodePool.name}: ${t.nodeClassRef.kind} ${t.nodeClassRef.name} not found`;
+      this.unusable = {
+        kind: 'node-class-not-found',
+        nodeClassKind: t.nodeClassRef.kind,
+        nodeClassName: t.nodeClassRef.name,
+      };
     } else if (this.instanceTypes.length === 0) {
-      this.unusable = `NodePool ${nodePool.name}: no instance type with an available offering satisfies its requirements`;
+      this.unusable = { kind: 'no-offered-instance-type' };
     }
     this.remaining = {};
     for (const [k, v] of Object.entries(nodePool.limits)) this.remaining[k] = v;

@@ -12,9 +12,11 @@ import {
   subtractResources,
 } from '../model/resources';
 import { cheapestOffering, type NodePoolContext, offeringAllowed } from './nodepool-context';
+import type { NodePoolRejection } from './unschedulable-reason';
 
 /** What adding pods to a planned node would make of it. */
 export interface PlannedFit {
+  readonly kind: 'fits';
   readonly requirements: Requirements;
   readonly options: readonly InstanceType[];
   readonly daemonSetOverhead: Resources;
@@ -23,6 +25,11 @@ export interface PlannedFit {
   /** What the node would then count against its NodePool's limits. */
   readonly reserved: Resources;
 }
+
+// Planned nodes are evaluated many times per placement and most evaluations fail: the
+// rejections without data are shared rather than allocated each time.
+const NO_COMPATIBLE_OPTION: NodePoolRejection = { kind: 'no-compatible-option' };
+const NO_OPTION_HAS_ROOM: NodePoolRejection = { kind: 'no-option-has-room' };
 
 /** Instance types of `types` compatible with `requirements` with a usable offering. */
 export function compatibleTypes(types: readonly InstanceType[], requirements: Requirements): InstanceType[] {
@@ -114,14 +121,20 @@ export class PlannedNode {
   }
 
   /**
-   * Whether `copies` (at most) pods with `request` and requirements `term` fit. `termKey`
-   * identifies `term` for caching (the scheduler evaluates the same term many times).
+   * How `maxCopies` (at most) pods with `request` and requirements `term` would fit, or why
+   * none can. `termKey` identifies `term` for caching (the scheduler evaluates the same term
+   * many times).
    */
-  evaluate(term: Requirements, termKey: string, request: Resources, maxCopies: number): PlannedFit | string {
+  evaluate(
+    term: Requirements,
+    termKey: string,
+    request: Resources,
+    maxCopies: number,
+  ): PlannedFit | NodePoolRejection {
     let e = this.evaluations.get(termKey);
     if (!e || e.version !== this.version) {
       const incompatible = this.requirements.compatible(term, WELL_KNOWN_LABELS);
-      if (incompatible) return incompatible;
+      if (incompatible) return { kind: 'incompatible-requirements', detail: incompatible };
       const requirements = this.requirements.implies(term)
         ? this.requirements
         : this.requirements.intersect(term);
@@ -134,7 +147,7 @@ export class PlannedNode {
       e = { version: this.version, requirements, options, ds };
       this.evaluations.set(termKey, e);
     }
-    if (e.options.length === 0) return 'no instance type option is compatible';
+    if (e.options.length === 0) return NO_COMPATIBLE_OPTION;
     const base = { ...this.used };
     addInto(base, e.ds);
     let best = 0;
@@ -144,7 +157,7 @@ export class PlannedNode {
       if (best >= maxCopies) break;
     }
     let copies = Math.min(best, maxCopies);
-    if (copies === 0) return 'no instance type option has room';
+    if (copies === 0) return NO_OPTION_HAS_ROOM;
     for (;;) {
       const need = { ...base };
       addInto(need, request, copies);
@@ -153,9 +166,16 @@ export class PlannedNode {
       const grows = subtractResources(reserved, this.reserved);
       const limit = this.context.exceededLimit(grows, false);
       if (limit === undefined) {
-        return { requirements: e.requirements, options, daemonSetOverhead: e.ds, copies, reserved };
+        return {
+          kind: 'fits',
+          requirements: e.requirements,
+          options,
+          daemonSetOverhead: e.ds,
+          copies,
+          reserved,
+        };
       }
-      if (copies === 1) return `limit ${limit} reached`;
+      if (copies === 1) return { kind: 'limit-reached-by-node', resource: limit };
       copies = 1;
     }
   }

@@ -202,3 +202,16 @@ export function recordPlacement(
     if (d !== undefined) c.add(d, n);
   }
 }
+
+/** Whether pods of the group take part in topology at all: then a node holding them may not be split. */
+export function isTopologyBound(t: GroupTopology): boolean {
+  return (
+    t.spreads.length +
+      t.affinities.length +
+      t.antiAffinities.length +
+      t.feeds.length +
+      t.repelledBy.length +
+      t.owns.length >
+    0
+  );
+}

@@ -7,14 +7,23 @@ import type { Requirements } from '../model/requirements';
 import type { Resources } from '../model/resources';
 import type { Taint } from '../model/taints';
 import type { DaemonSet, StateNode } from '../state/cluster-state';
+import type { UnschedulableReason } from './unschedulable-reason';
 
-/** Everything the scheduler decides from. Plain data; nothing is read from anywhere else. */
-export interface SchedulingInput {
+/**
+ * What provisioning plans from: the cluster's pending pods, DaemonSets, nodes (existing and
+ * in-flight), NodePools and EC2NodeClasses. The instance types come from a catalog
+ * (see plan-capacity.ts).
+ */
+export interface ProvisioningInput {
   readonly pods: readonly Pod[];
   readonly daemonSets: readonly DaemonSet[];
   readonly nodes: readonly StateNode[];
   readonly nodePools: readonly NodePool[];
   readonly nodeClasses: readonly EC2NodeClass[];
+}
+
+/** Everything the scheduler decides from. Plain data; nothing is read from anywhere else. */
+export interface SchedulingInput extends ProvisioningInput {
   /**
    * Instance types per NodePool name, resolved for that NodePool's node class (allocatable
    * depends on its kubelet settings) with unavailable offerings marked.
@@ -55,8 +64,12 @@ export interface NodeClaimPlan {
   readonly daemonSetRequests: Resources;
 }
 
+/** A pod the scheduler could not place, with why: as data and as the message users read. */
 export interface UnschedulablePod {
   readonly pod: Pod;
+  /** Why, as data to branch on. */
+  readonly cause: UnschedulableReason;
+  /** `formatReason(cause)`: the message `podlift plan` prints. */
   readonly reason: string;
 }
 

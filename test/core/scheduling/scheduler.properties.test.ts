@@ -28,6 +28,7 @@ import { firstUntoleratedTaint, type Taint, type Toleration } from '../../../sha
 import { MAX_INSTANCE_TYPE_OPTIONS } from '../../../shared/core/scheduling/instance-selection';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { NodeClaimPlan, SchedulingInput, SchedulingResult } from '../../../shared/core/scheduling/types';
+import { formatReason } from '../../../shared/core/scheduling/unschedulable-reason';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod, pods } from '../../../sim/world/builders';
 import {
@@ -535,6 +536,11 @@ function checkAccounting(input: SchedulingInput, result: SchedulingResult): void
   for (const u of result.unschedulable) expect(u.reason).not.toBe('');
 }
 
+/** Property: every unschedulable pod's message is its typed cause, formatted. */
+function checkReasons(_input: SchedulingInput, result: SchedulingResult): void {
+  for (const u of result.unschedulable) expect(u.reason).toBe(formatReason(u.cause));
+}
+
 /** Property: never puts more on a node than any of its instance type options or its allocatable holds. */
 function checkFit(input: SchedulingInput, result: SchedulingResult): void {
   for (const claim of result.nodeClaims) {
@@ -739,6 +745,9 @@ function checkOptions(input: SchedulingInput, result: SchedulingResult): void {
 describe('schedule (properties over the us-east-1 catalog)', () => {
   it('accounts for every pending pod exactly once', () => forAllScenarios(checkAccounting));
 
+  it('gives every unschedulable pod its cause as data, formatted as its message', () =>
+    forAllScenarios(checkReasons));
+
   it('never puts more on a node than any of its instance type options or its allocatable holds', () =>
     forAllScenarios(checkFit));
 
@@ -826,7 +835,10 @@ describe('the property checks', () => {
   });
 
   it('catch a pod reported twice or not at all', () => {
-    const twice = { ...plainResult, unschedulable: [{ pod: plain.pods[0], reason: 'x' }] };
+    const twice = {
+      ...plainResult,
+      unschedulable: [{ pod: plain.pods[0], cause: { kind: 'no-nodepool' } as const, reason: 'x' }],
+    };
     expect(() => checkAccounting(plain, twice)).toThrow();
     expect(() =>
       checkAccounting(plain, { ...plainResult, nodeClaims: plainResult.nodeClaims.slice(1) }),

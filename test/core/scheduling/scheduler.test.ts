@@ -213,7 +213,7 @@ describe('schedule', () => {
 
     it('never launches more nodes than a nodes limit allows, even when a tail node would be split for cost', () => {
       // Planned as one node; finalise splits it in two for cost, and the second part falls back
-      // to options outside the limits (scheduler.ts planParts: `withinLimits.length > 0 ? … : node.options`).
+      // to options outside the limits (finalise.ts planParts: `withinLimits.length > 0 ? … : node.options`).
       const np = nodePool({ requirements: [INFLATE_FAMILIES], limits: { nodes: 1 } });
       const r = run({ nodePools: [np], pods: pods(10, { name: 'inflate', cpu: '1' }) });
       expect(r.nodeClaims).toHaveLength(1);

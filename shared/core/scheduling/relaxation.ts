@@ -1,13 +1,10 @@
+import type { Pod } from '../model/pod';
 import { relaxations } from '../model/pod-requirements';
-import { Requirement, type Requirements } from '../model/requirements';
 import type { PodGroup } from './pod-groups';
+import { type RequirementTerm, termKey } from './requirement-terms';
 import type { AffinityRule, GroupTopology, SpreadRule } from './topology';
-
-/** Requirements for one attempt, with a stable key for caches. */
-export interface RequirementTerm {
-  readonly requirements: Requirements;
-  readonly key: string;
-}
+import type { UnschedulablePod } from './types';
+import { someReason, type UnschedulableReason } from './unschedulable-reason';
 
 /** One way of trying to place a group: its node requirement alternatives and active topology rules. */
 export interface PlacementProfile {
@@ -17,40 +14,6 @@ export interface PlacementProfile {
   readonly antiAffinities: readonly AffinityRule[];
   /** What was given up to reach this profile, for logs. */
   readonly relaxed: string;
-}
-
-let termSeq = 0;
-const termKeys = new WeakMap<Requirements, string>();
-
-/** A cache key for a Requirements value (identity-based: built once per profile). */
-export function termKey(r: Requirements): string {
-  let k = termKeys.get(r);
-  if (!k) {
-    k = `t${termSeq++}`;
-    termKeys.set(r, k);
-  }
-  return k;
-}
-
-/**
- * Adds `key In [value]` to a term. `cache` (one per scheduling run) makes repeated pins share
- * one Requirements value and key, so planned nodes' evaluation caches hit.
- */
-export function pinTerm(
-  cache: Map<string, RequirementTerm>,
-  term: RequirementTerm,
-  key: string,
-  value: string,
-): RequirementTerm {
-  const id = `${term.key}|${key}=${value}`;
-  let t = cache.get(id);
-  if (!t) {
-    const requirements = term.requirements.with(Requirement.of(key, 'In', [value]));
-    t = { requirements, key: id };
-    termKeys.set(requirements, id);
-    cache.set(id, t);
-  }
-  return t;
 }
 
 /**
@@ -113,4 +76,37 @@ export function placementProfiles(group: PodGroup, topology: GroupTopology): Pla
     });
   }
   return profiles;
+}
+
+/**
+ * Whether a pod failed because its required pod affinity matches no pod yet. Such a pod may
+ * name pods of a group placed after it, so it gets another pass (see {@link affinityRetries}).
+ */
+export function awaitsAffinityMatch(reason: UnschedulableReason): boolean {
+  return someReason(reason, (r) => r.kind === 'no-affinity-match');
+}
+
+/** Pods of one group to place again. */
+export interface Retry {
+  readonly group: PodGroup;
+  readonly pods: readonly Pod[];
+}
+
+/**
+ * The pods with required pod affinity that failed on the first pass because nothing matched
+ * yet, per group in placement order: like Karpenter's re-queue, they get one more pass once
+ * everything else is placed.
+ */
+export function affinityRetries(
+  groups: readonly PodGroup[],
+  unschedulable: readonly UnschedulablePod[],
+): Retry[] {
+  const failed = new Set(unschedulable.filter((u) => awaitsAffinityMatch(u.cause)).map((u) => u.pod));
+  const retries: Retry[] = [];
+  for (const group of groups) {
+    if (group.representative.podAffinity.length === 0) continue;
+    const pods = group.pods.filter((p) => failed.has(p));
+    if (pods.length > 0) retries.push({ group, pods });
+  }
+  return retries;
 }
