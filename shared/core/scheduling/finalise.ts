@@ -6,7 +6,8 @@ import { chooseLaunch } from './instance-selection';
 import type { NodePoolContext } from './nodepool-context';
 import { compatibleTypes, limitedBand, maxCapacity, type PlannedNode } from './planned-node';
 import { splitForCost } from './tail-split';
-import type { NodeClaimPlan, UnschedulablePod } from './types';
+import type { NodeClaimPlan } from './types';
+import type { UnschedulablePod } from './unschedulable-reason';
 import { type NodePoolRejection, unschedulablePods } from './unschedulable-reason';
 
 /** What finalising the planned nodes gives: the NodeClaims, and the pods none could be made for. */

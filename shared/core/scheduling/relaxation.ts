@@ -3,7 +3,7 @@ import { relaxations } from '../model/pod-requirements';
 import type { PodGroup } from './pod-groups';
 import { type RequirementTerm, termKey } from './requirement-terms';
 import type { AffinityRule, GroupTopology, SpreadRule } from './topology';
-import type { UnschedulablePod } from './types';
+import type { UnschedulablePod } from './unschedulable-reason';
 import { someReason, type UnschedulableReason } from './unschedulable-reason';
 
 /** One way of trying to place a group: its node requirement alternatives and active topology rules. */

@@ -9,7 +9,8 @@ import type { Attempt } from './placement-request';
 import { groupPods, type PodGroup } from './pod-groups';
 import { affinityRetries, type PlacementProfile, placementProfiles } from './relaxation';
 import { type GroupTopology, TopologyRegistry } from './topology';
-import type { SchedulingInput, SchedulingResult, UnschedulablePod } from './types';
+import type { SchedulingInput, SchedulingResult } from './types';
+import type { UnschedulablePod } from './unschedulable-reason';
 import { unschedulablePods } from './unschedulable-reason';
 
 /**

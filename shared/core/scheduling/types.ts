@@ -7,7 +7,7 @@ import type { Requirements } from '../model/requirements';
 import type { Resources } from '../model/resources';
 import type { Taint } from '../model/taints';
 import type { DaemonSet, StateNode } from '../state/cluster-state';
-import type { UnschedulableReason } from './unschedulable-reason';
+import type { UnschedulablePod } from './unschedulable-reason';
 
 /**
  * What provisioning plans from: the cluster's pending pods, DaemonSets, nodes (existing and
@@ -62,15 +62,6 @@ export interface NodeClaimPlan {
   /** Pod requests plus DaemonSet overhead. */
   readonly requests: Resources;
   readonly daemonSetRequests: Resources;
-}
-
-/** A pod the scheduler could not place, with why: as data and as the message users read. */
-export interface UnschedulablePod {
-  readonly pod: Pod;
-  /** Why, as data to branch on. */
-  readonly cause: UnschedulableReason;
-  /** `formatReason(cause)`: the message `podlift plan` prints. */
-  readonly reason: string;
 }
 
 /** What the scheduler decided. */

@@ -3,7 +3,6 @@ import type { Pod } from '../model/pod';
 import { formatQuantity } from '../model/quantity';
 import type { Resources } from '../model/resources';
 import { formatTaint, type Taint } from '../model/taints';
-import type { UnschedulablePod } from './types';
 
 /**
  * Why one NodePool cannot launch a node for a pod. Printed after `NodePool <name>: ` (see
@@ -159,4 +158,13 @@ export function someReason(reason: UnschedulableReason, test: (r: UnschedulableR
 export function unschedulablePods(pods: readonly Pod[], cause: UnschedulableReason): UnschedulablePod[] {
   const reason = formatReason(cause);
   return pods.map((pod) => ({ pod, cause, reason }));
+}
+
+/** A pod the scheduler could not place, with why: as data and as the message users read. */
+export interface UnschedulablePod {
+  readonly pod: Pod;
+  /** Why, as data to branch on. */
+  readonly cause: UnschedulableReason;
+  /** `formatReason(cause)`: the message `podlift plan` prints. */
+  readonly reason: string;
 }

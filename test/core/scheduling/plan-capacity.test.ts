@@ -8,7 +8,7 @@ import {
 } from '../../../shared/core/scheduling/plan-capacity';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { ProvisioningInput } from '../../../shared/core/scheduling/types';
-import { nodeClass, nodePool, pods } from '../../builders';
+import { nodeClass, nodePool, pods } from '../../../sim/world/builders';
 import { catalog, defaultNodeClass, instanceTypes } from './fixtures';
 
 /**

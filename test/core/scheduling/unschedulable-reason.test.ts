@@ -11,7 +11,7 @@ import {
   type UnschedulableReason,
   unschedulablePods,
 } from '../../../shared/core/scheduling/unschedulable-reason';
-import { nodePool, pod, pods, resources } from '../../builders';
+import { nodePool, pod, pods, resources } from '../../../sim/world/builders';
 import { schedulingInput } from './fixtures';
 
 /**
