@@ -67,6 +67,7 @@ describe('bottlerocketUserData', () => {
       'node-labels': {
         'karpenter.k8s.aws/ec2nodeclass': 'default',
         'karpenter.sh/capacity-type': 'spot',
+        'karpenter.sh/do-not-sync-taints': 'true',
         'karpenter.sh/nodepool': 'default',
       },
       'node-taints': { dedicated: ['gpu:NoSchedule'], 'karpenter.sh/unregistered': [':NoExecute'] },
@@ -93,6 +94,7 @@ describe('bottlerocketUserData', () => {
       'karpenter.sh/nodepool': 'default',
       'karpenter.k8s.aws/ec2nodeclass': 'default',
       'karpenter.sh/capacity-type': 'spot',
+      'karpenter.sh/do-not-sync-taints': 'true',
     });
     expect(k['node-taints']).toEqual({ 'karpenter.sh/unregistered': [':NoExecute'] });
   });
