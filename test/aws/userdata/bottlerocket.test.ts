@@ -126,6 +126,29 @@ describe('bottlerocketUserData', () => {
     expect(k['cluster-dns-ip']).toEqual(['10.0.0.10', '10.0.0.11']);
   });
 
+  it("writes soft eviction and the pod grace period under Karpenter's TOML keys, durations as Go writes them", () => {
+    const toml = bottlerocketUserData(
+      bootstrap({
+        nodeClass: nodeClass({
+          amiFamily: 'Bottlerocket',
+          kubelet: {
+            evictionSoft: { 'memory.available': '10%', 'nodefs.available': '15%' },
+            evictionSoftGracePeriod: { 'memory.available': '90s', 'nodefs.available': '1h' },
+            evictionMaxPodGracePeriod: 60,
+          },
+        }),
+      }),
+    );
+    const k = kubernetesSettings(toml);
+    expect(k['eviction-soft']).toEqual({ 'memory.available': '10%', 'nodefs.available': '15%' });
+    expect(k['eviction-soft-grace-period']).toEqual({
+      'memory.available': '1m30s',
+      'nodefs.available': '1h0m0s',
+    });
+    expect(k['eviction-max-pod-grace-period']).toBe(60);
+    expect(toml).toContain('eviction-max-pod-grace-period = 60\n');
+  });
+
   it('adds the bootstrap command that mounts the instance store for RAID0', () => {
     const toml = bottlerocketUserData(
       bootstrap({ nodeClass: nodeClass({ amiFamily: 'Bottlerocket', instanceStorePolicy: 'RAID0' }) }),
