@@ -1,9 +1,11 @@
 import type {
   LaunchTemplateBlockDeviceMappingRequest,
   LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
+  LaunchTemplateTagSpecificationRequest,
   RequestLaunchTemplateData,
   VolumeType,
 } from '@aws-sdk/client-ec2';
+import type { CapacityType } from '../../core/model/capacity-type';
 import type { AmiFamily, BlockDeviceMapping, EC2NodeClass } from '../../core/model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../../core/model/ec2nodeclass-status';
 import { NotFoundError, ValidationError } from '../../core/model/errors';
@@ -26,6 +28,8 @@ export interface LaunchTemplateInput {
   readonly nodePoolName: string;
   readonly resolved: EC2NodeClassStatus;
   readonly imageId: string;
+  /** What the launches with this template buy: spot templates also tag the spot requests. */
+  readonly capacityType: CapacityType;
   /** Base64 user data; none for a Custom family without userData. */
   readonly userData?: string;
 }
@@ -58,12 +62,11 @@ export function defaultBlockDeviceMappings(family: AmiFamily): readonly BlockDev
 }
 
 /**
- * The tags of a launch template (Karpenter's: the EC2NodeClass's tags, then the ones it
- * always sets, which win): `kubernetes.io/cluster/<cluster>: owned`, `eks:eks-cluster-name`,
- * `karpenter.sh/nodepool`, `karpenter.k8s.aws/ec2nodeclass` and `karpenter.k8s.aws/cluster`,
- * the last being what {@link TAG_MANAGED_BY_CLUSTER} garbage collection looks for.
+ * The tags Karpenter gives what a launch template makes (utils.go GetTags): the EC2NodeClass's
+ * tags, then the ones it always sets, which win: `kubernetes.io/cluster/<cluster>: owned`,
+ * `eks:eks-cluster-name`, `karpenter.sh/nodepool` and `karpenter.k8s.aws/ec2nodeclass`.
  */
-export function launchTemplateTags(
+export function nodeClassResourceTags(
   cluster: string,
   nodeClass: EC2NodeClass,
   nodePoolName: string,
@@ -74,14 +77,44 @@ export function launchTemplateTags(
     'eks:eks-cluster-name': cluster,
     [LABEL_NODEPOOL]: nodePoolName,
     [LABEL_NODECLASS]: nodeClass.name,
-    [TAG_MANAGED_BY_CLUSTER]: cluster,
   };
 }
 
 /**
+ * The tags of a launch template itself: {@link nodeClassResourceTags} and
+ * `karpenter.k8s.aws/cluster`, what {@link TAG_MANAGED_BY_CLUSTER} garbage collection looks for.
+ */
+export function launchTemplateTags(
+  cluster: string,
+  nodeClass: EC2NodeClass,
+  nodePoolName: string,
+): Record<string, string> {
+  return { ...nodeClassResourceTags(cluster, nodeClass, nodePoolName), [TAG_MANAGED_BY_CLUSTER]: cluster };
+}
+
+/**
+ * What the template tags when it launches (Karpenter's CreateLaunchTemplateInputBuilder.Build in
+ * launchtemplate/types.go): the network interfaces always, and the spot instance requests of
+ * spot launches, so both can be traced to the cluster and EC2NodeClass. Instances and volumes
+ * are tagged by CreateFleet, which knows the NodeClaim.
+ */
+function launchedResourceTags(input: LaunchTemplateInput): LaunchTemplateTagSpecificationRequest[] {
+  const tags = Object.entries(nodeClassResourceTags(input.cluster, input.nodeClass, input.nodePoolName)).map(
+    ([Key, Value]) => ({ Key, Value }),
+  );
+  return [
+    { ResourceType: 'network-interface', Tags: tags },
+    ...(input.capacityType === 'spot'
+      ? [{ ResourceType: 'spot-instances-request' as const, Tags: tags }]
+      : []),
+  ];
+}
+
+/**
  * The launch template data Karpenter creates (launchtemplate.go createLaunchTemplate): image,
- * user data, instance profile, security groups, IMDS options, block devices, detailed
- * monitoring, and a primary network interface when the EC2NodeClass sets
+ * user data, instance profile, security groups, IMDS options (instance tags in IMDS always
+ * disabled), block devices, detailed monitoring, tags for the network interfaces and spot
+ * requests it makes, and a primary network interface when the EC2NodeClass sets
  * associatePublicIPAddress or ipPrefixCount (the security groups then go on the interface,
  * as EC2 requires). Instance tags are left to CreateFleet.
  *
@@ -122,11 +155,16 @@ export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplat
       HttpProtocolIpv6: metadata.httpProtocolIPv6,
       HttpPutResponseHopLimit: metadata.httpPutResponseHopLimit,
       HttpTokens: metadata.httpTokens,
+      // Always disabled, as Karpenter sets it: an account default of `enabled` would otherwise
+      // apply, and instance tags in IMDS cannot hold keys with `/` (kubernetes.io/cluster/...,
+      // karpenter.sh/nodepool), so every launch would fail.
+      InstanceMetadataTags: 'disabled',
     },
     ...(mappings.length > 0
       ? { BlockDeviceMappings: mappings.map((m, i) => blockDeviceMapping(nodeClass.name, m, i)) }
       : {}),
     Monitoring: { Enabled: nodeClass.detailedMonitoring },
+    TagSpecifications: launchedResourceTags(input),
   };
   return { data, tags: launchTemplateTags(input.cluster, nodeClass, input.nodePoolName) };
 }

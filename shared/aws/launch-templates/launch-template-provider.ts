@@ -17,6 +17,7 @@ import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports/cloud'
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
 import type { Clock } from '../../core/ports/time';
 import { awsErrorCode, cloudErrorFrom } from '../aws-error';
+import { type RetryPolicy, withRetry } from '../retry';
 import { bootstrapOptions } from '../userdata/bootstrap-options';
 import { userDataBase64 } from '../userdata/user-data';
 import { groupByAmi } from './ami-groups';
@@ -35,6 +36,8 @@ export interface Ec2LaunchTemplateProviderOptions {
   /** Instance types, to send each NodeClaim option to the AMI that serves it and learn its max pods. */
   readonly catalog: InstanceCatalogPort;
   readonly clock: Clock;
+  /** How throttled and failed EC2 calls are retried within the invocation's remaining time. */
+  readonly retry: RetryPolicy;
   /**
    * How long a template found or created is used without asking EC2 again.
    * @default 300_000 (5 minutes)
@@ -69,12 +72,15 @@ interface PlannedTemplate {
  * group of a NodeClaim's options, named `podlift/<cluster>/<hash of its content>`, so equal
  * content is shared by every NodeClaim and process, and a change makes a new template instead
  * of editing one in use. A template is looked up (cache, then DescribeLaunchTemplates) before
- * it is created, and a concurrent creator winning the race counts as success.
+ * it is created, and a concurrent creator winning the race counts as success. Every EC2 call
+ * (describe, create, list, delete) is retried on throttling and 5xx with the injected
+ * {@link RetryPolicy}, like the rest of podlift's EC2 calls.
  */
 export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
   private readonly ec2: EC2Client;
   private readonly catalog: InstanceCatalogPort;
   private readonly clock: Clock;
+  private readonly retry: RetryPolicy;
   private readonly deleteGraceMs: number;
   /** Name → id of templates known to exist. */
   private readonly known: ExpiringCache<{ readonly id: string | undefined }>;
@@ -89,6 +95,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     this.ec2 = options.ec2;
     this.catalog = options.catalog;
     this.clock = options.clock;
+    this.retry = options.retry;
     this.deleteGraceMs = options.deleteGraceMs ?? 600_000;
     this.known = new ExpiringCache(options.clock, options.cacheTtlMs ?? 300_000);
   }
@@ -102,8 +109,9 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
    *
    * @throws NotFoundError when the EC2NodeClass resolved no AMI, security group or instance
    *   profile, or no AMI serves any option
-   * @throws ValidationError when the EC2NodeClass's userData or block devices are invalid
-   * @throws CloudError when EC2 fails
+   * @throws ValidationError when the EC2NodeClass's userData or block devices are invalid, or
+   *   the user data is over EC2's 16 KB
+   * @throws CloudError when EC2 fails, after retrying throttling and 5xx within the policy
    */
   async ensure(request: LaunchRequest, cluster: ClusterInfo): Promise<readonly LaunchTemplateRef[]> {
     const { nodeClaim, nodeClass, nodePool, resolved } = request;
@@ -148,6 +156,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         nodePoolName: nodePool.name,
         resolved,
         imageId: group.ami.id,
+        capacityType,
         ...(userData !== undefined ? { userData } : {}),
       });
       const name = launchTemplateName(cluster.name, content);
@@ -203,16 +212,23 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     let nextToken: string | undefined;
     do {
       let page: DescribeLaunchTemplatesCommandOutput;
+      const listing = `listing launch templates of cluster ${cluster}`;
+      const token = nextToken;
       try {
-        page = await this.ec2.send(
-          new DescribeLaunchTemplatesCommand({
-            Filters: [{ Name: `tag:${TAG_MANAGED_BY_CLUSTER}`, Values: [cluster] }],
-            MaxResults: PAGE_SIZE,
-            ...(nextToken !== undefined ? { NextToken: nextToken } : {}),
-          }),
+        page = await withRetry(
+          listing,
+          () =>
+            this.ec2.send(
+              new DescribeLaunchTemplatesCommand({
+                Filters: [{ Name: `tag:${TAG_MANAGED_BY_CLUSTER}`, Values: [cluster] }],
+                MaxResults: PAGE_SIZE,
+                ...(token !== undefined ? { NextToken: token } : {}),
+              }),
+            ),
+          this.retry,
         );
       } catch (e) {
-        throw cloudErrorFrom(`listing launch templates of cluster ${cluster}`, e);
+        throw cloudErrorFrom(listing, e);
       }
       for (const template of page.LaunchTemplates ?? []) {
         const name = template.LaunchTemplateName ?? '';
@@ -226,14 +242,20 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     const failures: CloudError[] = [];
     for (const template of unused) {
       const name = template.LaunchTemplateName ?? '';
+      const deleting = `deleting launch template ${name}`;
       this.known.delete(name);
       try {
-        await this.ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateId: template.LaunchTemplateId }));
+        await withRetry(
+          deleting,
+          () =>
+            this.ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateId: template.LaunchTemplateId })),
+          this.retry,
+        );
         deleted.push(name);
       } catch (e) {
         const code = awsErrorCode(e);
         if (code !== undefined && NOT_FOUND.has(code)) deleted.push(name);
-        else failures.push(cloudErrorFrom(`deleting launch template ${name}`, e));
+        else failures.push(cloudErrorFrom(deleting, e));
       }
     }
     if (failures.length > 0) {
@@ -285,17 +307,24 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     let template = await this.describe(name, doing);
     if (template === undefined) {
       try {
-        const created = await this.ec2.send(
-          new CreateLaunchTemplateCommand({
-            LaunchTemplateName: name,
-            LaunchTemplateData: content.data,
-            TagSpecifications: [
-              {
-                ResourceType: 'launch-template',
-                Tags: Object.entries(content.tags).map(([Key, Value]) => ({ Key, Value })),
-              },
-            ],
-          }),
+        // A create retried after a lost answer may find its first attempt's template: that is
+        // AlreadyExists, handled below like a race with another provisioner.
+        const created = await withRetry(
+          doing,
+          () =>
+            this.ec2.send(
+              new CreateLaunchTemplateCommand({
+                LaunchTemplateName: name,
+                LaunchTemplateData: content.data,
+                TagSpecifications: [
+                  {
+                    ResourceType: 'launch-template',
+                    Tags: Object.entries(content.tags).map(([Key, Value]) => ({ Key, Value })),
+                  },
+                ],
+              }),
+            ),
+          this.retry,
         );
         template = created.LaunchTemplate ?? { LaunchTemplateName: name };
       } catch (e) {
@@ -320,7 +349,11 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
 
   private async describe(name: string, doing: string): Promise<LaunchTemplate | undefined> {
     try {
-      const out = await this.ec2.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] }));
+      const out = await withRetry(
+        doing,
+        () => this.ec2.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] })),
+        this.retry,
+      );
       return out.LaunchTemplates?.[0];
     } catch (e) {
       const code = awsErrorCode(e);

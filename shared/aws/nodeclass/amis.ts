@@ -46,8 +46,9 @@ interface ImageQuery {
  * parameters that do not exist are skipped) and tags each AMI with the requirements of its
  * variant; id terms are gathered into one `image-id` query; ssmParameter terms are read from
  * SSM and added to it; name terms default to owners self and amazon; tags use `tag-key` for
- * `*`. DescribeImages includes deprecated AMIs; for each distinct set of requirements the
- * newest non-deprecated AMI is kept (a deprecated one only when nothing else serves them).
+ * `*`. DescribeImages asks for `available` images only and includes deprecated ones; for each
+ * distinct set of requirements the newest non-deprecated AMI is kept (a deprecated one only
+ * when nothing else serves them).
  *
  * @throws CloudError when EC2 or SSM throttles or fails (retryable); other errors become an outcome.
  */
@@ -64,7 +65,10 @@ export async function resolveAmis(
       const pages = paginateDescribeImages(
         { client: ec2 },
         {
-          Filters: query.filters,
+          // Only images that can launch: a newer AMI still `pending` (being registered or copied)
+          // would otherwise win and every launch with it would fail (Karpenter's
+          // amifamily/types.go DescribeImageQuery.DescribeImagesInput adds the same filter).
+          Filters: [...query.filters, { Name: 'state', Values: ['available'] }],
           ...(query.owners === undefined || query.owners.length === 0 ? {} : { Owners: query.owners }),
           IncludeDeprecated: true,
           MaxResults: 1000,

@@ -18,12 +18,38 @@ export function fnv1a64(text: string): bigint {
 }
 
 /**
- * The instance profile podlift creates for an EC2NodeClass with `role`: Karpenter's
- * `<cluster>_<hash of region + nodeclass name>` (decimal), so a cluster moving from Karpenter
- * finds the profile its nodes already use, and a retried or concurrent create targets the same
- * name. At most 128 characters, IAM's limit: a cluster name is at most 100.
+ * The instance profile podlift creates for an EC2NodeClass's `role`:
+ * `<cluster>_<FNV-1a 64 of region + node class name + uid + role name>` (decimal), one profile per
+ * role, so changing `spec.role` makes a new profile and never changes the role of a profile that
+ * running nodes hold (they would lose their credentials until the new role's are issued).
+ *
+ * Karpenter (apis/v1/ec2nodeclass.go InstanceProfileName) hashes region + name + a random UUID and
+ * remembers the result in the EC2NodeClass's status; podlift hashes the role instead of a UUID,
+ * so concurrent and retried resolves in separate Lambdas agree on the name without a cache, and
+ * the uid, so a node class deleted and recreated under the same name never shares a profile the
+ * old one's clean-up deletes. A profile already named in status is kept while it holds the role.
+ * At most 128 characters, IAM's limit: a cluster name is at most 100.
  */
-export function instanceProfileName(clusterName: string, region: string, nodeClassName: string): string {
+export function instanceProfileName(
+  clusterName: string,
+  region: string,
+  nodeClassName: string,
+  nodeClassUid: string | undefined,
+  roleName: string,
+): string {
+  return `${clusterName}_${fnv1a64(`${region}${nodeClassName}${nodeClassUid ?? ''}${roleName}`).toString(10)}`;
+}
+
+/**
+ * The name earlier podlift and Karpenter releases gave the one profile of an EC2NodeClass:
+ * `<cluster>_<hash of region + node class name>` (Karpenter's LegacyInstanceProfileName).
+ * podlift no longer creates it; garbage collection must still delete it with its node class.
+ */
+export function legacyInstanceProfileName(
+  clusterName: string,
+  region: string,
+  nodeClassName: string,
+): string {
   return `${clusterName}_${fnv1a64(`${region}${nodeClassName}`).toString(10)}`;
 }
 

@@ -17,21 +17,27 @@ export interface InstanceProfileRequest {
   readonly region: string;
   readonly nodeClassName: string;
   readonly nodeClassUid?: string;
-  /** spec.role: podlift creates and owns the profile. */
+  /** spec.role: podlift creates and owns a profile for it. */
   readonly role?: string;
   /** spec.instanceProfile: used as given, after checking it exists. */
   readonly instanceProfile?: string;
+  /** status.instanceProfile: the profile the node class's nodes are launched with now. */
+  readonly currentProfile?: string;
   readonly tags: Readonly<Record<string, string>>;
 }
 
 /**
  * Resolves the instance profile of an EC2NodeClass. With `instanceProfile`, checks that it
- * exists. With `role`, makes sure podlift's profile for the node class exists and holds that
- * role (Karpenter's instanceprofile provider), safe to run concurrently and repeatedly:
- * GetInstanceProfile → NoSuchEntity → CreateInstanceProfile (EntityAlreadyExists: someone else
- * won the race, read theirs) → AddRoleToInstanceProfile (LimitExceeded: someone else added a
- * role; fine when it is ours). A profile holding another role (the node class's role changed)
- * gets its role replaced. A profile that is already right costs one read and no writes.
+ * exists. With `role`, as Karpenter's InstanceProfile reconciler (controllers/nodeclass/
+ * instanceprofile.go) does: the profile in status is kept while it holds the role (one read, no
+ * writes); otherwise the role's own profile ({@link instanceProfileName}) is made to exist and
+ * hold the role, and that is the answer. A changed role therefore gets a new profile, and the
+ * old one keeps its role for the nodes launched with it until garbage collection deletes it
+ * once no EC2NodeClass status and no NodeClaim names it.
+ *
+ * Safe to run concurrently and repeatedly: GetInstanceProfile → NoSuchEntity →
+ * CreateInstanceProfile (EntityAlreadyExists: someone else won the race, read theirs) →
+ * AddRoleToInstanceProfile (LimitExceeded: someone else added a role; fine when it is ours).
  *
  * @throws CloudError when IAM throttles or fails (retryable); other errors become an outcome.
  */
@@ -47,9 +53,37 @@ export async function resolveInstanceProfile(
       `EC2NodeClass ${request.nodeClassName} specifies neither role nor instanceProfile`,
     );
   }
-  const name = instanceProfileName(request.clusterName, request.region, request.nodeClassName);
   // AddRoleToInstanceProfile takes a role name, not a path: `/team/node-role` → `node-role`.
   const roleName = request.role.split('/').at(-1) ?? request.role;
+  const current = request.currentProfile;
+  const reading = `reading instance profile ${current} of EC2NodeClass ${request.nodeClassName}`;
+  try {
+    if (current !== undefined && (await holdsRole(iam, current, roleName))) return resolved(current);
+  } catch (error) {
+    return outcomeOfAwsError(reading, error);
+  }
+  return ensureRoleProfile(iam, request, roleName);
+}
+
+/** Whether the profile exists and holds the role (a profile holds at most one). */
+async function holdsRole(iam: IAMClient, name: string, roleName: string): Promise<boolean> {
+  const profile = await getProfile(iam, name);
+  return profile?.Roles?.[0]?.RoleName === roleName;
+}
+
+/** Makes the role's own profile exist and hold the role (Karpenter's instanceprofile.go Create). */
+async function ensureRoleProfile(
+  iam: IAMClient,
+  request: InstanceProfileRequest,
+  roleName: string,
+): Promise<PartOutcome<string>> {
+  const name = instanceProfileName(
+    request.clusterName,
+    request.region,
+    request.nodeClassName,
+    request.nodeClassUid,
+    roleName,
+  );
   const doing = (what: string) =>
     `${what} instance profile ${name} for EC2NodeClass ${request.nodeClassName}`;
   try {
@@ -58,6 +92,8 @@ export async function resolveInstanceProfile(
     const current = profile.Roles?.[0]?.RoleName;
     if (current === roleName) return resolved(name);
     if (current !== undefined) {
+      // Only someone else's edit puts another role on a role's own profile: Karpenter's
+      // ensureRole puts the right one back.
       await iam.send(
         new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: current }),
       );
@@ -67,8 +103,7 @@ export async function resolveInstanceProfile(
     } catch (error) {
       if (!isCode(error, 'LimitExceeded')) throw error;
       // A concurrent resolve added a role between our read and our write.
-      const now = await getProfile(iam, name);
-      const holder = now?.Roles?.[0]?.RoleName;
+      const holder = (await getProfile(iam, name))?.Roles?.[0]?.RoleName;
       if (holder !== roleName) {
         return unresolved(
           'InstanceProfileRoleConflict',

@@ -83,7 +83,7 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
 
   /** Resolves every part and builds the status; see the class comment for caching and errors. */
   async resolve(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus> {
-    const { ec2, ssm, iam, cluster, region } = this.options;
+    const { ec2, ssm, cluster } = this.options;
     const name = nodeClass.name;
     const now = this.options.clock.now();
     const [subnets, securityGroups, amis, instanceProfile] = await Promise.all([
@@ -108,33 +108,7 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
             now,
           }),
       ),
-      this.profiles.getOrLoad(
-        stableKey({
-          name,
-          uid: nodeClass.uid,
-          role: nodeClass.role,
-          instanceProfile: nodeClass.instanceProfile,
-          tags: nodeClass.tags,
-          cluster: cluster.name,
-          region,
-        }),
-        now,
-        this.ttls.instanceProfileMs,
-        () =>
-          resolveInstanceProfile(iam, {
-            clusterName: cluster.name,
-            region,
-            nodeClassName: name,
-            ...(nodeClass.uid === undefined ? {} : { nodeClassUid: nodeClass.uid }),
-            ...(nodeClass.role === undefined ? {} : { role: nodeClass.role }),
-            ...(nodeClass.instanceProfile === undefined
-              ? {}
-              : { instanceProfile: nodeClass.instanceProfile }),
-            tags: nodeClass.tags,
-          }),
-        // A missing profile or role may be fixed any minute: only success is trusted for long.
-        (outcome) => outcome.ok,
-      ),
+      this.instanceProfile(nodeClass, now),
     ]);
     const outcomes: DependentOutcome[] = [
       dependent('SubnetsReady', subnets),
@@ -153,6 +127,44 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
         this.options.clock.now(),
       ),
     };
+  }
+
+  /**
+   * The instance profile part, keyed by everything it depends on, the profile in status
+   * included: a role change is seen at once, and a profile kept from status is re-read when the
+   * status names another.
+   */
+  private instanceProfile(nodeClass: EC2NodeClass, now: number): Promise<PartOutcome<string>> {
+    const { iam, cluster, region } = this.options;
+    const current = nodeClass.status?.instanceProfile;
+    const currentProfile = typeof current === 'string' && current !== '' ? current : undefined;
+    return this.profiles.getOrLoad(
+      stableKey({
+        name: nodeClass.name,
+        uid: nodeClass.uid,
+        role: nodeClass.role,
+        instanceProfile: nodeClass.instanceProfile,
+        current: currentProfile,
+        tags: nodeClass.tags,
+        cluster: cluster.name,
+        region,
+      }),
+      now,
+      this.ttls.instanceProfileMs,
+      () =>
+        resolveInstanceProfile(iam, {
+          clusterName: cluster.name,
+          region,
+          nodeClassName: nodeClass.name,
+          ...(nodeClass.uid === undefined ? {} : { nodeClassUid: nodeClass.uid }),
+          ...(nodeClass.role === undefined ? {} : { role: nodeClass.role }),
+          ...(nodeClass.instanceProfile === undefined ? {} : { instanceProfile: nodeClass.instanceProfile }),
+          ...(currentProfile === undefined ? {} : { currentProfile }),
+          tags: nodeClass.tags,
+        }),
+      // A missing profile or role may be fixed any minute: only success is trusted for long.
+      (outcome) => outcome.ok,
+    );
   }
 }
 

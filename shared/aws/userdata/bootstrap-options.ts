@@ -4,6 +4,7 @@ import type { EC2NodeClass, KubeletConfiguration } from '../../core/model/ec2nod
 import { ValidationError } from '../../core/model/errors';
 import {
   LABEL_CAPACITY_TYPE,
+  LABEL_DO_NOT_SYNC_TAINTS,
   LABEL_NODECLASS,
   LABEL_NODEPOOL,
   UNREGISTERED_TAINT,
@@ -48,7 +49,8 @@ export interface BootstrapInput {
  * Karpenter's launch-time bootstrap settings (amifamily/resolver.go resolveLaunchTemplates and
  * launchtemplate.go createAMIOptions):
  * - labels: the NodeClaim's labels and single-valued requirements, its NodePool and
- *   EC2NodeClass, and the capacity type, without labels kubelet may not set on itself
+ *   EC2NodeClass, the capacity type, and `karpenter.sh/do-not-sync-taints=true` for every AMI
+ *   family but Custom, without labels kubelet may not set on itself
  *   (`kubernetes.io`, `k8s.io` and their subdomains, which include node-restriction.kubernetes.io
  *   and kops.k8s.io);
  * - taints: the NodeClaim's taints, then its startup taints, then karpenter.sh/unregistered
@@ -64,6 +66,10 @@ export function bootstrapOptions(input: BootstrapInput): BootstrapOptions {
     [LABEL_NODEPOOL]: input.nodePoolName,
     [LABEL_NODECLASS]: nodeClass.name,
     [LABEL_CAPACITY_TYPE]: input.capacityType,
+    // The node registers with its taints from the user data, so registration must not sync
+    // the NodeClaim's (a race with startup taints, kubernetes-sigs/karpenter#1772). Custom user
+    // data may not register them, so it keeps the sync (launchtemplate.go InjectDoNotSyncTaintsLabel).
+    ...(nodeClass.amiFamily !== 'Custom' ? { [LABEL_DO_NOT_SYNC_TAINTS]: 'true' } : {}),
   });
   const taints: Taint[] = [...nodeClaim.spec.taints, ...nodeClaim.spec.startupTaints];
   if (!taints.some((t) => t.key === UNREGISTERED_TAINT.key && t.effect === UNREGISTERED_TAINT.effect)) {

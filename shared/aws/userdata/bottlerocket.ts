@@ -1,4 +1,6 @@
+import { isValidationError } from '../../core/model/errors';
 import { type BootstrapOptions, invalidUserData } from './bootstrap-options';
+import { goDurationString } from './go-duration';
 import { isTomlTable, parseToml, type TomlTable, type TomlValue } from './toml-parse';
 import { stringifyToml } from './toml-stringify';
 
@@ -9,9 +11,12 @@ import { stringifyToml } from './toml-stringify';
  * podlift always sets `settings.kubernetes` cluster-name, api-server, cluster-certificate,
  * max-pods and node-taints (the user's taints are replaced), sets cluster-dns-ip when the
  * cluster DNS is known, merges node-labels (podlift's win), and replaces system-reserved,
- * kube-reserved, eviction-hard, image-gc thresholds and cpu-cfs-quota-enforced only when the
- * EC2NodeClass's kubelet sets them. Every other setting is the user's. With
- * instanceStorePolicy RAID0 a bootstrap command mounts the instance store, as Karpenter's does.
+ * kube-reserved, eviction-hard, eviction-soft, eviction-soft-grace-period (durations written
+ * as Go writes them), eviction-max-pod-grace-period, image-gc thresholds and
+ * cpu-cfs-quota-enforced only when the EC2NodeClass's kubelet sets them (Karpenter's
+ * Bottlerocket.Script and the TOML keys of its bottlerocketsettings.go). Every other setting
+ * is the user's. With instanceStorePolicy RAID0 a bootstrap command mounts the instance
+ * store, as Karpenter's does.
  *
  * @returns the TOML text (not yet base64)
  * @throws ValidationError naming the EC2NodeClass and spec.userData when it is not valid TOML
@@ -45,6 +50,13 @@ export function bottlerocketUserData(options: BootstrapOptions): string {
   if (kubelet.systemReserved !== undefined) kubernetes['system-reserved'] = { ...kubelet.systemReserved };
   if (kubelet.kubeReserved !== undefined) kubernetes['kube-reserved'] = { ...kubelet.kubeReserved };
   if (kubelet.evictionHard !== undefined) kubernetes['eviction-hard'] = { ...kubelet.evictionHard };
+  if (kubelet.evictionSoft !== undefined) kubernetes['eviction-soft'] = { ...kubelet.evictionSoft };
+  if (kubelet.evictionSoftGracePeriod !== undefined) {
+    kubernetes['eviction-soft-grace-period'] = gracePeriods(kubelet.evictionSoftGracePeriod, options);
+  }
+  if (kubelet.evictionMaxPodGracePeriod !== undefined) {
+    kubernetes['eviction-max-pod-grace-period'] = kubelet.evictionMaxPodGracePeriod;
+  }
   if (kubelet.imageGCHighThresholdPercent !== undefined) {
     kubernetes['image-gc-high-threshold-percent'] = String(kubelet.imageGCHighThresholdPercent);
   }
@@ -95,4 +107,20 @@ function table(parent: TomlTable, key: string, options: BootstrapOptions, path: 
   }
   if (!isTomlTable(existing)) throw invalidUserData(options, `${path} must be a TOML table`);
   return existing;
+}
+
+/**
+ * evictionSoftGracePeriod as Karpenter writes it: each duration through Go's
+ * time.Duration.String (`90s` → `1m30s`), since Karpenter holds them as metav1.Duration.
+ */
+function gracePeriods(periods: Readonly<Record<string, string>>, options: BootstrapOptions): TomlTable {
+  const out: TomlTable = {};
+  for (const [signal, period] of Object.entries(periods)) {
+    try {
+      out[signal] = goDurationString(period, `spec.kubelet.evictionSoftGracePeriod.${signal}`);
+    } catch (e) {
+      throw isValidationError(e) ? e.at({ object: `EC2NodeClass/${options.nodeClassName}` }) : e;
+    }
+  }
+  return out;
 }

@@ -41,8 +41,36 @@ export function userDataText(family: AmiFamily, options: BootstrapOptions): stri
   }
 }
 
-/** {@link userDataText} base64-encoded, as a launch template's UserData takes it. */
+/**
+ * EC2's limit on user data: 16 KB in raw form, before base64 encoding (EC2 user guide, "Work
+ * with instance user data"); CreateLaunchTemplate refuses more with InvalidUserData.Malformed
+ * "User data is limited to 16384 bytes".
+ */
+export const USER_DATA_LIMIT_BYTES = 16_384;
+
+/**
+ * {@link userDataText} base64-encoded, as a launch template's UserData takes it.
+ *
+ * @throws ValidationError naming the EC2NodeClass and spec.userData when the user data is over
+ *   EC2's 16 KB, so the cause is plain before any launch template is attempted (Karpenter
+ *   leaves it to CreateLaunchTemplate to refuse)
+ */
 export function userDataBase64(family: AmiFamily, options: BootstrapOptions): string | undefined {
   const text = userDataText(family, options);
-  return text === undefined ? undefined : Buffer.from(text, 'utf8').toString('base64');
+  if (text === undefined) return undefined;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > USER_DATA_LIMIT_BYTES) {
+    const rendered = family === 'Custom' ? 'user data' : `${family} user data rendered from it`;
+    throw new ValidationError(
+      [
+        {
+          field: 'spec.userData',
+          value: `${bytes.length} bytes`,
+          message: `the ${rendered} is over EC2's limit of ${USER_DATA_LIMIT_BYTES} bytes (before base64)`,
+        },
+      ],
+      { object: `EC2NodeClass/${options.nodeClassName}` },
+    );
+  }
+  return bytes.toString('base64');
 }

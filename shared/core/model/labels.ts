@@ -81,6 +81,12 @@ export const RESTRICTED_LABEL_DOMAINS: readonly string[] = [
   'karpenter.k8s.aws',
 ];
 
+/**
+ * Set to `"true"` on nodes whose taints the provider's user data registers (every AMI family
+ * but Custom): node registration then leaves the node's taints alone instead of copying the
+ * NodeClaim's onto it (karpenter.sh/do-not-sync-taints, Karpenter's NodeDoNotSyncTaintsLabelKey).
+ */
+export const LABEL_DO_NOT_SYNC_TAINTS = 'karpenter.sh/do-not-sync-taints';
 /** Taint every new node registers with until podlift has initialised it. */
 export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' } as const;
 /** Taint put on nodes being disrupted. */

@@ -11,6 +11,7 @@ import { clientConfig } from '../../fakes/aws/client-config';
 import { FakeEc2 } from '../../fakes/aws/ec2';
 import { VirtualTime } from '../../virtual-time';
 import { nodeClaim, nodeClass, nodePool } from '../builders';
+import { clockRetryPolicy } from './launch-world';
 import { REGION, SECURITY_GROUP_ML, SECURITY_GROUP_NODES } from './region';
 
 /** The real instance types the tests launch, from the bundled us-east-1 catalog (all of it resolves too slowly per test). */
@@ -116,6 +117,8 @@ export function launchRequest(options: LaunchRequestOptions = {}): LaunchRequest
 export interface LaunchTemplateWorldOptions {
   readonly cacheTtlMs?: number;
   readonly deleteGraceMs?: number;
+  /** Attempts per EC2 call, the first included. @default the retry policy's (8) */
+  readonly maxAttempts?: number;
 }
 
 /** What {@link launchTemplateWorld} builds. */
@@ -125,16 +128,27 @@ export interface LaunchTemplateWorld {
   /** A real EC2Client answered by `fake`. */
   readonly ec2: EC2Client;
   readonly provider: Ec2LaunchTemplateProvider;
+  /** The backoffs the providers slept, in ms, on the virtual clock. */
+  readonly sleeps: readonly number[];
   /** Another provider on the same EC2, as a second process would have, with its own cache. */
   readonly anotherProvider: () => Ec2LaunchTemplateProvider;
 }
 
-/** An empty FakeEc2 behind a real EC2Client, and a launch template provider on it. */
+/**
+ * An empty FakeEc2 behind a real EC2Client, and a launch template provider on it whose retries
+ * sleep on the virtual clock.
+ */
 export function launchTemplateWorld(options: LaunchTemplateWorldOptions = {}): LaunchTemplateWorld {
   const clock = new VirtualTime();
   const fake = new FakeEc2({ clock });
   const ec2 = withFake(new EC2Client(clientConfig), fake);
+  const { maxAttempts, ...providerOptions } = options;
+  // No invocation deadline: tests advance the clock by hours between calls of one provider.
+  const { policy, sleeps } = clockRetryPolicy(clock, {
+    deadlineMs: Number.POSITIVE_INFINITY,
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
+  });
   const anotherProvider = () =>
-    new Ec2LaunchTemplateProvider({ ec2, catalog: catalogPort, clock, ...options });
-  return { clock, fake, ec2, provider: anotherProvider(), anotherProvider };
+    new Ec2LaunchTemplateProvider({ ec2, catalog: catalogPort, clock, retry: policy, ...providerOptions });
+  return { clock, fake, ec2, provider: anotherProvider(), sleeps, anotherProvider };
 }

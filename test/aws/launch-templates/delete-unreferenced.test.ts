@@ -83,4 +83,16 @@ describe('Ec2LaunchTemplateProvider.deleteUnreferenced', () => {
     expect(fake.callsTo('DeleteLaunchTemplate')).toHaveLength(3);
     expect(names(fake)).toEqual([`podlift/demo/${'a'.repeat(16)}`, `podlift/demo/${'b'.repeat(16)}`]);
   });
+
+  it('retries a throttled listing and deletion', async () => {
+    const { provider, fake, clock, sleeps } = launchTemplateWorld();
+    seed(fake, `podlift/demo/${'a'.repeat(16)}`, 'demo');
+    clock.advance(700_000);
+    fake.throttle('DescribeLaunchTemplates');
+    fake.throttle('DeleteLaunchTemplate');
+    expect(await provider.deleteUnreferenced('demo', [])).toEqual([`podlift/demo/${'a'.repeat(16)}`]);
+    expect(names(fake)).toEqual([]);
+    expect(fake.callsTo('DeleteLaunchTemplate')).toHaveLength(2);
+    expect(sleeps).toHaveLength(2);
+  });
 });

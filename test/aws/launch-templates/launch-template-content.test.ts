@@ -84,8 +84,42 @@ describe('launch template content', () => {
       HttpProtocolIpv6: 'enabled',
       HttpPutResponseHopLimit: 2,
       HttpTokens: 'optional',
+      InstanceMetadataTags: 'disabled',
     });
     expect(data?.Monitoring).toEqual({ Enabled: true });
+  });
+
+  it('tags the network interfaces it makes, and the spot requests of spot templates only, as Karpenter does', async () => {
+    const tags = [
+      { Key: 'team', Value: 'ml' },
+      { Key: 'kubernetes.io/cluster/demo', Value: 'owned' },
+      { Key: 'eks:eks-cluster-name', Value: 'demo' },
+      { Key: 'karpenter.sh/nodepool', Value: 'default' },
+      { Key: 'karpenter.k8s.aws/ec2nodeclass', Value: 'default' },
+    ];
+    const spot = await templateData(
+      launchRequest({ nodeClass: nodeClass({ tags: { team: 'ml' } }), capacityType: 'spot' }),
+    );
+    expect(spot?.TagSpecifications).toEqual([
+      { ResourceType: 'network-interface', Tags: tags },
+      { ResourceType: 'spot-instances-request', Tags: tags },
+    ]);
+    const onDemand = await templateData(
+      launchRequest({ nodeClass: nodeClass({ tags: { team: 'ml' } }), capacityType: 'on-demand' }),
+    );
+    expect(onDemand?.TagSpecifications).toEqual([{ ResourceType: 'network-interface', Tags: tags }]);
+  });
+
+  it("refuses user data over EC2's 16 KB before calling EC2, naming the EC2NodeClass", async () => {
+    const { provider, fake } = launchTemplateWorld();
+    const error = await provider
+      .ensure(withNodeClass({ name: 'big', userData: `#!/bin/bash\n#${'x'.repeat(17_000)}\n` }), cluster)
+      .catch((e: unknown) => e);
+    expect(isValidationError(error)).toBe(true);
+    expect(String(error)).toMatch(
+      /EC2NodeClass\/big: spec\.userData: the AL2023 user data rendered from it is over EC2's limit of 16384 bytes/,
+    );
+    expect(fake.calls).toHaveLength(0);
   });
 
   it('puts the security groups on a primary interface when associatePublicIPAddress or ipPrefixCount is set', async () => {

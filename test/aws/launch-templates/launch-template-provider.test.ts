@@ -37,6 +37,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
         HttpProtocolIpv6: 'disabled',
         HttpPutResponseHopLimit: 1,
         HttpTokens: 'required',
+        InstanceMetadataTags: 'disabled',
       },
       BlockDeviceMappings: [
         { DeviceName: '/dev/xvda', Ebs: { VolumeSize: 20, VolumeType: 'gp3', Encrypted: true } },
@@ -44,7 +45,10 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
       Monitoring: { Enabled: false },
     });
     expect(data?.NetworkInterfaces).toBeUndefined();
-    expect(data?.TagSpecifications).toBeUndefined();
+    expect(data?.TagSpecifications?.map((t) => t.ResourceType)).toEqual([
+      'network-interface',
+      'spot-instances-request',
+    ]);
     expect(kubeletOf(data).config.maxPods).toBe(29);
     expect(kubeletOf(data).flags[0]).toContain('karpenter.sh/capacity-type=spot');
   });
@@ -244,14 +248,31 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
     expect(fake.calls).toHaveLength(0);
   });
 
-  it('wraps EC2 failures in a CloudError naming the template and NodeClaim, retryable when throttled', async () => {
-    const { provider, fake } = launchTemplateWorld();
-    fake.throttle('CreateLaunchTemplate');
+  it('retries throttled describes and creates with backoff on the injected clock', async () => {
+    const { provider, fake, sleeps } = launchTemplateWorld();
+    fake.throttle('DescribeLaunchTemplates', 2);
+    fake.throttle('CreateLaunchTemplate', 2);
+    const [ref] = await provider.ensure(launchRequest(), cluster);
+    expect(ref.launchTemplateId).toMatch(/^lt-/);
+    expect(fake.calls.map((c) => [c.operation, c.error?.name])).toEqual([
+      ['DescribeLaunchTemplates', 'RequestLimitExceeded'],
+      ['DescribeLaunchTemplates', 'RequestLimitExceeded'],
+      ['DescribeLaunchTemplates', 'InvalidLaunchTemplateName.NotFoundException'],
+      ['CreateLaunchTemplate', 'RequestLimitExceeded'],
+      ['CreateLaunchTemplate', 'RequestLimitExceeded'],
+      ['CreateLaunchTemplate', undefined],
+    ]);
+    expect(sleeps).toEqual([50, 100, 50, 100]);
+  });
+
+  it('wraps EC2 failures in a CloudError naming the template and NodeClaim, retryable when throttling outlasts the retries', async () => {
+    const { provider, fake } = launchTemplateWorld({ maxAttempts: 2 });
+    fake.throttle('CreateLaunchTemplate', 2);
     const request = launchRequest({ nodeClaim: nodeClaim({ name: 'default-x7k2p' }) });
     const throttled = await provider.ensure(request, cluster).catch((e: unknown) => e);
     expect(isCloudError(throttled) && throttled.retryable).toBe(true);
     expect(String(throttled)).toMatch(
-      /creating launch template podlift\/demo\/[0-9a-f]{16} for NodeClaim default-x7k2p: RequestLimitExceeded/,
+      /creating launch template podlift\/demo\/[0-9a-f]{16} for NodeClaim default-x7k2p: RequestLimitExceeded: .*gave up after 2 attempts/,
     );
 
     fake.failNext('CreateLaunchTemplate', 'InvalidParameterValue', { message: 'bad hop limit' });
@@ -259,6 +280,7 @@ describe('Ec2LaunchTemplateProvider.ensure', () => {
     expect(isCloudError(invalid) && !invalid.retryable && invalid.code === 'InvalidParameterValue').toBe(
       true,
     );
+    expect(fake.callsTo('CreateLaunchTemplate')).toHaveLength(3);
 
     expect((await provider.ensure(launchRequest(), cluster))[0].launchTemplateId).toMatch(/^lt-/);
   });

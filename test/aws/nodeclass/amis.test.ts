@@ -272,7 +272,13 @@ describe('EC2NodeClassResolver AMIs from selectors', () => {
       ['ami-00000000000000103', true],
     ]);
     const call = world.ec2Fake.callsTo('DescribeImages')[0] as DescribeImagesCommandInput;
-    expect(call).toMatchObject({ IncludeDeprecated: true, Filters: [{ Name: 'tag:team', Values: ['a'] }] });
+    expect(call).toMatchObject({
+      IncludeDeprecated: true,
+      Filters: [
+        { Name: 'tag:team', Values: ['a'] },
+        { Name: 'state', Values: ['available'] },
+      ],
+    });
     expect(call.Owners).toBeUndefined();
   });
 
@@ -315,7 +321,10 @@ describe('EC2NodeClassResolver AMIs from selectors', () => {
     expect(defaulted.amis.map((a) => a.id)).toEqual(['ami-00000000000000301']);
     expect(ec2Fake.callsTo('DescribeImages')[0]).toMatchObject({
       Owners: ['self', 'amazon'],
-      Filters: [{ Name: 'name', Values: ['eks-node-*'] }],
+      Filters: [
+        { Name: 'name', Values: ['eks-node-*'] },
+        { Name: 'state', Values: ['available'] },
+      ],
     });
     const owned = await newResolver().resolve(
       nodeClass({ amiSelectorTerms: [{ name: 'eks-node-*', owner: '999999999999' }] }),
@@ -342,8 +351,36 @@ describe('EC2NodeClassResolver AMIs from selectors', () => {
     );
     expect(status.amis.map((a) => a.id)).toEqual(['ami-00000000000000401']);
     expect(ec2Fake.callsTo('DescribeImages')).toMatchObject([
-      { Filters: [{ Name: 'image-id', Values: ['ami-00000000000000401'] }] },
+      {
+        Filters: [
+          { Name: 'image-id', Values: ['ami-00000000000000401'] },
+          { Name: 'state', Values: ['available'] },
+        ],
+      },
     ]);
+  });
+
+  it('skips an AMI that is not available yet: a newer pending image never wins over the available one', async () => {
+    const { resolver, ec2Fake, clock, newResolver } = nodeClassWorld({
+      ec2: {
+        images: [
+          image('ami-00000000000000501', 'golden-v1', { creationDate: '2025-01-01T00:00:00Z' }),
+          image('ami-00000000000000502', 'golden-v2', {
+            creationDate: '2025-02-01T00:00:00Z',
+            state: 'pending',
+          }),
+        ],
+      },
+    });
+    const terms = [{ name: 'golden-*' }];
+    const status = await resolver.resolve(nodeClass({ amiSelectorTerms: terms }));
+    expect(status.amis.map((a) => a.id)).toEqual(['ami-00000000000000501']);
+
+    // Once EC2 finishes registering it, the newer image is the one to use.
+    ec2Fake.setImageState('ami-00000000000000502', 'available');
+    clock.advance(1_000);
+    const later = await newResolver().resolve(nodeClass({ amiSelectorTerms: terms }));
+    expect(later.amis.map((a) => a.id)).toEqual(['ami-00000000000000502']);
   });
 
   it('reports AMINotFound with Karpenter message when no AMI matches', async () => {

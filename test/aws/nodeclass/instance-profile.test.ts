@@ -7,8 +7,20 @@ import { nodeClass } from '../../../sim/world/builders';
 
 const profileReady = (status: EC2NodeClassStatus) =>
   status.conditions.find((c) => c.type === 'InstanceProfileReady');
-const NAME = instanceProfileName(CLUSTER, REGION, 'default');
-const withRole = (role = ROLE) => nodeClass({ uid: 'uid-1234', role, tags: { team: 'platform' } });
+const NAME = instanceProfileName(CLUSTER, REGION, 'default', 'uid-1234', ROLE);
+const OTHER_NAME = instanceProfileName(CLUSTER, REGION, 'default', 'uid-1234', 'OtherRole');
+/** The default EC2NodeClass with `role`, its status naming `current` as a cluster would. */
+const withRole = (role = ROLE, current?: string) =>
+  nodeClass({
+    uid: 'uid-1234',
+    role,
+    tags: { team: 'platform' },
+    ...(current === undefined ? {} : { status: { instanceProfile: current } }),
+  });
+const rolesOf = (
+  iamFake: { instanceProfile(name: string): { Roles?: { RoleName?: string }[] } | undefined },
+  name: string,
+) => iamFake.instanceProfile(name)?.Roles?.map((r) => r.RoleName);
 
 describe('EC2NodeClassResolver instance profile', () => {
   it('creates the profile once, under Karpenter name and path, tagged, holding the role', async () => {
@@ -74,15 +86,51 @@ describe('EC2NodeClassResolver instance profile', () => {
     expect(status.instanceProfile).toBeUndefined();
   });
 
-  it('replaces the role when the node class role changed', async () => {
+  it('makes a new profile when the role changes and leaves the old one holding its role for running nodes', async () => {
+    const { iamFake, newResolver } = nodeClassWorld();
+    const first = await newResolver().resolve(withRole());
+    expect(first.instanceProfile).toBe(NAME);
+    const changed = await newResolver().resolve(withRole('OtherRole', NAME));
+    expect(changed.instanceProfile).toBe(OTHER_NAME);
+    expect(OTHER_NAME).not.toBe(NAME);
+    expect(rolesOf(iamFake, OTHER_NAME)).toEqual(['OtherRole']);
+    expect(iamFake.instanceProfile(OTHER_NAME)?.Path).toBe('/karpenter/us-east-1/demo/uid-1234/');
+    // Nodes launched with the old profile keep their credentials until it is collected.
+    expect(rolesOf(iamFake, NAME)).toEqual([ROLE]);
+    expect(iamFake.callsTo('RemoveRoleFromInstanceProfile')).toEqual([]);
+  });
+
+  it("goes back to the earlier role's profile when the role is changed back", async () => {
     const { iamFake, newResolver } = nodeClassWorld();
     await newResolver().resolve(withRole());
-    const status = await newResolver().resolve(withRole('OtherRole'));
-    expect(status.instanceProfile).toBe(NAME);
-    expect(iamFake.instanceProfile(NAME)?.Roles?.map((r) => r.RoleName)).toEqual(['OtherRole']);
-    expect(iamFake.callsTo('RemoveRoleFromInstanceProfile')).toEqual([
-      { InstanceProfileName: NAME, RoleName: ROLE },
-    ]);
+    await newResolver().resolve(withRole('OtherRole', NAME));
+    const creates = iamFake.callsTo('CreateInstanceProfile').length;
+    const back = await newResolver().resolve(withRole(ROLE, OTHER_NAME));
+    expect(back.instanceProfile).toBe(NAME);
+    expect(iamFake.callsTo('CreateInstanceProfile')).toHaveLength(creates);
+    expect(rolesOf(iamFake, OTHER_NAME)).toEqual(['OtherRole']);
+  });
+
+  it('keeps the profile its status names while it holds the role, with one read (a profile Karpenter made)', async () => {
+    const { iamFake, resolver } = nodeClassWorld();
+    const karpenters = 'demo_7315048325616392001';
+    iamFake.createInstanceProfile({ InstanceProfileName: karpenters });
+    iamFake.addRoleToInstanceProfile({ InstanceProfileName: karpenters, RoleName: ROLE });
+    const status = await resolver.resolve(withRole(ROLE, karpenters));
+    expect(status.instanceProfile).toBe(karpenters);
+    expect(iamWrites(iamFake)).toBe(0);
+    expect(iamFake.calls.map((c) => c.operation)).toEqual(['GetInstanceProfile']);
+  });
+
+  it("replaces a profile in status that is gone or holds another role by the role's own profile", async () => {
+    const { iamFake, newResolver } = nodeClassWorld();
+    const gone = await newResolver().resolve(withRole(ROLE, 'demo_deleted'));
+    expect(gone.instanceProfile).toBe(NAME);
+    iamFake.createInstanceProfile({ InstanceProfileName: 'someone-elses' });
+    iamFake.addRoleToInstanceProfile({ InstanceProfileName: 'someone-elses', RoleName: 'OtherRole' });
+    const foreign = await newResolver().resolve(withRole(ROLE, 'someone-elses'));
+    expect(foreign.instanceProfile).toBe(NAME);
+    expect(rolesOf(iamFake, 'someone-elses')).toEqual(['OtherRole']);
   });
 
   it('passes only the role name of a role with a path', async () => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { aliasParameters, parseAlias, UnsupportedAliasError } from '../../../shared/aws/nodeclass/ami-alias';
 import { compareAmis } from '../../../shared/aws/nodeclass/ami-selection';
-import { fnv1a64, instanceProfileName } from '../../../shared/aws/nodeclass/instance-profile-name';
+import {
+  fnv1a64,
+  instanceProfileName,
+  legacyInstanceProfileName,
+} from '../../../shared/aws/nodeclass/instance-profile-name';
 import { subnetFilterSets, tagFilters } from '../../../shared/aws/nodeclass/selector-filters';
 import type { ResolvedAmi } from '../../../shared/core/model/ec2nodeclass-status';
 
@@ -16,20 +20,33 @@ describe('fnv1a64', () => {
 });
 
 describe('instanceProfileName', () => {
-  it('is <cluster>_<FNV-1a of region + node class name> in decimal', () => {
-    expect(instanceProfileName('demo', 'us-east-1', 'default')).toBe(
-      `demo_${fnv1a64('us-east-1default').toString(10)}`,
+  it('is <cluster>_<FNV-1a of region + node class name + uid + role> in decimal', () => {
+    expect(instanceProfileName('demo', 'us-east-1', 'default', 'uid-1', 'NodeRole')).toBe(
+      `demo_${fnv1a64('us-east-1defaultuid-1NodeRole').toString(10)}`,
+    );
+    expect(instanceProfileName('demo', 'us-east-1', 'default', undefined, 'NodeRole')).toBe(
+      `demo_${fnv1a64('us-east-1defaultNodeRole').toString(10)}`,
     );
   });
 
-  it('differs per region and node class and fits IAM for a 100-character cluster name', () => {
+  it('differs per region, node class, uid and role, and fits IAM for a 100-character cluster name', () => {
     const names = new Set([
-      instanceProfileName('demo', 'us-east-1', 'default'),
-      instanceProfileName('demo', 'us-west-2', 'default'),
-      instanceProfileName('demo', 'us-east-1', 'gpu'),
+      instanceProfileName('demo', 'us-east-1', 'default', 'uid-1', 'NodeRole'),
+      instanceProfileName('demo', 'us-west-2', 'default', 'uid-1', 'NodeRole'),
+      instanceProfileName('demo', 'us-east-1', 'gpu', 'uid-1', 'NodeRole'),
+      instanceProfileName('demo', 'us-east-1', 'default', 'uid-2', 'NodeRole'),
+      instanceProfileName('demo', 'us-east-1', 'default', 'uid-1', 'OtherRole'),
     ]);
-    expect(names.size).toBe(3);
-    expect(instanceProfileName('c'.repeat(100), 'ap-southeast-2', 'x').length).toBeLessThanOrEqual(128);
+    expect(names.size).toBe(5);
+    expect(
+      instanceProfileName('c'.repeat(100), 'ap-southeast-2', 'x', 'uid', 'r'.repeat(64)).length,
+    ).toBeLessThanOrEqual(128);
+  });
+
+  it("keeps Karpenter's legacy name, <cluster>_<FNV-1a of region + node class name>, for garbage collection", () => {
+    expect(legacyInstanceProfileName('demo', 'us-east-1', 'default')).toBe(
+      `demo_${fnv1a64('us-east-1default').toString(10)}`,
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import { nodeClaim, nodeClass } from '../../../sim/world/builders';
 import { bootstrap } from './fixtures';
 
 describe('bootstrapOptions', () => {
-  it('labels the node with the NodeClaim labels, its single-valued requirements, NodePool, EC2NodeClass and capacity type', () => {
+  it('labels the node with the NodeClaim labels, its single-valued requirements, NodePool, EC2NodeClass, capacity type and do-not-sync-taints', () => {
     const options = bootstrap({
       nodeClaim: nodeClaim({
         labels: { team: 'ml', 'example.com/tier': 'gold' },
@@ -22,9 +22,21 @@ describe('bootstrapOptions', () => {
       'karpenter.k8s.aws/ec2nodeclass': 'default',
       'karpenter.k8s.aws/instance-family': 'm5',
       'karpenter.sh/capacity-type': 'on-demand',
+      'karpenter.sh/do-not-sync-taints': 'true',
       'karpenter.sh/nodepool': 'default',
       team: 'ml',
     });
+  });
+
+  it('leaves taint syncing on for the Custom family, whose user data may not register the taints', () => {
+    for (const amiFamily of ['AL2023', 'AL2', 'Bottlerocket', 'Windows2022'] as const) {
+      expect(bootstrap({ nodeClass: nodeClass({ amiFamily }) }).labels).toHaveProperty(
+        ['karpenter.sh/do-not-sync-taints'],
+        'true',
+      );
+    }
+    const custom = bootstrap({ nodeClass: nodeClass({ amiFamily: 'Custom', userData: 'nodeup' }) });
+    expect(custom.labels).not.toHaveProperty(['karpenter.sh/do-not-sync-taints']);
   });
 
   it('leaves out labels kubelet may not set on itself (kubernetes.io, k8s.io and their subdomains)', () => {
@@ -44,6 +56,7 @@ describe('bootstrapOptions', () => {
     expect(Object.keys(options.labels).sort()).toEqual([
       'karpenter.k8s.aws/ec2nodeclass',
       'karpenter.sh/capacity-type',
+      'karpenter.sh/do-not-sync-taints',
       'karpenter.sh/nodepool',
       'notkubernetes.io/kept',
     ]);

@@ -67,6 +67,7 @@ describe('bottlerocketUserData', () => {
       'node-labels': {
         'karpenter.k8s.aws/ec2nodeclass': 'default',
         'karpenter.sh/capacity-type': 'spot',
+        'karpenter.sh/do-not-sync-taints': 'true',
         'karpenter.sh/nodepool': 'default',
       },
       'node-taints': { dedicated: ['gpu:NoSchedule'], 'karpenter.sh/unregistered': [':NoExecute'] },
@@ -93,6 +94,7 @@ describe('bottlerocketUserData', () => {
       'karpenter.sh/nodepool': 'default',
       'karpenter.k8s.aws/ec2nodeclass': 'default',
       'karpenter.sh/capacity-type': 'spot',
+      'karpenter.sh/do-not-sync-taints': 'true',
     });
     expect(k['node-taints']).toEqual({ 'karpenter.sh/unregistered': [':NoExecute'] });
   });
@@ -122,6 +124,29 @@ describe('bottlerocketUserData', () => {
     expect(k['image-gc-low-threshold-percent']).toBe('60');
     expect(k['cpu-cfs-quota-enforced']).toBe(true);
     expect(k['cluster-dns-ip']).toEqual(['10.0.0.10', '10.0.0.11']);
+  });
+
+  it("writes soft eviction and the pod grace period under Karpenter's TOML keys, durations as Go writes them", () => {
+    const toml = bottlerocketUserData(
+      bootstrap({
+        nodeClass: nodeClass({
+          amiFamily: 'Bottlerocket',
+          kubelet: {
+            evictionSoft: { 'memory.available': '10%', 'nodefs.available': '15%' },
+            evictionSoftGracePeriod: { 'memory.available': '90s', 'nodefs.available': '1h' },
+            evictionMaxPodGracePeriod: 60,
+          },
+        }),
+      }),
+    );
+    const k = kubernetesSettings(toml);
+    expect(k['eviction-soft']).toEqual({ 'memory.available': '10%', 'nodefs.available': '15%' });
+    expect(k['eviction-soft-grace-period']).toEqual({
+      'memory.available': '1m30s',
+      'nodefs.available': '1h0m0s',
+    });
+    expect(k['eviction-max-pod-grace-period']).toBe(60);
+    expect(toml).toContain('eviction-max-pod-grace-period = 60\n');
   });
 
   it('adds the bootstrap command that mounts the instance store for RAID0', () => {

@@ -36,7 +36,7 @@ describe('eksBootstrapUserData', () => {
         `/etc/eks/bootstrap.sh 'demo' --apiserver-endpoint '${cluster.endpoint}' --b64-cluster-ca '${cluster.certificateAuthority}' \\`,
         "--dns-cluster-ip '10.100.0.10' \\",
         '--use-max-pods false \\',
-        `--kubelet-extra-args '--node-labels="karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=spot,karpenter.sh/nodepool=default" --register-with-taints="dedicated=ml:NoSchedule,karpenter.sh/unregistered:NoExecute" --max-pods=29 --system-reserved="cpu=100m,memory=100Mi" --eviction-hard="memory.available<5%"' \\`,
+        `--kubelet-extra-args '--node-labels="karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=spot,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default" --register-with-taints="dedicated=ml:NoSchedule,karpenter.sh/unregistered:NoExecute" --max-pods=29 --system-reserved="cpu=100m,memory=100Mi" --eviction-hard="memory.available<5%"' \\`,
         '--local-disks raid0',
       ].join('\n'),
     );

@@ -90,7 +90,7 @@ describe('nodeadmUserData', () => {
     );
     const config = generated(text);
     expect(config.spec.kubelet.flags).toEqual([
-      '--node-labels="karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=ml"',
+      '--node-labels="karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=on-demand,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default,team=ml"',
     ]);
     expect(config.spec.kubelet.config.registerWithTaints).toEqual([
       { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' },

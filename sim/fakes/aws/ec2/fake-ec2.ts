@@ -25,6 +25,7 @@ import {
   type DescribeSubnetsCommandOutput,
   EC2ServiceException,
   type Image,
+  type ImageState,
   type Instance,
   type InstanceTypeInfo,
   type RequestLaunchTemplateData,
@@ -170,6 +171,11 @@ export class FakeEc2 extends FakeAwsService {
 
   addImage(seed: ImageSeed): Image {
     return this.images.addImage(seed);
+  }
+
+  /** Moves an image to another state, e.g. `pending` → `available` when its registration completes. */
+  setImageState(imageId: string, state: ImageState): void {
+    this.images.setImageState(imageId, state);
   }
 
   setOnDemandPrice(instanceType: string, usdPerHour: number): void {

@@ -3,6 +3,7 @@ import type {
   DescribeImagesCommandInput,
   DescribeImagesCommandOutput,
   Image,
+  ImageState,
 } from '@aws-sdk/client-ec2';
 import type { OperationOutput } from '../fake-service';
 import type { Ec2Context } from './context';
@@ -21,8 +22,11 @@ export interface ImageSeed {
   readonly creationDate: string | Date;
   /** When the AMI is (or was) deprecated. @default never */
   readonly deprecationTime?: string | Date;
-  /** @default 'available' */
-  readonly state?: Image['State'];
+  /**
+   * `pending` while EC2 registers or copies it: DescribeImages lists it (it has no filter on
+   * state by default) but it cannot launch. @default 'available'
+   */
+  readonly state?: ImageState;
   /** @default Amazon's account for AMIs with an owner alias of 'amazon', else the fake's account */
   readonly ownerId?: string;
   /** e.g. 'amazon' for public EKS-optimized AMIs. @default none */
@@ -86,7 +90,20 @@ export class Ec2Images {
   }
 
   /**
-   * Deprecated AMIs are left out unless IncludeDeprecated is set, the AMI is named in
+   * Moves an image to another state, as EC2 does when a registration or copy completes
+   * (`pending` → `available`) or fails (`failed`).
+   *
+   * @throws Error when no image has the id (a mistake in the test, not an EC2 answer)
+   */
+  setImageState(id: string, state: ImageState): void {
+    const image = this.images.get(id);
+    if (image === undefined) throw new Error(`FakeEc2 has no image ${id} to move to ${state}`);
+    image.State = state;
+  }
+
+  /**
+   * Images in every state (`pending`, `available`, `failed`, ...) unless filtered by `state`;
+   * deprecated AMIs are left out unless IncludeDeprecated is set, the AMI is named in
    * ImageIds, or the caller owns it, as the real API does.
    */
   describeImages(input: DescribeImagesCommandInput): OperationOutput<DescribeImagesCommandOutput> {

@@ -9,10 +9,10 @@ import type {
   RequestLaunchTemplateData,
 } from '@aws-sdk/client-ec2';
 import type { OperationOutput } from '../fake-service';
-import type { Ec2Context } from './context';
+import type { Ec2Context, Ec2Fail } from './context';
 import type { FilterFields } from './filters';
 import { filtered, PAGES, page } from './listing';
-import { tagsFor } from './tags';
+import { tagsFor, validateTagSpecifications } from './tags';
 
 /** A launch template and the data it was created with (only version 1 is modelled). */
 export interface LaunchTemplateRecord {
@@ -70,6 +70,19 @@ export class Ec2LaunchTemplates {
     if (input.LaunchTemplateData === undefined) {
       throw fail('MissingParameter', 'The request must contain the parameter LaunchTemplateData');
     }
+    for (const spec of input.TagSpecifications ?? []) {
+      if (spec.ResourceType !== 'launch-template') {
+        throw fail(
+          'InvalidParameterValue',
+          `'${spec.ResourceType ?? ''}' is not a valid taggable resource type for this operation.`,
+        );
+      }
+    }
+    validateTagSpecifications(input.TagSpecifications, fail);
+    validateUserData(input.LaunchTemplateData.UserData, fail);
+    // IamInstanceProfile is not checked: EC2 stores a profile that does not exist and only a
+    // launch fails (InvalidParameterValue: Invalid IAM Instance Profile name), which is why
+    // Karpenter's validation controller learns of a missing profile from a RunInstances dry run.
     if ([...this.templates.values()].some((r) => r.template.LaunchTemplateName === name)) {
       throw fail('InvalidLaunchTemplateName.AlreadyExistsException', `Launch template name already in use.`);
     }
@@ -115,5 +128,23 @@ export class Ec2LaunchTemplates {
     if (record === undefined) throw this.notFound(input);
     this.templates.delete(record.template.LaunchTemplateId!);
     return { LaunchTemplate: record.template };
+  }
+}
+
+/** EC2's limit on user data: 16 KB of raw bytes, before base64 encoding. */
+export const USER_DATA_LIMIT_BYTES = 16_384;
+
+/**
+ * Refuses user data as CreateLaunchTemplate does, with `InvalidUserData.Malformed`: text that
+ * is not base64, and more than 16 KB once decoded (the message Karpenter's IsUserDataTooLarge
+ * looks for).
+ */
+export function validateUserData(userData: string | undefined, fail: Ec2Fail): void {
+  if (userData === undefined) return;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(userData) || userData.length % 4 !== 0) {
+    throw fail('InvalidUserData.Malformed', 'Invalid BASE64 encoding of user data.');
+  }
+  if (Buffer.from(userData, 'base64').length > USER_DATA_LIMIT_BYTES) {
+    throw fail('InvalidUserData.Malformed', `User data is limited to ${USER_DATA_LIMIT_BYTES} bytes`);
   }
 }

@@ -1,0 +1,86 @@
+import { ValidationError } from '../../core/model/errors';
+
+/** Nanoseconds per Go duration unit (time.ParseDuration's unitMap). */
+const UNITS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek mu
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+
+const COMPONENT = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
+
+/**
+ * A Go duration (`1m30s`, `90s`, `1.5h`) written as Go's `time.Duration.String` writes it
+ * (`1m30s`, `1m30s`, `1h30m0s`). Karpenter parses the EC2NodeClass's durations into
+ * metav1.Duration and writes them back with String(), so Bottlerocket settings must read the
+ * same whatever spelling the user chose.
+ *
+ * @throws ValidationError naming `field` when `text` is not a Go duration
+ */
+export function goDurationString(text: string, field: string): string {
+  return formatNanoseconds(parseGoDuration(text, field));
+}
+
+/** time.ParseDuration, in nanoseconds. */
+function parseGoDuration(text: string, field: string): bigint {
+  const invalid = () =>
+    new ValidationError([{ field, value: text, message: 'not a duration such as "1m30s"' }]);
+  let rest = text;
+  let sign = 1n;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest.startsWith('-')) sign = -1n;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0n;
+  if (rest === '') throw invalid();
+  let total = 0n;
+  while (rest !== '') {
+    const match = COMPONENT.exec(rest);
+    const [whole = '', integer = '', fraction = '', unit = ''] = match ?? [];
+    if (match === null || (integer === '' && fraction === '')) throw invalid();
+    const perUnit = UNITS[unit] ?? 1n;
+    total += BigInt(integer || '0') * perUnit;
+    if (fraction !== '') total += (BigInt(fraction) * perUnit) / 10n ** BigInt(fraction.length);
+    rest = rest.slice(whole.length);
+  }
+  return sign * total;
+}
+
+/** time.Duration.String. */
+function formatNanoseconds(nanoseconds: bigint): string {
+  if (nanoseconds === 0n) return '0s';
+  const negative = nanoseconds < 0n;
+  const u = negative ? -nanoseconds : nanoseconds;
+  let text: string;
+  if (u < 1_000_000_000n) {
+    // Under a second: the largest unit below it, with a fraction.
+    const [unit, digits] = u < 1_000n ? ['ns', 0] : u < 1_000_000n ? ['µs', 3] : ['ms', 6];
+    text = `${withFraction(u, digits)}${unit}`;
+  } else {
+    const seconds = u / 1_000_000_000n;
+    text = `${seconds % 60n}${fractionDigits(u % 1_000_000_000n, 9)}s`;
+    const minutes = seconds / 60n;
+    if (minutes > 0n) {
+      text = `${minutes % 60n}m${text}`;
+      const hours = minutes / 60n;
+      if (hours > 0n) text = `${hours}h${text}`;
+    }
+  }
+  return negative ? `-${text}` : text;
+}
+
+/** `value` divided by 10^digits, as Go prints it: trailing zeros of the fraction left out. */
+function withFraction(value: bigint, digits: number): string {
+  const scale = 10n ** BigInt(digits);
+  return `${value / scale}${fractionDigits(value % scale, digits)}`;
+}
+
+function fractionDigits(remainder: bigint, digits: number): string {
+  if (remainder === 0n) return '';
+  return `.${remainder.toString().padStart(digits, '0').replace(/0+$/, '')}`;
+}
