@@ -1,0 +1,108 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * What the control loops say about themselves: one structured line per decision and CloudWatch
+ * metrics. Loops write to these two small ports, so Lambda (Powertools: JSON log lines and EMF),
+ * the simulator (a Karpenter-style log) and tests (records to assert on) each plug in their own.
+ */
+
+/** Fields of a log line: plain JSON values. */
+export type LogFields = Readonly<Record<string, unknown>>;
+
+/** One structured line per decision; every line carries the invocation's correlation id. */
+export interface LoopLog {
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+/** Dimensions of one metric value (e.g. `{ nodePool: 'default' }`). */
+export type MetricDimensions = Readonly<Record<string, string>>;
+
+/** Units the loops emit in. */
+export type LoopMetricUnit = 'Count' | 'Seconds' | 'Milliseconds' | 'None';
+
+/** Metric values, flushed once per invocation. */
+export interface LoopMetrics {
+  /** Adds `value` of `name` (CloudWatch sums values of one name within an invocation). */
+  add(name: MetricName, unit: LoopMetricUnit, value: number, dimensions?: MetricDimensions): void;
+  /** Publishes what was added (EMF to stdout in Lambda). */
+  flush(): void;
+}
+
+/** The metric names podlift publishes; dollars per hour are `None` (CloudWatch has no currency unit). */
+export const METRICS = {
+  podsScheduled: 'PodsScheduled',
+  podsUnschedulable: 'PodsUnschedulable',
+  nodeClaimsCreated: 'NodeClaimsCreated',
+  nodeClaimsLaunched: 'NodeClaimsLaunched',
+  nodeClaimsLaunchFailed: 'NodeClaimsLaunchFailed',
+  nodeClaimsRegistered: 'NodeClaimsRegistered',
+  nodeClaimsInitialized: 'NodeClaimsInitialized',
+  nodeClaimsTerminated: 'NodeClaimsTerminated',
+  insufficientCapacity: 'InsufficientCapacityErrors',
+  interruptionMessages: 'InterruptionMessages',
+  disruptionCommands: 'DisruptionCommands',
+  savingsPerHour: 'DisruptionSavingsDollarsPerHour',
+  costPerHour: 'NodePoolDollarsPerHour',
+  podsEvicted: 'PodsEvicted',
+  evictionsBlocked: 'EvictionsBlocked',
+  instancesGarbageCollected: 'InstancesGarbageCollected',
+  leaseHeldElsewhere: 'LeaseHeldElsewhere',
+  decisionTime: 'DecisionTime',
+  invocationTime: 'InvocationTime',
+} as const;
+
+/** One of {@link METRICS}. */
+export type MetricName = (typeof METRICS)[keyof typeof METRICS];
+
+/** The Powertools logger and metrics of one function, built once per Lambda container. */
+export interface PowertoolsObservability {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/** Powertools' Logger and Metrics for a function (`service` names it in every line and metric). */
+export function powertoolsObservability(service: string, cluster: string): PowertoolsObservability {
+  return {
+    logger: new Logger({ serviceName: service, persistentKeys: { cluster } }),
+    metrics: new Metrics({ namespace: 'podlift', serviceName: service, defaultDimensions: { cluster } }),
+  };
+}
+
+/** A {@link LoopLog} writing through Powertools Logger (JSON lines on stdout, CloudWatch Logs). */
+export function powertoolsLog(logger: Logger): LoopLog {
+  return {
+    info: (message, fields) => logger.info(message, { ...fields }),
+    warn: (message, fields) => logger.warn(message, { ...fields }),
+    error: (message, fields) => logger.error(message, { ...fields }),
+  };
+}
+
+const UNITS: Readonly<Record<LoopMetricUnit, (typeof MetricUnit)[keyof typeof MetricUnit]>> = {
+  Count: MetricUnit.Count,
+  Seconds: MetricUnit.Seconds,
+  Milliseconds: MetricUnit.Milliseconds,
+  None: MetricUnit.NoUnit,
+};
+
+/**
+ * A {@link LoopMetrics} writing CloudWatch EMF through Powertools Metrics. A value with its own
+ * dimensions goes out as a single metric (Powertools keeps one dimension set per batch), the
+ * rest are batched and published by `flush`.
+ */
+export function powertoolsMetrics(metrics: Metrics): LoopMetrics {
+  return {
+    add(name, unit, value, dimensions) {
+      if (dimensions && Object.keys(dimensions).length > 0) {
+        const single = metrics.singleMetric();
+        single.addDimensions({ ...dimensions });
+        single.addMetric(name, UNITS[unit], value);
+        return;
+      }
+      metrics.addMetric(name, UNITS[unit], value);
+    },
+    flush: () => metrics.publishStoredMetrics(),
+  };
+}
