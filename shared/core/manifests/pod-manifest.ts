@@ -193,6 +193,7 @@ const podSpec = z.object({
   nodeName: optional(z.string()),
   priority: optional(z.int()),
   priorityClassName: optional(z.string()),
+  terminationGracePeriodSeconds: optional(z.int().min(0, { error: 'must not be negative' })),
   schedulerName: optional(z.string()),
 });
 
@@ -210,6 +211,8 @@ const metadata = z.object({
   annotations: optional(stringMap),
   ownerReferences: optional(z.array(ownerReference)),
   deletionTimestamp: optional(z.string()),
+  creationTimestamp: optional(z.string()),
+  finalizers: optional(z.array(z.string())),
 });
 
 const podManifest = z.object({
@@ -236,12 +239,14 @@ const nodeManifest = z.object({
         ),
       ),
       unschedulable: optional(z.boolean()),
+      providerID: optional(z.string()),
     }),
   ),
   status: optional(
     z.object({
       allocatable: optional(quantityMap),
       capacity: optional(quantityMap),
+      conditions: optional(z.array(z.looseObject({ type: z.string(), status: z.string() }))),
     }),
   ),
 });
@@ -327,16 +332,27 @@ export function nodeFromManifest(
     effect: t.effect,
   }));
   const nodePool = labels[LABEL_NODEPOOL];
-  const unschedulable = parsed.spec?.unschedulable === true || parsed.metadata.deletionTimestamp != null;
+  const deleting = parsed.metadata.deletionTimestamp != null;
+  const unschedulable = parsed.spec?.unschedulable === true || deleting;
+  const meta = parsed.metadata;
   return {
     kind: 'node',
-    name: parsed.metadata.name,
+    name: meta.name,
     labels,
     taints,
     allocatable: toResources(status.allocatable ?? status.capacity ?? {}),
+    ...(status.capacity ? { capacity: toResources(status.capacity) } : {}),
     pods,
     ...(nodePool !== undefined ? { nodePool } : {}),
     ...(unschedulable ? { unschedulable } : {}),
+    ...(parsed.spec?.providerID ? { providerID: parsed.spec.providerID } : {}),
+    ...(meta.annotations && Object.keys(meta.annotations).length > 0
+      ? { annotations: meta.annotations }
+      : {}),
+    ready: status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    ...(meta.creationTimestamp ? { creationTimestamp: meta.creationTimestamp } : {}),
+    ...(deleting ? { deleting } : {}),
+    ...(meta.finalizers && meta.finalizers.length > 0 ? { finalizers: meta.finalizers } : {}),
   };
 }
 
@@ -415,6 +431,14 @@ function buildPod(
     ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
     priority: spec.priority ?? 0,
     ...(ids.ownerKind !== undefined ? { ownerKind: ids.ownerKind } : {}),
+    ...(meta.annotations && Object.keys(meta.annotations).length > 0
+      ? { annotations: meta.annotations }
+      : {}),
+    ...(spec.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
+    ...(meta.deletionTimestamp ? { deleting: true } : {}),
+    ...(spec.terminationGracePeriodSeconds != null
+      ? { terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds }
+      : {}),
   };
 }
 

@@ -65,6 +65,14 @@ export interface Pod {
   readonly priority: number;
   /** Kind of the controlling owner (`DaemonSet`, `ReplicaSet`, ...), if any. */
   readonly ownerKind?: string;
+  /** metadata.annotations (e.g. `karpenter.sh/do-not-disrupt`, `kubernetes.io/config.mirror`). */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** spec.priorityClassName (`system-cluster-critical` / `system-node-critical` drain last). */
+  readonly priorityClassName?: string;
+  /** Deletion was requested (metadata.deletionTimestamp is set): the pod is going away. */
+  readonly deleting?: boolean;
+  /** spec.terminationGracePeriodSeconds, when set. */
+  readonly terminationGracePeriodSeconds?: number;
 }
 
 /** `namespace/name`, the key pods are reported by. */

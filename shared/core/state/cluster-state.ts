@@ -36,6 +36,17 @@ export interface StateNode {
   readonly nodePool?: string;
   /** Cordoned or being deleted: takes no new pods, but its pods still count for topology. */
   readonly unschedulable?: boolean;
+  /** spec.providerID (`aws:///<zone>/<instance-id>`), which ties a Node to its NodeClaim. */
+  readonly providerID?: string;
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** The Ready condition is True. */
+  readonly ready?: boolean;
+  /** RFC 3339 metadata.creationTimestamp. */
+  readonly creationTimestamp?: string;
+  /** metadata.deletionTimestamp is set (it is also `unschedulable`). */
+  readonly deleting?: boolean;
+  /** metadata.finalizers. */
+  readonly finalizers?: readonly string[];
 }
 
 /**

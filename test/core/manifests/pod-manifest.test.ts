@@ -24,6 +24,36 @@ function validationError(fn: () => unknown): ValidationError {
 }
 
 describe('podFromManifest', () => {
+  it('keeps what disruption and draining read: annotations, priority class, deletion, grace period', () => {
+    const manifest = podManifest({ name: 'web' });
+    const pod = podFromManifest({
+      ...manifest,
+      metadata: {
+        ...manifest.metadata,
+        annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+        deletionTimestamp: '2026-01-01T00:00:00Z',
+      },
+      spec: {
+        ...manifest.spec,
+        priorityClassName: 'system-node-critical',
+        terminationGracePeriodSeconds: 45,
+      },
+    });
+    expect(pod).toMatchObject({
+      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+      priorityClassName: 'system-node-critical',
+      deleting: true,
+      terminationGracePeriodSeconds: 45,
+    });
+    const plain = podFromManifest(podManifest({ name: 'plain' }));
+    expect([
+      plain.annotations,
+      plain.priorityClassName,
+      plain.deleting,
+      plain.terminationGracePeriodSeconds,
+    ]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
   it('applies defaults: namespace, uid, priority, pods: 1', () => {
     const manifest = podManifest({ name: 'web', requests: { cpu: '500m', memory: '1Gi' } });
     const { namespace: _, ...metadata } = manifest.metadata!;
@@ -549,9 +579,35 @@ describe('nodeFromManifest', () => {
         { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' },
       ],
       allocatable: resources({ cpu: '3920m', memory: '15Gi', pods: 58, 'ephemeral-storage': '18Gi' }),
+      capacity: resources({ cpu: '4', memory: '16Gi', pods: 58, 'ephemeral-storage': '20Gi' }),
       pods: [],
       nodePool: 'default',
+      ready: false,
     });
+  });
+
+  it('reads what ties a Node to its NodeClaim and its lifecycle: providerID, Ready, creation, deletion, finalizers', () => {
+    const manifest = nodeManifest({ name: 'n', ready: true, deletionTimestamp: '2026-01-01T00:05:00Z' });
+    const node = nodeFromManifest({
+      ...manifest,
+      metadata: {
+        ...manifest.metadata,
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        finalizers: ['karpenter.sh/termination'],
+        annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+      },
+      spec: { ...manifest.spec, providerID: 'aws:///us-east-1a/i-0123456789abcdef0' },
+    });
+    expect(node).toMatchObject({
+      providerID: 'aws:///us-east-1a/i-0123456789abcdef0',
+      ready: true,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      deleting: true,
+      unschedulable: true,
+      finalizers: ['karpenter.sh/termination'],
+      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    });
+    expect(nodeFromManifest(nodeManifest({ name: 'm' })).deleting).toBeUndefined();
   });
 
   it('falls back to capacity when allocatable is missing', () => {
