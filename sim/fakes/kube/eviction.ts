@@ -6,6 +6,8 @@
 import { budgetInStore, budgetSelects, isPodHealthy } from './disruption';
 import type { KubeObject } from './kube-object';
 import { isJsonObject } from './kube-object';
+import type { FakeServerVersion } from './server-version';
+import { isAtLeast } from './server-version';
 import type { StatusBody } from './status';
 import { badRequest, failureStatus, KubeApiError, successStatus } from './status';
 import type { DeletePreconditions, KubeStore } from './store';
@@ -18,11 +20,24 @@ export const evictionBlockedMessage = "Cannot evict pod as it would violate the 
  * Pods that are Pending, Succeeded, Failed or already terminating ignore budgets. A healthy pod
  * needs `disruptionsAllowed > 0`; an unhealthy one needs the budget to be met (the default
  * `IfHealthyBudget` policy) unless `unhealthyPodEvictionPolicy: AlwaysAllow`. More than one
- * matching budget is a 500, as on the real server. Returns the Success Status (code 201).
+ * matching budget is a 500, as on the real server; a policy/v1 body before 1.22 is a 400.
+ * Returns the Success Status (code 201).
  */
-export function evictPod(store: KubeStore, namespace: string, name: string, eviction: unknown): StatusBody {
-  const pod = store.get('pods', name, namespace);
+export function evictPod(
+  store: KubeStore,
+  namespace: string,
+  name: string,
+  eviction: unknown,
+  version: FakeServerVersion,
+): StatusBody {
   const body = isJsonObject(eviction) ? eviction : {};
+  if (body.apiVersion === 'policy/v1' && !isAtLeast(version, 1, 22)) {
+    // policy/v1 Eviction arrived in 1.22 (kubernetes#100724); older servers fail to decode it.
+    throw badRequest(
+      'Eviction in version "v1" cannot be handled as a Eviction: no kind "Eviction" is registered for version "policy/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+    );
+  }
+  const pod = store.get('pods', name, namespace);
   const meta = isJsonObject(body.metadata) ? body.metadata : {};
   if (meta.name !== undefined && meta.name !== name) {
     throw badRequest('name in URL does not match name in Eviction object');
