@@ -125,7 +125,7 @@ export class FakeKubeApiServer {
     this.version = parseFakeServerVersion(options.kubernetesVersion ?? DEFAULT_FAKE_KUBERNETES_VERSION);
     this.served = store.resources.servedBy(this.version.major, this.version.minor);
     if (options.maintainDisruptionBudgetStatus ?? true)
-      this.stopControllers.push(maintainDisruptionBudgetStatus(store));
+      this.stopControllers.push(maintainDisruptionBudgetStatus(store, time));
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       this.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent) respond(response, 500, failureStatus(500, String(error)));
