@@ -7,6 +7,12 @@ import type { KubeApi } from './kube-api';
 /**
  * Evicts a pod through the policy/v1 Eviction subresource, so PodDisruptionBudgets are honoured.
  * 404 (and 409 for a `uid` that no longer matches) means the pod is already gone: success.
+ *
+ * With a `uid`, the pod is read first and a different uid under the name counts as gone without
+ * an eviction: the real handler judges the budget before the uid precondition
+ * (`EvictionREST.Create`, kubernetes pkg/registry/core/pod/storage/eviction.go), so a budgeted
+ * replacement would answer 429 ("blocked") instead of 409, or have the budget spend a
+ * disruption on it before refusing. The precondition still guards the moment between the two.
  * @throws EvictionBlockedError when a PodDisruptionBudget does not allow it now (429), naming
  *   the budget the API server reported, or when more than one budget selects the pod (500);
  *   CloudError for anything else.
@@ -14,6 +20,7 @@ import type { KubeApi } from './kube-api';
 export async function evictPod(api: KubeApi, pod: PodRef): Promise<EvictionOutcome> {
   const core = await api.core();
   const key = `${pod.namespace}/${pod.name}`;
+  if (pod.uid && (await currentUid(api, pod)) !== pod.uid) return 'gone';
   try {
     await core.createNamespacedPodEviction({
       name: pod.name,
@@ -38,6 +45,19 @@ export async function evictPod(api: KubeApi, pod: PodRef): Promise<EvictionOutco
       });
     }
     throw kubeError(error, `evicting pod ${key}`, `pod ${key}`);
+  }
+}
+
+/** The uid of the pod now called `pod.name`, or undefined when there is none. */
+async function currentUid(api: KubeApi, pod: PodRef): Promise<string | undefined> {
+  const core = await api.core();
+  const key = `${pod.namespace}/${pod.name}`;
+  try {
+    const current = await core.readNamespacedPod({ name: pod.name, namespace: pod.namespace });
+    return current.metadata?.uid;
+  } catch (error) {
+    if (isApiNotFound(error)) return undefined;
+    throw kubeError(error, `reading pod ${key} before evicting it`, `pod ${key}`);
   }
 }
 
