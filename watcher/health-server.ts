@@ -5,10 +5,10 @@ import { PROMETHEUS_CONTENT_TYPE } from './prometheus-metrics';
 
 /** What the server reports on. */
 export interface HealthSource {
-  /** All informers synced. */
+  /** Every resource's view is current. */
   readonly ready: boolean;
-  /** Per resource, for the /readyz body. */
-  readiness(): Readonly<Record<string, boolean>>;
+  /** Per resource, whether it is ready and a line saying why, for the /readyz body. */
+  readiness(): Readonly<Record<string, { readonly ready: boolean; readonly detail: string }>>;
   readonly metrics: { render(): string };
 }
 
@@ -31,7 +31,8 @@ export interface HealthServer {
 
 /**
  * The probes and metrics endpoint: `/healthz` (the process is alive), `/readyz` (every
- * informer has synced; 503 until then) and `/metrics` (Prometheus text format).
+ * resource listed and recently heard from; 503 otherwise, one line per resource saying why)
+ * and `/metrics` (Prometheus text format).
  */
 export async function startHealthServer(
   source: HealthSource,
@@ -47,7 +48,7 @@ export async function startHealthServer(
         return send(response, 200, 'text/plain; charset=utf-8', 'ok\n');
       case '/readyz': {
         const lines = Object.entries(source.readiness()).map(
-          ([resource, synced]) => `${resource}: ${synced ? 'synced' : 'not synced'}`,
+          ([resource, { detail }]) => `${resource}: ${detail}`,
         );
         return send(response, source.ready ? 200 : 503, 'text/plain; charset=utf-8', `${lines.join('\n')}\n`);
       }

@@ -1,6 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import type { ListPage, ListWatchSource, WatchEventType, WatchStream } from '../shared/core/ports/list-watch';
+import { isApiResourceNotServed } from '../shared/kube/api-errors';
+import { ResourceNotServedError } from '../shared/kube/resource-not-served-error';
 import type { WatchedResource } from './watched-resource';
 import { RESOURCE_LOCATIONS, WATCHED_RESOURCES } from './watched-resource';
 
@@ -69,7 +71,12 @@ export class KubeListWatchSource implements ListWatchSource {
   }
 
   async list(continueToken: string | undefined): Promise<ListPage> {
-    const list = await this.listRaw(continueToken);
+    let list: RawList;
+    try {
+      list = await this.listRaw(continueToken);
+    } catch (error) {
+      throw this.notServedOr(error, 'listing');
+    }
     const next = list.metadata?._continue ?? list.metadata?.continue;
     return {
       items: list.items ?? [],
@@ -91,7 +98,7 @@ export class KubeListWatchSource implements ListWatchSource {
         if (!aborted) onEvent(type as WatchEventType, object);
       },
       (error: unknown) => {
-        if (!aborted) onDone(error);
+        if (!aborted) onDone(error ? this.notServedOr(error, 'watching') : error);
       },
     );
     return {
@@ -100,6 +107,18 @@ export class KubeListWatchSource implements ListWatchSource {
         controller.abort();
       },
     };
+  }
+
+  /**
+   * A 404 naming no object (a list's, or a watch refused with 404) means the collection is not
+   * served, most likely a CRD not installed: said so, naming it, for the logs and /readyz.
+   */
+  private notServedOr(error: unknown, doing: 'listing' | 'watching'): unknown {
+    const refusedWatch = (error as { statusCode?: unknown } | null)?.statusCode === 404;
+    if (!isApiResourceNotServed(error) && !refusedWatch) return error;
+    return new ResourceNotServedError(RESOURCE_LOCATIONS[this.resource], `${doing} ${this.resource}`, {
+      cause: error,
+    });
   }
 
   private async listRaw(token: string | undefined): Promise<RawList> {

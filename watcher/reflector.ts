@@ -1,7 +1,7 @@
 import type { ListWatchSource, WatchEventType, WatchStream } from '../shared/core/ports/list-watch';
 import type { Clock, TimerHandle, Timers } from '../shared/core/ports/time';
 import type { Backoff } from './backoff';
-import { errorStatus, metadataOf } from './watch-objects';
+import { describeFailure, errorStatus, metadataOf } from './watch-objects';
 import type { WatchedResource } from './watched-resource';
 import { WatchStatusError } from './watcher-errors';
 import type { WatcherLog } from './watcher-log';
@@ -22,6 +22,13 @@ export interface ObjectChange<Digest> {
 
 /** Why a reflector restarted its list/watch. */
 export type RestartReason = 'list-failed' | 'watch-failed' | 'expired' | 'stalled';
+
+/** Whether a resource's view is current, and why (a line of /readyz). */
+export interface ResourceHealth {
+  readonly ready: boolean;
+  /** `ready, last heard 12s ago`, `not ready: not listed yet: <why>`. */
+  readonly detail: string;
+}
 
 /** Options of {@link Reflector}. */
 export interface ReflectorOptions<Digest> {
@@ -79,6 +86,10 @@ export class Reflector<Digest> {
   private timer: TimerHandle | undefined;
   private running = false;
   private hasSynced = false;
+  /** When the server last showed this resource's list or watch alive (ms since the epoch). */
+  private lastContactMs: number | undefined;
+  /** Why the last list or watch failed, until the next contact. */
+  private lastProblem: string | undefined;
   private readonly stallAfterMs: number;
   private readonly minWatchMs: number;
 
@@ -95,6 +106,27 @@ export class Reflector<Digest> {
   /** Whether the first list has been applied. */
   get synced(): boolean {
     return this.hasSynced;
+  }
+
+  /**
+   * Ready when the first list has been applied and the server was last heard from within
+   * `staleAfterMs`: a list, a watch it accepted, or any event on it, bookmarks included. A
+   * resource never listed (its CRD missing, the server down) is not ready and says why.
+   */
+  health(staleAfterMs: number): ResourceHealth {
+    const problem = this.lastProblem ? `: ${this.lastProblem}` : '';
+    if (!this.hasSynced || this.lastContactMs === undefined) {
+      return { ready: false, detail: `not ready: not listed yet${problem}` };
+    }
+    const silentMs = this.options.clock.now() - this.lastContactMs;
+    const seconds = (ms: number) => `${Math.floor(ms / 1000)}s`;
+    if (silentMs > staleAfterMs) {
+      return {
+        ready: false,
+        detail: `not ready: nothing from the API server for ${seconds(silentMs)} (more than ${seconds(staleAfterMs)})${problem}`,
+      };
+    }
+    return { ready: true, detail: `ready, last heard ${seconds(silentMs)} ago` };
   }
 
   /** Starts listing and watching; a no-op when running. */
@@ -133,6 +165,7 @@ export class Reflector<Digest> {
       return;
     }
     this.replace(listed, !this.hasSynced);
+    this.contact();
     this.resourceVersion = resourceVersion;
     if (!this.hasSynced)
       this.options.log.info('watcher synced', { resource: this.resource, objects: listed.length });
@@ -156,6 +189,7 @@ export class Reflector<Digest> {
         return;
       }
       delivered++;
+      this.contact();
       this.options.backoff.reset();
       if (type === 'ADDED' || type === 'MODIFIED') {
         this.upsert(this.reduce(object), false);
@@ -187,6 +221,8 @@ export class Reflector<Digest> {
         return;
       }
       this.stream = stream;
+      // The server accepted the watch from our resourceVersion: as good a sign as an event.
+      this.contact();
       this.clearTimer();
       this.timer = this.options.timers.setTimeout(() => this.stalled(generation), this.stallAfterMs);
     } catch (error) {
@@ -211,6 +247,11 @@ export class Reflector<Digest> {
   private retryLater(reason: RestartReason | undefined, error: unknown, action: () => Promise<void>): void {
     const delayMs = this.options.backoff.next();
     if (reason) {
+      this.lastProblem = describeFailure(
+        reason === 'list-failed' ? 'listing' : 'watching',
+        this.resource,
+        error,
+      );
       this.options.log.warn(`${reason === 'list-failed' ? 'list' : 'watch'} failed, retrying`, {
         resource: this.resource,
         delayMs,
@@ -223,6 +264,11 @@ export class Reflector<Digest> {
       this.timer = undefined;
       if (this.running) void action();
     }, delayMs);
+  }
+
+  private contact(): void {
+    this.lastContactMs = this.options.clock.now();
+    this.lastProblem = undefined;
   }
 
   private clearTimer(): void {

@@ -18,7 +18,7 @@ import { nodeDigest, nodeHints } from './node-hints';
 import type { PendingPodsBatch } from './pending-pods-accumulator';
 import { PendingPodsAccumulator } from './pending-pods-accumulator';
 import { podDigest, podHints } from './pod-hints';
-import type { ObjectChange } from './reflector';
+import type { ObjectChange, ResourceHealth } from './reflector';
 import { Reflector } from './reflector';
 import type { WatchedResource } from './watched-resource';
 import type { WatcherLog } from './watcher-log';
@@ -59,11 +59,29 @@ export interface WatcherOptions {
    * @default 360000
    */
   readonly stallAfterMs?: number;
+  /**
+   * A resource not heard from for longer than this (no list, accepted watch, event or bookmark)
+   * makes the watcher not ready.
+   * @default DEFAULT_STALE_AFTER_MS
+   */
+  readonly staleAfterMs?: number;
   /** @default silentLog */
   readonly log?: WatcherLog;
   /** @default a new WatcherMetrics */
   readonly metrics?: WatcherMetrics;
 }
+
+/**
+ * How long a healthy resource can go without a sign from the API server: the server ends every
+ * watch after its timeoutSeconds (300 s, watcher/kube-list-watch.ts) and the reflector reopens it
+ * at once, which counts as a sign; in between, the watch cache sends a BOOKMARK roughly every
+ * minute (k8s.io/apiserver cacher, `cacheWatcher.nextBookmarkTime`). Bookmarks are not
+ * guaranteed (a resource served without the watch cache sends none), so the bound rests on the
+ * timeout alone: one watch timeout plus one bookmark interval of slack, 360 s, which is also when
+ * the reflector gives up on a silent watch (stallAfterMs). Longer than this, the server is down,
+ * the resource went away, or the watch is stuck.
+ */
+export const DEFAULT_STALE_AFTER_MS = 360_000;
 
 /**
  * The in-cluster watcher: follows pods, nodes, NodePools, EC2NodeClasses and NodeClaims and
@@ -75,10 +93,11 @@ export class Watcher {
   readonly metrics: WatcherMetrics;
   private readonly reflectors: readonly {
     readonly resource: WatchedResource;
-    readonly synced: boolean;
+    health(staleAfterMs: number): ResourceHealth;
     start(): void;
     stop(): void;
   }[];
+  private readonly staleAfterMs: number;
   private readonly pendingPods: HintChannel<PendingPodRef, PendingPodsBatch>;
   private readonly capacityChanges: HintChannel<CapacityChange, CapacityChangesBatch>;
   private readonly log: WatcherLog;
@@ -87,6 +106,7 @@ export class Watcher {
     const { cluster, clock, timers, publisher } = options;
     this.metrics = options.metrics ?? new WatcherMetrics();
     this.log = options.log ?? silentLog;
+    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     const channel = {
       publisher,
       clock,
@@ -147,17 +167,19 @@ export class Watcher {
     for (const reflector of this.reflectors) reflector.start();
   }
 
-  /** Whether each resource's first list has been applied. */
-  readiness(): Record<WatchedResource, boolean> {
-    return Object.fromEntries(this.reflectors.map((r) => [r.resource, r.synced])) as Record<
-      WatchedResource,
-      boolean
-    >;
+  /**
+   * Per resource, whether its view is current: listed, and heard from (an accepted watch, an
+   * event or a bookmark) within {@link WatcherOptions.staleAfterMs}.
+   */
+  readiness(): Record<WatchedResource, ResourceHealth> {
+    return Object.fromEntries(
+      this.reflectors.map((r) => [r.resource, r.health(this.staleAfterMs)]),
+    ) as Record<WatchedResource, ResourceHealth>;
   }
 
-  /** Whether every resource has synced: the watcher has a baseline to compare changes with. */
+  /** Whether every resource's view is current, so changes are being seen and hinted. */
   get ready(): boolean {
-    return this.reflectors.every((reflector) => reflector.synced);
+    return Object.values(this.readiness()).every((health) => health.ready);
   }
 
   /** Closes the watches, then publishes the hints still batched (one attempt each). */

@@ -1,5 +1,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { CloudError, NotFoundError, PodliftError } from '../core/model/errors';
+import type { KubeResource } from './kube-resources';
+import { ResourceNotServedError } from './resource-not-served-error';
 
 /**
  * Reading the outcome of a failed Kubernetes API call: the HTTP code and the `Status` body the
@@ -20,6 +22,10 @@ export interface ApiStatus {
   readonly message?: string;
   readonly causes: readonly ApiStatusCause[];
   readonly retryAfterSeconds?: number;
+  /** `details.name`: set when the answer is about one named object. */
+  readonly name?: string;
+  /** `details.kind`: the resource (plural) or kind the answer is about. */
+  readonly kind?: string;
 }
 
 /** The HTTP status and Status body of a client-node `ApiException`; undefined for any other error. */
@@ -40,6 +46,8 @@ export function apiStatus(error: unknown): ApiStatus | undefined {
     ...(typeof details.retryAfterSeconds === 'number'
       ? { retryAfterSeconds: details.retryAfterSeconds }
       : {}),
+    ...(typeof details.name === 'string' && details.name !== '' ? { name: details.name } : {}),
+    ...(typeof details.kind === 'string' && details.kind !== '' ? { kind: details.kind } : {}),
   };
 }
 
@@ -48,9 +56,30 @@ export function apiCode(error: unknown): number | undefined {
   return error instanceof ApiException ? error.code : undefined;
 }
 
-/** 404: the object (or its namespace) does not exist. */
+/**
+ * 404 about one named object: it does not exist. The real server says so with a NotFound Status
+ * naming it (`details.name`, `details.kind`: `apierrors.NewNotFound`). A 404 that names nothing
+ * means the path itself is not served ({@link isApiResourceNotServed}), not that an object is gone.
+ */
 export function isApiNotFound(error: unknown): boolean {
-  return apiCode(error) === 404;
+  const status = apiStatus(error);
+  return status?.code === 404 && status.name !== undefined;
+}
+
+/**
+ * 404 naming no object: the server does not serve the group, version or resource asked for. A
+ * group nobody serves (a CRD not installed) gets Go's plain-text `404 page not found` from the
+ * server's last delegate (apiserver `notfoundhandler.Handler`); an unserved version or resource
+ * of a built-in group gets go-restful's Status with empty details (`NewGenericServerResponse`).
+ */
+export function isApiResourceNotServed(error: unknown): boolean {
+  const status = apiStatus(error);
+  return status?.code === 404 && status.name === undefined;
+}
+
+/** 410: a continue token or resourceVersion the server no longer has (reason Expired, or Gone). */
+export function isApiExpired(error: unknown): boolean {
+  return apiCode(error) === 410;
 }
 
 /** 409: a stale resourceVersion (Conflict) or a name already taken (AlreadyExists). */
@@ -64,15 +93,24 @@ export function isApiAlreadyExists(error: unknown): boolean {
 }
 
 /**
- * Turns a failed API call into podlift's error family: 404 becomes a NotFoundError for
- * `resource`, any other API answer a CloudError whose code is the Status reason (or the HTTP
- * code) and which is retryable for 409, 429 and 5xx; other errors (connection refused, TLS)
- * are retryable CloudErrors too. The message says what was being done: `doing` reads like
- * "patching Node ip-10-0-0-1". podlift's own errors pass through unchanged.
+ * Turns a failed API call into podlift's error family: a 404 about a named object becomes a
+ * NotFoundError for `resource`, a 404 naming nothing a ResourceNotServedError for `served` (the
+ * collection addressed; without it, a CloudError saying the server does not serve it), any other
+ * API answer a CloudError whose code is the Status reason (or the HTTP code) and which is
+ * retryable for 409, 429 and 5xx; other errors (connection refused, TLS) are retryable
+ * CloudErrors too. The message says what was being done: `doing` reads like "patching Node
+ * ip-10-0-0-1". podlift's own errors pass through unchanged.
  */
-export function kubeError(error: unknown, doing: string, resource: string): Error {
+export function kubeError(error: unknown, doing: string, resource: string, served?: KubeResource): Error {
   if (error instanceof PodliftError) return error;
   const status = apiStatus(error);
+  if (status?.code === 404 && status.name === undefined) {
+    return served
+      ? new ResourceNotServedError(served, doing, { cause: error })
+      : new CloudError(`${doing}: the API server does not serve ${resource} (404)`, 'NotFound', false, {
+          cause: error,
+        });
+  }
   if (status?.code === 404) {
     return new NotFoundError(resource, `${doing}: ${resource} not found`, { cause: error });
   }

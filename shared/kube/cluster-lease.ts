@@ -3,6 +3,7 @@ import type { ClusterLeasePort, LeaseOutcome, UnavailableOfferingsStore } from '
 import type { Clock } from '../core/ports/time';
 import { apiCode, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { LEASES } from './kube-resources';
 import type { LeaseJson, LeaseLocation } from './lease-object';
 import { createLease, microTime, parseKubeTime, readLease, replaceLease } from './lease-object';
 import { loadUnavailableOfferings, saveUnavailableOfferings } from './lease-unavailable-offerings';
@@ -67,7 +68,7 @@ export class ClusterLease implements ClusterLeasePort, UnavailableOfferingsStore
       );
       return outcome(lease, holder);
     } catch (error) {
-      throw kubeError(error, doing, `Lease ${namespace}/${name}`);
+      throw kubeError(error, doing, `Lease ${namespace}/${name}`, LEASES);
     }
   }
 
@@ -99,7 +100,7 @@ export class ClusterLease implements ClusterLeasePort, UnavailableOfferingsStore
       return released;
     } catch (error) {
       if (apiCode(error) === 404) return false;
-      throw kubeError(error, doing, `Lease ${namespace}/${name}`);
+      throw kubeError(error, doing, `Lease ${namespace}/${name}`, LEASES);
     }
   }
 

@@ -4,6 +4,7 @@ import type { ParsedList } from '../core/ports/cluster';
 import type { DaemonSet } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { DAEMONSETS } from './kube-resources';
 import { listAllPages } from './list-pages';
 import { parseEach } from './parsed-list';
 import { toPlainJson } from './plain-json';
@@ -22,7 +23,7 @@ export async function readDaemonSets(api: KubeApi): Promise<ParsedList<DaemonSet
     );
     manifests = models.map((d) => toPlainJson(d) as DaemonSetManifest);
   } catch (error) {
-    throw kubeError(error, 'listing DaemonSets', 'daemonsets.apps');
+    throw kubeError(error, 'listing DaemonSets', 'daemonsets.apps', DAEMONSETS);
   }
   return parseEach(manifests, (manifest) => {
     const namespace = manifest.metadata?.namespace ?? 'default';

@@ -22,6 +22,11 @@ export async function writeEC2NodeClassStatus(
       MERGE_PATCH,
     );
   } catch (error) {
-    throw kubeError(error, `writing the status of EC2NodeClass ${name}`, `EC2NodeClass ${name}`);
+    throw kubeError(
+      error,
+      `writing the status of EC2NodeClass ${name}`,
+      `EC2NodeClass ${name}`,
+      EC2NODECLASSES,
+    );
   }
 }

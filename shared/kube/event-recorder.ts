@@ -13,6 +13,7 @@ import { kubeError } from './api-errors';
 import { kubeTime } from './conditions';
 import type { KubeApi } from './kube-api';
 import { MERGE_PATCH } from './kube-api';
+import { EVENTS } from './kube-resources';
 import { escapeFieldValue } from './pod-reads';
 import { retryOnConflict } from './retry-on-conflict';
 
@@ -110,7 +111,7 @@ export class EventRecorder implements EventRecorderPort {
       );
       return outcome;
     } catch (error) {
-      throw kubeError(error, doing, `${object.kind} ${object.name}`);
+      throw kubeError(error, doing, `${object.kind} ${object.name}`, EVENTS);
     }
   }
 

@@ -53,7 +53,7 @@ async function changeFinalizers(
       { doing },
     );
   } catch (error) {
-    throw kubeError(error, doing, access.description);
+    throw kubeError(error, doing, access.description, access.resource);
   }
 }
 

@@ -7,6 +7,7 @@ import {
   PatchStrategy,
   PolicyV1Api,
   setHeaderOptions,
+  VersionApi,
 } from '@kubernetes/client-node';
 import type { KubeConfigSource } from './kubeconfig-source';
 
@@ -45,6 +46,11 @@ export class KubeApi {
     return this.client(CustomObjectsApi);
   }
 
+  /** `GET /version`. */
+  version(): Promise<VersionApi> {
+    return this.client(VersionApi);
+  }
+
   private async client<T extends ApiType>(type: ApiConstructor<T>): Promise<T> {
     const config = await this.source.get();
     let clients = this.cache.get(config);
@@ -67,13 +73,14 @@ export class KubeApi {
  */
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-/** NodePools, as CustomObjectsApi addresses them. */
-export const NODEPOOLS = { group: 'karpenter.sh', version: 'v1', plural: 'nodepools' } as const;
-/** NodeClaims, as CustomObjectsApi addresses them. */
-export const NODECLAIMS = { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' } as const;
-/** EC2NodeClasses, as CustomObjectsApi addresses them. */
+/** NodePools, as CustomObjectsApi addresses them (served by podlift's CRD). */
+export const NODEPOOLS = { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', crd: true } as const;
+/** NodeClaims, as CustomObjectsApi addresses them (served by podlift's CRD). */
+export const NODECLAIMS = { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', crd: true } as const;
+/** EC2NodeClasses, as CustomObjectsApi addresses them (served by podlift's CRD). */
 export const EC2NODECLASSES = {
   group: 'karpenter.k8s.aws',
   version: 'v1',
   plural: 'ec2nodeclasses',
+  crd: true,
 } as const;

@@ -40,6 +40,8 @@ import type { PendingPodOptions } from './pending-pods';
 import { readPodDisruptionBudgets } from './pod-disruption-budgets';
 import { readPendingPods, readPodsOnNode } from './pod-reads';
 import { deletePod, evictPod } from './pod-writes';
+import type { KubernetesVersion } from './server-version';
+import { checkServerVersion } from './server-version';
 import { readVolumeZones, withVolumeZones } from './volume-zones';
 
 /** Options of {@link KubeCluster}. */
@@ -53,6 +55,7 @@ export interface KubeClusterOptions extends PendingPodOptions {}
 export class KubeCluster implements ClusterReader, ClusterWriter {
   /** The API clients, for ClusterLease and EventRecorder. */
   readonly api: KubeApi;
+  private supportedVersion: Promise<KubernetesVersion> | undefined;
 
   constructor(
     source: KubeConfigSource,
@@ -60,6 +63,22 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
     private readonly options: KubeClusterOptions = {},
   ) {
     this.api = new KubeApi(source);
+  }
+
+  /**
+   * Checks once per instance (a warm Lambda's module scope) that the cluster runs a Kubernetes
+   * podlift supports, so a function can report an old cluster as such, once, rather than as the
+   * evictions and lists that would fail on it. A failed check is tried again on the next call.
+   * @throws UnsupportedKubernetesVersionError for a cluster older than 1.25.
+   */
+  checkServerVersion(): Promise<KubernetesVersion> {
+    if (!this.supportedVersion) {
+      this.supportedVersion = checkServerVersion(this.api).catch((error: unknown) => {
+        this.supportedVersion = undefined;
+        throw error;
+      });
+    }
+    return this.supportedVersion;
   }
 
   async pendingPods(): Promise<ParsedList<Pod>> {

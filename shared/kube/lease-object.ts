@@ -1,5 +1,6 @@
 import { isApiNotFound, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { LEASES } from './kube-resources';
 import type { KubeObjectJson } from './object-access';
 
 /**
@@ -31,16 +32,22 @@ export interface LeaseJson extends KubeObjectJson {
   readonly spec?: LeaseSpecJson;
 }
 
-const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' } as const;
+/** The Lease collection, as CustomObjectsApi addresses it. */
+const LEASE_COLLECTION = { group: LEASES.group, version: LEASES.version, plural: LEASES.plural };
 
 /** The Lease, or undefined when it does not exist yet. */
 export async function readLease(api: KubeApi, at: LeaseLocation): Promise<LeaseJson | undefined> {
   const custom = await api.custom();
   try {
-    return (await custom.getNamespacedCustomObject({ ...LEASES, ...at })) as LeaseJson;
+    return (await custom.getNamespacedCustomObject({ ...LEASE_COLLECTION, ...at })) as LeaseJson;
   } catch (error) {
     if (isApiNotFound(error)) return undefined;
-    throw kubeError(error, `reading Lease ${at.namespace}/${at.name}`, `Lease ${at.namespace}/${at.name}`);
+    throw kubeError(
+      error,
+      `reading Lease ${at.namespace}/${at.name}`,
+      `Lease ${at.namespace}/${at.name}`,
+      LEASES,
+    );
   }
 }
 
@@ -54,7 +61,7 @@ export async function createLease(api: KubeApi, at: LeaseLocation, lease: LeaseJ
     metadata: { ...lease.metadata, name: at.name, namespace: at.namespace },
   };
   return (await custom.createNamespacedCustomObject({
-    ...LEASES,
+    ...LEASE_COLLECTION,
     namespace: at.namespace,
     body,
   })) as LeaseJson;
@@ -63,7 +70,11 @@ export async function createLease(api: KubeApi, at: LeaseLocation, lease: LeaseJ
 /** Replaces the Lease; its metadata.resourceVersion makes it conditional (409 when stale). */
 export async function replaceLease(api: KubeApi, at: LeaseLocation, lease: LeaseJson): Promise<LeaseJson> {
   const custom = await api.custom();
-  return (await custom.replaceNamespacedCustomObject({ ...LEASES, ...at, body: lease })) as LeaseJson;
+  return (await custom.replaceNamespacedCustomObject({
+    ...LEASE_COLLECTION,
+    ...at,
+    body: lease,
+  })) as LeaseJson;
 }
 
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits (`2026-11-21T10:00:00.123000Z`). */

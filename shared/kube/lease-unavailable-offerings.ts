@@ -5,6 +5,7 @@ import { UnavailableOfferings } from '../core/catalog/unavailable-offerings';
 import type { Clock } from '../core/ports/time';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { LEASES } from './kube-resources';
 import type { LeaseJson, LeaseLocation } from './lease-object';
 import { createLease, readLease, replaceLease } from './lease-object';
 import { retryOnConflict } from './retry-on-conflict';
@@ -98,7 +99,7 @@ export async function saveUnavailableOfferings(
       parseUnavailableOfferings(lease?.metadata?.annotations?.[UNAVAILABLE_OFFERINGS_ANNOTATION]),
     );
   } catch (error) {
-    throw kubeError(error, doing, `Lease ${at.namespace}/${at.name}`);
+    throw kubeError(error, doing, `Lease ${at.namespace}/${at.name}`, LEASES);
   }
 }
 

@@ -1,3 +1,5 @@
+import { isApiExpired } from './api-errors';
+
 /**
  * Lists in pages (`limit` + `continue`), as the API server wants large collections read: each
  * page is bounded, and the pages of one list form a consistent snapshot.
@@ -14,8 +16,10 @@ export interface ListPage<T> {
 
 /**
  * Every item of a paginated list: calls `fetchPage(continueToken, limit)` until the server
- * returns no continue token. A 410 Expired on a continue token is not retried here (the
- * caller's next level-triggered run lists afresh).
+ * returns no continue token. When a continue token has expired (410: etcd compacted the
+ * revision the first page was read at), it falls back to one full list without a limit, as
+ * client-go's pager does (`ListPager.list` with FullListIfExpired, k8s.io/client-go/tools/pager):
+ * the pages read so far are dropped, so the result is still one consistent snapshot.
  */
 export async function listAllPages<T>(
   fetchPage: (continueToken: string | undefined, limit: number) => Promise<ListPage<T>>,
@@ -24,7 +28,13 @@ export async function listAllPages<T>(
   const items: T[] = [];
   let token: string | undefined;
   do {
-    const page = await fetchPage(token, limit);
+    let page: ListPage<T>;
+    try {
+      page = await fetchPage(token, limit);
+    } catch (error) {
+      if (token === undefined || !isApiExpired(error)) throw error;
+      return [...((await fetchPage(undefined, 0)).items ?? [])];
+    }
     items.push(...(page.items ?? []));
     token = page.metadata?._continue ?? page.metadata?.continue;
   } while (token);

@@ -5,6 +5,7 @@ import type { ParsedList } from '../core/ports/cluster';
 import type { StateNode } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { NODES } from './kube-resources';
 import { listAllPages } from './list-pages';
 import { parseEach } from './parsed-list';
 import { toPlainJson } from './plain-json';
@@ -24,7 +25,7 @@ export async function readNodes(api: KubeApi): Promise<ParsedList<StateNode>> {
     );
     nodes = models.map((n) => toPlainJson(n) as NodeManifest);
   } catch (error) {
-    throw kubeError(error, 'listing nodes', 'nodes');
+    throw kubeError(error, 'listing nodes', 'nodes', NODES);
   }
   const pods = await readBoundPods(api);
   const byNode = new Map<string, Pod[]>();

@@ -3,6 +3,7 @@ import type { TaintChange } from '../core/ports/cluster';
 import { isApiNotFound, kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { MERGE_PATCH } from './kube-api';
+import { NODES } from './kube-resources';
 import type { KubeObjectJson } from './object-access';
 import { nodeAccess } from './object-access';
 import { retryOnConflict } from './retry-on-conflict';
@@ -30,7 +31,7 @@ export async function taintNode(api: KubeApi, name: string, change: TaintChange)
       { doing },
     );
   } catch (error) {
-    throw kubeError(error, doing, `Node ${name}`);
+    throw kubeError(error, doing, `Node ${name}`, NODES);
   }
 }
 
@@ -61,7 +62,7 @@ export async function labelNode(
   try {
     await core.patchNode({ name, body: { metadata: { labels } } }, MERGE_PATCH);
   } catch (error) {
-    throw kubeError(error, `labelling Node ${name}`, `Node ${name}`);
+    throw kubeError(error, `labelling Node ${name}`, `Node ${name}`, NODES);
   }
 }
 
@@ -76,7 +77,7 @@ export async function deleteNode(api: KubeApi, name: string): Promise<boolean> {
     return true;
   } catch (error) {
     if (isApiNotFound(error)) return false;
-    throw kubeError(error, `deleting Node ${name}`, `Node ${name}`);
+    throw kubeError(error, `deleting Node ${name}`, `Node ${name}`, NODES);
   }
 }
 

@@ -37,7 +37,12 @@ export async function createNodeClaim(api: KubeApi, claim: NewNodeClaim): Promis
     });
     return nodeClaimFromObject(created);
   } catch (error) {
-    throw kubeError(error, `creating a NodeClaim for NodePool ${claim.nodePool}`, 'nodeclaims.karpenter.sh');
+    throw kubeError(
+      error,
+      `creating a NodeClaim for NodePool ${claim.nodePool}`,
+      'nodeclaims.karpenter.sh',
+      NODECLAIMS,
+    );
   }
 }
 
@@ -76,7 +81,7 @@ export async function updateNodeClaimStatus(
     );
     return nodeClaimFromObject(stored);
   } catch (error) {
-    throw kubeError(error, doing, `NodeClaim ${name}`);
+    throw kubeError(error, doing, `NodeClaim ${name}`, NODECLAIMS);
   }
 }
 
@@ -91,7 +96,7 @@ export async function deleteNodeClaim(api: KubeApi, name: string): Promise<boole
     return true;
   } catch (error) {
     if (isApiNotFound(error)) return false;
-    throw kubeError(error, `deleting NodeClaim ${name}`, `NodeClaim ${name}`);
+    throw kubeError(error, `deleting NodeClaim ${name}`, `NodeClaim ${name}`, NODECLAIMS);
   }
 }
 
@@ -100,7 +105,7 @@ async function getNodeClaimObject(api: KubeApi, name: string): Promise<KubeObjec
   try {
     return (await custom.getClusterCustomObject({ ...NODECLAIMS, name })) as KubeObjectJson;
   } catch (error) {
-    throw kubeError(error, `reading NodeClaim ${name}`, `NodeClaim ${name}`);
+    throw kubeError(error, `reading NodeClaim ${name}`, `NodeClaim ${name}`, NODECLAIMS);
   }
 }
 

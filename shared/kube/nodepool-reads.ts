@@ -6,6 +6,7 @@ import type { EC2NodeClassList, ParsedList } from '../core/ports/cluster';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
 import { EC2NODECLASSES, NODEPOOLS } from './kube-api';
+import type { KubeResource } from './kube-resources';
 import type { ListPage } from './list-pages';
 import { listAllPages } from './list-pages';
 import { parseEach } from './parsed-list';
@@ -38,23 +39,21 @@ export async function readEC2NodeClasses(api: KubeApi): Promise<EC2NodeClassList
 }
 
 /** Every object of a cluster-scoped custom resource, as the API's JSON. */
-export async function listCustom(
-  api: KubeApi,
-  resource: { readonly group: string; readonly version: string; readonly plural: string },
-  doing: string,
-): Promise<unknown[]> {
+export async function listCustom(api: KubeApi, resource: KubeResource, doing: string): Promise<unknown[]> {
   const custom = await api.custom();
   try {
     return await listAllPages(
       async (cont, limit) =>
         // CustomObjectsApi answers `any`: the list's JSON as the server sent it.
         (await custom.listClusterCustomObject({
-          ...resource,
+          group: resource.group,
+          version: resource.version,
+          plural: resource.plural,
           limit,
           ...(cont ? { _continue: cont } : {}),
         })) as ListPage<unknown>,
     );
   } catch (error) {
-    throw kubeError(error, doing, `${resource.plural}.${resource.group}`);
+    throw kubeError(error, doing, `${resource.plural}.${resource.group}`, resource);
   }
 }

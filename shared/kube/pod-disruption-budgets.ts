@@ -3,6 +3,7 @@ import type { LabelSelectorRequirement } from '../core/model/label-selector';
 import type { PodDisruptionBudget } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { POD_DISRUPTION_BUDGETS } from './kube-resources';
 import { listAllPages } from './list-pages';
 
 /** Every PodDisruptionBudget in the cluster. */
@@ -14,7 +15,12 @@ export async function readPodDisruptionBudgets(api: KubeApi): Promise<PodDisrupt
     );
     return budgets.map(toPodDisruptionBudget);
   } catch (error) {
-    throw kubeError(error, 'listing PodDisruptionBudgets', 'poddisruptionbudgets.policy');
+    throw kubeError(
+      error,
+      'listing PodDisruptionBudgets',
+      'poddisruptionbudgets.policy',
+      POD_DISRUPTION_BUDGETS,
+    );
   }
 }
 

@@ -5,6 +5,7 @@ import { podKey } from '../core/model/pod';
 import type { ParsedList } from '../core/ports/cluster';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { PODS } from './kube-resources';
 import { listAllPages } from './list-pages';
 import { parseEach } from './parsed-list';
 import type { PendingPodOptions } from './pending-pods';
@@ -56,7 +57,7 @@ async function listPods(api: KubeApi, fieldSelector: string, doing: string): Pro
     );
     return pods.map((p) => toPlainJson(p) as PodManifest);
   } catch (error) {
-    throw kubeError(error, doing, 'pods');
+    throw kubeError(error, doing, 'pods', PODS);
   }
 }
 

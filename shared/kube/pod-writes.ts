@@ -3,10 +3,19 @@ import type { ApiStatus } from './api-errors';
 import { apiStatus, isApiNotFound, kubeError } from './api-errors';
 import { EvictionBlockedError } from './eviction-blocked-error';
 import type { KubeApi } from './kube-api';
+import { EVICTIONS, PODS } from './kube-resources';
+import { ResourceNotServedError } from './resource-not-served-error';
 
 /**
  * Evicts a pod through the policy/v1 Eviction subresource, so PodDisruptionBudgets are honoured.
  * 404 (and 409 for a `uid` that no longer matches) means the pod is already gone: success.
+ * A server older than 1.22 refuses the policy/v1 body with a 400: a ResourceNotServedError.
+ *
+ * With a `uid`, the pod is read first and a different uid under the name counts as gone without
+ * an eviction: the real handler judges the budget before the uid precondition
+ * (`EvictionREST.Create`, kubernetes pkg/registry/core/pod/storage/eviction.go), so a budgeted
+ * replacement would answer 429 ("blocked") instead of 409, or have the budget spend a
+ * disruption on it before refusing. The precondition still guards the moment between the two.
  * @throws EvictionBlockedError when a PodDisruptionBudget does not allow it now (429), naming
  *   the budget the API server reported, or when more than one budget selects the pod (500);
  *   CloudError for anything else.
@@ -14,6 +23,7 @@ import type { KubeApi } from './kube-api';
 export async function evictPod(api: KubeApi, pod: PodRef): Promise<EvictionOutcome> {
   const core = await api.core();
   const key = `${pod.namespace}/${pod.name}`;
+  if (pod.uid && (await currentUid(api, pod)) !== pod.uid) return 'gone';
   try {
     await core.createNamespacedPodEviction({
       name: pod.name,
@@ -28,7 +38,14 @@ export async function evictPod(api: KubeApi, pod: PodRef): Promise<EvictionOutco
     return 'evicted';
   } catch (error) {
     const status = apiStatus(error);
-    if (status?.code === 404 || (status?.code === 409 && pod.uid)) return 'gone';
+    if (isApiNotFound(error) || (status?.code === 409 && pod.uid)) return 'gone';
+    if (
+      status?.code === 400 &&
+      /no kind "Eviction" is registered for version "policy\/v1"/.test(status.message ?? '')
+    ) {
+      // A server older than 1.22 cannot decode a policy/v1 Eviction.
+      throw new ResourceNotServedError(EVICTIONS, `evicting pod ${key}`, { cause: error });
+    }
     if (status?.code === 429 && isDisruptionBudgetRefusal(status)) {
       throw new EvictionBlockedError(key, blockingBudget(status), budgetDetail(status), { cause: error });
     }
@@ -37,7 +54,20 @@ export async function evictPod(api: KubeApi, pod: PodRef): Promise<EvictionOutco
         cause: error,
       });
     }
-    throw kubeError(error, `evicting pod ${key}`, `pod ${key}`);
+    throw kubeError(error, `evicting pod ${key}`, `pod ${key}`, PODS);
+  }
+}
+
+/** The uid of the pod now called `pod.name`, or undefined when there is none. */
+async function currentUid(api: KubeApi, pod: PodRef): Promise<string | undefined> {
+  const core = await api.core();
+  const key = `${pod.namespace}/${pod.name}`;
+  try {
+    const current = await core.readNamespacedPod({ name: pod.name, namespace: pod.namespace });
+    return current.metadata?.uid;
+  } catch (error) {
+    if (isApiNotFound(error)) return undefined;
+    throw kubeError(error, `reading pod ${key} before evicting it`, `pod ${key}`, PODS);
   }
 }
 
@@ -57,7 +87,7 @@ export async function deletePod(api: KubeApi, pod: PodRef): Promise<boolean> {
     return true;
   } catch (error) {
     if (isApiNotFound(error) || (apiStatus(error)?.code === 409 && pod.uid)) return false;
-    throw kubeError(error, `deleting pod ${key}`, `pod ${key}`);
+    throw kubeError(error, `deleting pod ${key}`, `pod ${key}`, PODS);
   }
 }
 

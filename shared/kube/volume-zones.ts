@@ -3,6 +3,7 @@ import { LABEL_ZONE } from '../core/model/labels';
 import type { NodeSelectorTerm, Pod } from '../core/model/pod';
 import { kubeError } from './api-errors';
 import type { KubeApi } from './kube-api';
+import { PERSISTENT_VOLUMES } from './kube-resources';
 import { listAllPages } from './list-pages';
 
 /**
@@ -73,7 +74,12 @@ export async function readVolumeZones(
       core.listPersistentVolume({ limit, ...(cont ? { _continue: cont } : {}) }),
     );
   } catch (error) {
-    throw kubeError(error, 'listing PersistentVolumeClaims and PersistentVolumes', 'persistentvolumes');
+    throw kubeError(
+      error,
+      'listing PersistentVolumeClaims and PersistentVolumes',
+      'persistentvolumes',
+      PERSISTENT_VOLUMES,
+    );
   }
   const volumeOfClaim = new Map(
     pvcs.map((c) => [`${c.metadata?.namespace ?? 'default'}/${c.metadata?.name ?? ''}`, c.spec?.volumeName]),

@@ -81,6 +81,36 @@ describe('KubeCluster.evictPod', () => {
   });
 });
 
+describe('KubeCluster.evictPod of a pod replaced under its name', () => {
+  it('reports the replaced pod gone, not blocked, when a budget guards the new one', async () => {
+    readyPods('db', 2);
+    budget('db-pdb', 'db', 2);
+    expect(
+      await h.cluster.evictPod({ namespace: 'default', name: 'db-1', uid: 'uid-of-an-earlier-db-1' }),
+    ).toBe('gone');
+    expect(h.server.requests.filter((r) => r.path.endsWith('/eviction'))).toEqual([]);
+  });
+
+  it('spends none of the budget on the replacement', async () => {
+    readyPods('db', 3);
+    budget('db-pdb', 'db', 2);
+    expect(
+      await h.cluster.evictPod({ namespace: 'default', name: 'db-1', uid: 'uid-of-an-earlier-db-1' }),
+    ).toBe('gone');
+    expect(h.server.store.get('poddisruptionbudgets.policy', 'db-pdb').status).toMatchObject({
+      disruptionsAllowed: 1,
+    });
+    expect(await h.cluster.evictPod({ namespace: 'default', name: 'db-2' })).toBe('evicted');
+  });
+
+  it('still evicts the very pod whose uid it was given, guarded by the uid precondition', async () => {
+    readyPods('db', 1);
+    const uid = h.server.store.get('pods', 'db-1').metadata.uid;
+    expect(await h.cluster.evictPod({ namespace: 'default', name: 'db-1', uid })).toBe('evicted');
+    expect(h.server.requests.at(-1)?.body).toMatchObject({ deleteOptions: { preconditions: { uid } } });
+  });
+});
+
 describe('KubeCluster.deletePod', () => {
   it('deletes regardless of budgets and succeeds when the pod is already gone', async () => {
     readyPods('web', 1);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listAllPages } from '../../shared/kube/list-pages';
 import { readPendingPods } from '../../shared/kube/pod-reads';
 import { ec2NodeClassManifest, nodeManifest, nodePoolManifest, podManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
@@ -80,6 +81,24 @@ describe('KubeCluster.pendingPods', () => {
     expect(pending.invalid).toHaveLength(1);
     expect(pending.invalid[0].message).toContain('Pod/default/bad');
     expect(pending.invalid[0].message).toContain('spec.containers');
+  });
+});
+
+describe('listAllPages', () => {
+  it("falls back to one full list when a continue token expires, as client-go's pager does", async () => {
+    for (let i = 1; i <= 5; i++) h.server.store.seed('pods', podManifest({ name: `p-${i}` }));
+    const core = await h.api.core();
+    let pages = 0;
+    const pods = await listAllPages((cont, limit) => {
+      // etcd compacts the revision the first page was read at.
+      if (pages++ === 1) h.server.compactHistory();
+      return core.listPodForAllNamespaces({ limit, ...(cont ? { _continue: cont } : {}) });
+    }, 2);
+    expect(pods.map((p) => p.metadata?.name)).toEqual(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
+    const lists = h.server.requests.filter((r) => r.path === '/api/v1/pods');
+    expect(lists.map((r) => r.status)).toEqual([200, 410, 200]);
+    expect(lists[2].query).not.toHaveProperty('continue');
+    expect(lists[2].query.limit ?? '0').toBe('0');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseWatcherConfig, WATCHER_ENVIRONMENT } from '../../watcher/config';
 import { type KubeObject, manifestObject, readKustomization } from './manifests';
 
 /** The watcher Deployment: one small, locked-down replica configured from a generated ConfigMap. */
@@ -97,18 +98,51 @@ describe('the watcher Deployment', () => {
     expect(probePort(container.readinessProbe)).toBe(8080);
   });
 
-  it('takes CLUSTER_NAME, EVENT_BUS_NAME and AWS_REGION from the generated podlift-watcher ConfigMap', () => {
-    const names = ['CLUSTER_NAME', 'EVENT_BUS_NAME', 'AWS_REGION'];
+  it('takes every variable the watcher reads from the generated podlift-watcher ConfigMap', () => {
+    const names = ['CLUSTER_NAME', 'EVENT_BUS_NAME', 'AWS_REGION', 'BATCH_IDLE_MS', 'BATCH_MAX_MS', 'PORT'];
     expect(container.env.map((e) => e.name)).toEqual(names);
     for (const e of container.env) {
       expect(e.valueFrom?.configMapKeyRef).toEqual({ name: 'podlift-watcher', key: e.name });
     }
-    const generator = readKustomization().configMapGenerator?.find((g) => g.name === 'podlift-watcher');
-    expect(generator?.namespace).toBe('podlift');
-    const keys = (generator?.literals ?? []).map((l) => l.split('=')[0]);
-    expect(keys.sort()).toEqual([...names].sort());
+    expect(Object.keys(configMapLiterals()).sort()).toEqual([...names].sort());
+  });
+
+  it("configures every variable of the watcher's environment except those Kubernetes sets", () => {
+    const configured = new Set(container.env.map((e) => e.name));
+    const unset = Object.keys(WATCHER_ENVIRONMENT).filter(
+      (name) => !configured.has(name) && !name.startsWith('KUBERNETES_'),
+    );
+    expect(unset).toEqual([]);
+  });
+
+  it('sets the defaults the watcher documents, and a PORT the container port and probes agree with', () => {
+    const literals = configMapLiterals();
+    expect(
+      parseWatcherConfig({
+        ...literals,
+        KUBERNETES_SERVICE_HOST: '10.0.0.1',
+        KUBERNETES_SERVICE_PORT: '443',
+      }),
+    ).toMatchObject({
+      batchIdleMs: 1000,
+      batchMaxMs: 10_000,
+      port: 8080,
+    });
+    expect(container.ports.find((p) => p.name === 'http')?.containerPort).toBe(Number(literals.PORT));
   });
 });
+
+/** The literals of the generated podlift-watcher ConfigMap, by key. */
+function configMapLiterals(): Record<string, string> {
+  const generator = readKustomization().configMapGenerator?.find((g) => g.name === 'podlift-watcher');
+  expect(generator?.namespace).toBe('podlift');
+  return Object.fromEntries(
+    (generator?.literals ?? []).map((literal) => {
+      const at = literal.indexOf('=');
+      return [literal.slice(0, at), literal.slice(at + 1)];
+    }),
+  );
+}
 
 describe('the podlift namespace', () => {
   it('enforces the restricted Pod Security Standard, which the watcher meets', () => {

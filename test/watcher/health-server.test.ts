@@ -29,7 +29,7 @@ async function get(path: string): Promise<{ status: number; type: string | null;
 }
 
 describe('health server', () => {
-  it('answers /healthz while alive and /readyz 503 until every informer has synced', async () => {
+  it('answers /healthz while alive and /readyz 503, resource by resource, until every one is listed', async () => {
     kube.failNext('list', '/apis/karpenter.sh/v1/nodeclaims', 503);
     expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok\n' });
     expect(await get('/readyz')).toMatchObject({ status: 503 });
@@ -38,15 +38,24 @@ describe('health server', () => {
     await watchesOpen(kube, 4);
     const notYet = await get('/readyz');
     expect(notYet.status).toBe(503);
-    expect(notYet.body).toContain('nodeclaims: not synced');
-    expect(notYet.body).toContain('pods: synced');
+    expect(notYet.body).toContain(
+      'nodeclaims: not ready: not listed yet: listing nodeclaims failed: 503 ServiceUnavailable: the server is currently unable to handle the request\n',
+    );
+    expect(notYet.body).toContain('pods: ready, last heard 0s ago');
 
     harness.time.advance(1000);
     await watchesOpen(kube);
     expect(await get('/readyz')).toEqual({
       status: 200,
       type: 'text/plain; charset=utf-8',
-      body: 'pods: synced\nnodes: synced\nnodepools: synced\nec2nodeclasses: synced\nnodeclaims: synced\n',
+      body: [
+        'pods: ready, last heard 1s ago',
+        'nodes: ready, last heard 1s ago',
+        'nodepools: ready, last heard 1s ago',
+        'ec2nodeclasses: ready, last heard 1s ago',
+        'nodeclaims: ready, last heard 0s ago',
+        '',
+      ].join('\n'),
     });
     expect((await get('/nope')).status).toBe(404);
   });

@@ -282,7 +282,7 @@ describe('Watcher: list and watch', () => {
     await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
     await watchesOpen(server, 4);
     expect(h.watcher.ready).toBe(false);
-    expect(h.watcher.readiness()).toMatchObject({ nodes: false, pods: true });
+    expect(h.watcher.readiness()).toMatchObject({ nodes: { ready: false }, pods: { ready: true } });
 
     h.time.advance(999);
     await settle();

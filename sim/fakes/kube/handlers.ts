@@ -7,6 +7,7 @@ import type { KubeObject } from './kube-object';
 import { isJsonObject } from './kube-object';
 import { apiVersionOf } from './resources';
 import type { KubeVerb, ResourceRoute } from './routes';
+import type { FakeServerVersion } from './server-version';
 import { badRequest, failureStatus, KubeApiError, notFound } from './status';
 import type { DeletePreconditions, KubeStore } from './store';
 
@@ -17,6 +18,8 @@ export interface ResourceRequest {
   readonly query: URLSearchParams;
   readonly body: unknown;
   readonly contentType: string;
+  /** The Kubernetes version the server claims (what an Eviction body may be depends on it). */
+  readonly version: FakeServerVersion;
 }
 
 /** HTTP status and JSON body to answer. */
@@ -46,7 +49,10 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
       return { status: 200, body: store.get(resource, name ?? '', namespace) };
     case 'create':
       if (subresource === 'eviction') {
-        return { status: 201, body: evictPod(store, namespace ?? 'default', name ?? '', body) };
+        return {
+          status: 201,
+          body: evictPod(store, namespace ?? 'default', name ?? '', body, request.version),
+        };
       }
       if (resource.namespaced && namespace === undefined) throw methodNotAllowed(verb);
       return { status: 201, body: store.create(resource, objectBody(body), { namespace }) };

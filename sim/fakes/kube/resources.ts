@@ -21,6 +21,8 @@ export interface ResourceType {
   readonly custom: boolean;
   /** Field selector labels beyond `metadata.name` and `metadata.namespace`. */
   readonly selectableFields?: readonly string[];
+  /** The first Kubernetes release that serves it; always served when absent. */
+  readonly servedFrom?: { readonly major: number; readonly minor: number };
 }
 
 /** Names of the resources served out of the box, as kubectl spells them (`plural.group`). */
@@ -92,7 +94,11 @@ export const defaultResources: readonly ResourceType[] = [
   ]),
   builtin('', 'v1', 'namespaces', 'Namespace', false, true, ['status.phase']),
   builtin('apps', 'v1', 'daemonsets', 'DaemonSet', true, true),
-  builtin('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, true),
+  // policy/v1 PodDisruptionBudgets are GA since 1.21; older servers serve only policy/v1beta1.
+  {
+    ...builtin('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, true),
+    servedFrom: { major: 1, minor: 21 },
+  },
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', true, false),
   crd('karpenter.sh', 'nodepools', 'NodePool'),
   crd('karpenter.sh', 'nodeclaims', 'NodeClaim'),
@@ -133,6 +139,24 @@ export class ResourceRegistry {
       );
     }
     return resource;
+  }
+
+  /** The resources a server of Kubernetes `major.minor` serves (see {@link ResourceType.servedFrom}). */
+  servedBy(major: number, minor: number): ResourceRegistry {
+    const served = this.all.filter(
+      ({ servedFrom: from }) =>
+        from === undefined || major > from.major || (major === from.major && minor >= from.minor),
+    );
+    return served.length === this.all.length ? this : new ResourceRegistry(served);
+  }
+
+  /**
+   * The API groups the built-in resources belong to. The real server serves each through a
+   * go-restful web service rooted at `/apis/{group}` (the core group at `/api`), which claims
+   * every path below it, served or not.
+   */
+  builtinGroups(): ReadonlySet<string> {
+    return new Set(this.all.filter((r) => !r.custom).map((r) => r.group));
   }
 
   /** The resource served at `/apis/{group}/{version}/{plural}` (group `''` for `/api/v1`). */

@@ -70,6 +70,23 @@ export function routeFor(registry: ResourceRegistry, pathname: string): Route | 
   return { kind: 'resource', resource, name, subresource };
 }
 
+/**
+ * How the real server answers a path nothing serves. A path under a built-in group's web
+ * service (`/api/…`, `/apis/policy/…`, even for a version or resource it lacks) is claimed by
+ * go-restful, whose unmatched route becomes a JSON Status 404 with empty details (apiserver
+ * `director.ServeHTTP` and `serviceErrorHandler` → `apierrors.NewGenericServerResponse`). Any
+ * other path (a custom resource whose CRD is not installed, an unknown group) falls through
+ * the CRD handler to the last delegate, `notfoundhandler.Handler`, which answers Go's plain-text
+ * `http.NotFound`: `404 page not found`.
+ */
+export function unservedPathAnswer(registry: ResourceRegistry, pathname: string): 'status' | 'text' {
+  const [root, group] = pathname.split('/').filter((s) => s !== '');
+  if (root === 'api') return 'status';
+  return root === 'apis' && group !== undefined && registry.builtinGroups().has(decodeURIComponent(group))
+    ? 'status'
+    : 'text';
+}
+
 /** The verb of a request to `route`, or undefined when the method is not allowed there. */
 export function verbFor(method: string, route: ResourceRoute, query: URLSearchParams): KubeVerb | undefined {
   const isObject = route.name !== undefined;

@@ -12,10 +12,13 @@ import type { Time } from '../../../shared/core/ports/time';
 import { systemTime } from '../../../shared/runtime/system-time';
 import { maintainDisruptionBudgetStatus } from './disruption';
 import { handleResourceRequest } from './handlers';
+import type { ResourceRegistry } from './resources';
 import type { KubeVerb, Route } from './routes';
-import { routeFor, verbFor } from './routes';
+import { routeFor, unservedPathAnswer, verbFor } from './routes';
+import type { FakeServerVersion } from './server-version';
+import { DEFAULT_FAKE_KUBERNETES_VERSION, parseFakeServerVersion, versionInfo } from './server-version';
 import type { StatusBody } from './status';
-import { failureStatus, isKubeApiError, statusForCode } from './status';
+import { failureStatus, isKubeApiError, statusForCode, unservedPathStatus } from './status';
 import type { KubeStoreOptions } from './store';
 import { KubeStore } from './store';
 import { WatchHub } from './watch';
@@ -50,6 +53,12 @@ export interface FakeKubeApiServerOptions extends Omit<KubeStoreOptions, 'clock'
    * @default true
    */
   readonly maintainDisruptionBudgetStatus?: boolean;
+  /**
+   * The `gitVersion` `GET /version` answers. Older releases also serve less: before 1.21 no
+   * policy/v1 PodDisruptionBudgets, before 1.22 no policy/v1 Evictions.
+   * @default DEFAULT_FAKE_KUBERNETES_VERSION
+   */
+  readonly kubernetesVersion?: string;
 }
 
 /** One request as the server saw it. */
@@ -103,6 +112,8 @@ export class FakeKubeApiServer {
   private readonly faults: Fault[] = [];
   private readonly log: RecordedRequest[] = [];
   private readonly stopControllers: (() => void)[] = [];
+  private version: FakeServerVersion;
+  private served: ResourceRegistry;
 
   private constructor(server: Server, store: KubeStore, time: Time, options: FakeKubeApiServerOptions) {
     this.server = server;
@@ -111,8 +122,10 @@ export class FakeKubeApiServer {
     this.watches = new WatchHub(store, time, options.bookmarkIntervalMs);
     this.requireToken = options.requireToken;
     this.token = options.token ?? options.requireToken ?? 'podlift-test-token';
+    this.version = parseFakeServerVersion(options.kubernetesVersion ?? DEFAULT_FAKE_KUBERNETES_VERSION);
+    this.served = store.resources.servedBy(this.version.major, this.version.minor);
     if (options.maintainDisruptionBudgetStatus ?? true)
-      this.stopControllers.push(maintainDisruptionBudgetStatus(store));
+      this.stopControllers.push(maintainDisruptionBudgetStatus(store, time));
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       this.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent) respond(response, 500, failureStatus(500, String(error)));
@@ -175,6 +188,17 @@ export class FakeKubeApiServer {
     });
   }
 
+  /** The `gitVersion` the server claims. */
+  get kubernetesVersion(): string {
+    return this.version.gitVersion;
+  }
+
+  /** Claims another Kubernetes version from now on (an upgrade, or an older cluster), with what it serves. */
+  setKubernetesVersion(gitVersion: string): void {
+    this.version = parseFakeServerVersion(gitVersion);
+    this.served = this.store.resources.servedBy(this.version.major, this.version.minor);
+  }
+
   /** Forgets the watch history: watches resuming from an older resourceVersion get 410 Expired. */
   compactHistory(): void {
     this.store.compactHistory();
@@ -214,7 +238,7 @@ export class FakeKubeApiServer {
     const authorization = request.headers.authorization ?? '';
     const token = authorization.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : undefined;
     const contentType = request.headers['content-type'];
-    const route = routeFor(this.store.resources, url.pathname);
+    const route = url.pathname === '/version' ? undefined : routeFor(this.served, url.pathname);
     const verb =
       route?.kind === 'resource' ? verbFor(request.method ?? 'GET', route, url.searchParams) : undefined;
     let body: unknown;
@@ -243,7 +267,14 @@ export class FakeKubeApiServer {
     };
     if (this.requireToken !== undefined && token !== this.requireToken)
       return answer(401, statusForCode(401));
-    if (!route) return answer(404, statusForCode(404));
+    if (url.pathname === '/version' && request.method === 'GET')
+      return answer(200, versionInfo(this.version));
+    if (!route) {
+      if (unservedPathAnswer(this.store.resources, url.pathname) === 'status')
+        return answer(404, unservedPathStatus());
+      entry.status = 404;
+      return respondText(response, 404, '404 page not found\n');
+    }
     if (route.kind === 'discovery') return answer(200, route.document);
     if (!verb)
       return answer(
@@ -273,6 +304,7 @@ export class FakeKubeApiServer {
         query: url.searchParams,
         body,
         contentType: contentType ?? 'application/json',
+        version: this.version,
       });
       answer(result.status, result.body);
     } catch (error) {
@@ -331,6 +363,16 @@ function respond(
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     ...headers,
+  });
+  response.end(text);
+}
+
+/** Go's `http.NotFound`: plain text, as the API server's last delegate answers. */
+function respondText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    'content-length': Buffer.byteLength(text),
   });
   response.end(text);
 }

@@ -166,6 +166,14 @@ export function expired(message: string): KubeApiError {
   return new KubeApiError(failureStatus(410, message, 'Expired'));
 }
 
+/**
+ * The 404 go-restful answers for a path under a served group that matches no route (an
+ * unserved version or resource): `NewGenericServerResponse(404, …)` with empty details.
+ */
+export function unservedPathStatus(): StatusBody {
+  return failureStatus(404, 'the server could not find the requested resource', 'NotFound', {});
+}
+
 /** The status the real server answers for `code` when nothing more specific applies (fault injection). */
 export function statusForCode(code: number, message?: string): StatusBody {
   return failureStatus(code, message ?? defaultMessage(code));

@@ -1,7 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
-import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { defaultResources, startFakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { nodeManifest } from '../../../../sim/world/builders';
 import { rejection } from './api-error';
 
@@ -38,12 +38,39 @@ describe('fake API server: test controls', () => {
     expect(server.store.get('nodes', 'n1').metadata.resourceVersion).toBe('1');
   });
 
-  it('answers unknown paths and methods with Status bodies', async () => {
+  it("answers a path no web service claims with Go's plain-text 404, as the real server's last delegate does", async () => {
+    server = await startFakeKubeApiServer({
+      resources: defaultResources.filter((r) => r.group !== 'karpenter.sh'),
+    });
+    for (const path of ['/apis/example.com/v1/widgets', '/apis/karpenter.sh/v1/nodepools']) {
+      const unknown = await fetch(`${server.url}${path}`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await unknown.text()).toBe('404 page not found\n');
+    }
+  });
+
+  it('answers an unserved resource or version of a built-in group with a Status 404 that names no object', async () => {
     server = await startFakeKubeApiServer();
-    const unknown = await fetch(`${server.url}/apis/example.com/v1/widgets`);
-    expect(unknown.status).toBe(404);
-    expect(unknown.headers.get('content-type')).toBe('application/json');
-    expect(await unknown.json()).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+    for (const path of ['/api/v1/widgets', '/apis/policy/v1beta7/poddisruptionbudgets']) {
+      const unknown = await fetch(`${server.url}${path}`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers.get('content-type')).toBe('application/json');
+      expect(await unknown.json()).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server could not find the requested resource',
+        reason: 'NotFound',
+        details: {},
+        code: 404,
+      });
+    }
+  });
+
+  it('answers unsupported methods and undecodable bodies with Status bodies', async () => {
+    server = await startFakeKubeApiServer();
     const collectionDelete = await fetch(`${server.url}/api/v1/nodes`, { method: 'DELETE' });
     expect(collectionDelete.status).toBe(405);
     const badJson = await fetch(`${server.url}/api/v1/nodes`, {

@@ -2,6 +2,7 @@ import { CoreV1Api, PolicyV1Api, type V1PodDisruptionBudget } from '@kubernetes/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeKubeApiServer } from '../../../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../../../sim/fakes/kube';
+import { VirtualTime } from '../../../../sim/virtual-time';
 import { podDisruptionBudgetManifest, podManifest } from '../../../../sim/world/builders';
 import { rejection } from './api-error';
 
@@ -16,6 +17,18 @@ beforeEach(async () => {
   policy = kc.makeApiClient(PolicyV1Api);
 });
 afterEach(() => server.close());
+
+const evictWithUid = (name: string, uid: string) =>
+  core.createNamespacedPodEviction({
+    name,
+    namespace: 'default',
+    body: {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name, namespace: 'default' },
+      deleteOptions: { preconditions: { uid } },
+    },
+  });
 
 const evict = (name: string, namespace = 'default') =>
   core.createNamespacedPodEviction({
@@ -175,5 +188,103 @@ describe('fake API server: pods/eviction', () => {
       podDisruptionBudgetManifest({ name: 'two', app: 'web', maxUnavailable: 1 }),
     );
     expect((await rejection(evict('web-1'))).code).toBe(500);
+  });
+
+  it('checks the name in the body before looking the pod up', async () => {
+    const mismatched = core.createNamespacedPodEviction({
+      name: 'ghost',
+      namespace: 'default',
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'other', namespace: 'default' } },
+    });
+    expect(await rejection(mismatched)).toMatchObject({
+      code: 400,
+      status: { message: 'name in URL does not match name in Eviction object' },
+    });
+  });
+
+  it('checks the budget before the uid: a pod recreated under the name answers 429 while the budget allows nothing', async () => {
+    seedReadyPods('web', 2);
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'web', app: 'web', minAvailable: 2 }),
+    );
+    const blocked = await rejection(evictWithUid('web-1', 'uid-of-an-earlier-web-1'));
+    expect(blocked.code).toBe(429);
+    expect(blocked.status.details?.causes?.[0]?.message).toBe(
+      'The disruption budget web needs 2 healthy pods and has 2 currently',
+    );
+  });
+
+  it('refuses a pod with more than one budget with a reasonless 500 Status', async () => {
+    seedReadyPods('web', 1);
+    for (const name of ['one', 'two'])
+      server.store.create(
+        'poddisruptionbudgets.policy',
+        podDisruptionBudgetManifest({ name, app: 'web', maxUnavailable: 1 }),
+      );
+    const refused = await rejection(evict('web-1'));
+    expect(refused.code).toBe(500);
+    expect(refused.status).not.toHaveProperty('reason');
+  });
+
+  it('answers 429 "still being processed" while no controller has caught the budget status up with its spec', async () => {
+    await server.close();
+    server = await startFakeKubeApiServer({ maintainDisruptionBudgetStatus: false });
+    core = server.kubeConfig().makeApiClient(CoreV1Api);
+    seedReadyPods('web', 3);
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'web', app: 'web', maxUnavailable: 1 }),
+    );
+    expect(await rejection(evict('web-1'))).toMatchObject({
+      code: 429,
+      status: {
+        details: {
+          retryAfterSeconds: 10,
+          causes: [
+            {
+              reason: 'DisruptionBudget',
+              message: 'The disruption budget web is still being processed by the server.',
+            },
+          ],
+        },
+      },
+    });
+  });
+});
+
+describe('fake API server: an eviction with a stale uid that the budget lets through', () => {
+  it('spends a disruption, then refuses the delete with 409, and the budget stays spent for two minutes', async () => {
+    await server.close();
+    const time = new VirtualTime(Date.parse('2026-11-21T10:00:00Z'));
+    server = await startFakeKubeApiServer({ time });
+    core = server.kubeConfig().makeApiClient(CoreV1Api);
+    seedReadyPods('web', 3);
+    server.store.create(
+      'poddisruptionbudgets.policy',
+      podDisruptionBudgetManifest({ name: 'web', app: 'web', maxUnavailable: 1, expectedPods: 3 }),
+    );
+    const uid = server.store.get('pods', 'web-1').metadata.uid;
+    expect(await rejection(evictWithUid('web-1', 'uid-of-an-earlier-web-1'))).toMatchObject({
+      code: 409,
+      status: {
+        reason: 'Conflict',
+        message: `Operation cannot be fulfilled on Pod "web-1": the UID in the precondition (uid-of-an-earlier-web-1) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+        details: { name: 'web-1', kind: 'Pod' },
+      },
+    });
+    expect(server.store.find('pods', 'web-1')).toBeDefined();
+    expect(server.store.get('poddisruptionbudgets.policy', 'web').status).toMatchObject({
+      disruptionsAllowed: 0,
+      disruptedPods: { 'web-1': '2026-11-21T10:00:00Z' },
+    });
+    expect((await rejection(evict('web-2'))).code).toBe(429);
+
+    time.advance(120_001);
+    expect(server.store.get('poddisruptionbudgets.policy', 'web').status).toMatchObject({
+      disruptionsAllowed: 1,
+    });
+    expect(server.store.get('poddisruptionbudgets.policy', 'web').status).not.toHaveProperty('disruptedPods');
+    await evict('web-2');
   });
 });
