@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import type { ValidationIssue } from '../shared/core/model/errors';
-import { ConfigurationError } from './watcher-errors';
+import { parseEnvironment } from '../shared/core/manifests/environment';
 
 /** The watcher's configuration, from its environment. */
 export interface WatcherConfig {
@@ -81,20 +80,7 @@ const environmentSchema = z
  * @throws ConfigurationError naming every missing or bad variable and its value.
  */
 export function parseWatcherConfig(env: Readonly<Record<string, string | undefined>>): WatcherConfig {
-  const relevant: Record<string, string> = {};
-  for (const name of Object.keys(WATCHER_ENVIRONMENT)) {
-    const value = env[name]?.trim();
-    if (value) relevant[name] = value;
-  }
-  const result = environmentSchema.safeParse(relevant);
-  if (!result.success) {
-    const issues: ValidationIssue[] = result.error.issues.map((issue) => {
-      const field = String(issue.path[0] ?? 'environment');
-      return { field, value: relevant[field], message: issue.message };
-    });
-    throw new ConfigurationError(issues);
-  }
-  const parsed = result.data;
+  const parsed = parseEnvironment(environmentSchema, WATCHER_ENVIRONMENT, env, 'watcher');
   return {
     clusterName: parsed.CLUSTER_NAME,
     eventBusName: parsed.EVENT_BUS_NAME,

@@ -7,12 +7,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EventBridgePublisher } from '../shared/aws/eventbridge/eventbridge-publisher';
+import { isConfigurationError } from '../shared/core/model/errors';
 import { systemTime } from '../shared/runtime/system-time';
 import { parseWatcherConfig, WATCHER_ENVIRONMENT } from './config';
 import { startHealthServer } from './health-server';
 import { kubeListWatchSources } from './kube-list-watch';
 import { Watcher } from './watcher';
-import { isConfigurationError } from './watcher-errors';
 import type { WatcherLog } from './watcher-log';
 
 const USAGE = `podlift watcher: turns cluster changes into PodsPending and CapacityChanged events.

@@ -1,4 +1,3 @@
-import type { ValidationIssue } from '../shared/core/model/errors';
 import { PodliftError } from '../shared/core/model/errors';
 import type { WatchedResource } from './watched-resource';
 
@@ -19,24 +18,4 @@ export class WatchStatusError extends PodliftError {
     );
     this.name = 'WatchStatusError';
   }
-}
-
-/** The watcher's environment is incomplete or invalid; main exits 2. */
-export class ConfigurationError extends PodliftError {
-  constructor(readonly issues: readonly ValidationIssue[]) {
-    super(
-      `invalid watcher configuration: ${issues
-        .map(
-          (issue) =>
-            `${issue.field} ${issue.message}${issue.value === undefined ? '' : ` (got ${JSON.stringify(issue.value)})`}`,
-        )
-        .join('; ')}`,
-    );
-    this.name = 'ConfigurationError';
-  }
-}
-
-/** Whether `error` is a {@link ConfigurationError}. */
-export function isConfigurationError(error: unknown): error is ConfigurationError {
-  return error instanceof ConfigurationError;
 }

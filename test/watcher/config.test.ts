@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { isConfigurationError } from '../../shared/core/model/errors';
 import { parseWatcherConfig } from '../../watcher/config';
-import { isConfigurationError } from '../../watcher/watcher-errors';
 
 const inCluster = { KUBERNETES_SERVICE_HOST: '10.100.0.1', KUBERNETES_SERVICE_PORT: '443' };
 const complete = {

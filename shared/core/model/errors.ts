@@ -134,3 +134,27 @@ export class CloudError extends PodliftError {
 export function isCloudError(e: unknown): e is CloudError {
   return e instanceof CloudError;
 }
+
+/** A process's environment is incomplete or invalid (the watcher exits 2; a function fails to start). */
+export class ConfigurationError extends PodliftError {
+  constructor(
+    readonly issues: readonly ValidationIssue[],
+    /** Whose configuration, e.g. `watcher`, `provisioner function`. */
+    readonly subject = 'watcher',
+  ) {
+    super(
+      `invalid ${subject} configuration: ${issues
+        .map(
+          (issue) =>
+            `${issue.field} ${issue.message}${issue.value === undefined ? '' : ` (got ${JSON.stringify(issue.value)})`}`,
+        )
+        .join('; ')}`,
+    );
+    this.name = 'ConfigurationError';
+  }
+}
+
+/** Whether `error` is a {@link ConfigurationError}. */
+export function isConfigurationError(error: unknown): error is ConfigurationError {
+  return error instanceof ConfigurationError;
+}
