@@ -4,9 +4,10 @@ import type { RefusedOffering } from '../../core/model/errors';
 import type { FleetPlan } from './fleet-plan';
 
 /**
- * Per-override CreateFleet error codes that mean "no capacity right now" (Karpenter's
- * unfulfillableCapacityErrorCodes): the offering is marked unavailable, and a fleet refused
- * only with these is an InsufficientCapacityError.
+ * Per-override CreateFleet error codes that mean "no capacity right now": the offering is
+ * marked unavailable, and a fleet refused only with these is an InsufficientCapacityError.
+ * Exactly Karpenter's `unfulfillableCapacityErrorCodes` (aws/karpenter-provider-aws
+ * pkg/errors/errors.go, used by `IsUnfulfillableCapacity`).
  */
 export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
   'InsufficientInstanceCapacity',
@@ -15,6 +16,7 @@ export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
   'UnfulfillableCapacity',
   'Unsupported',
   'InsufficientFreeAddressesInSubnet',
+  'MaxFleetCountExceeded',
   'ReservationCapacityExceeded',
 ]);
 

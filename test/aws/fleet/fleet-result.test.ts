@@ -81,6 +81,7 @@ describe('readFleetOutput', () => {
       'UnfulfillableCapacity',
       'Unsupported',
       'InsufficientFreeAddressesInSubnet',
+      'MaxFleetCountExceeded',
     ];
     const outcome = readFleetOutput(
       {

@@ -225,6 +225,17 @@ describe('Ec2InstanceLauncher.launch', () => {
     expect(fake.listInstances()).toEqual([]);
   });
 
+  it('treats MaxFleetCountExceeded as insufficient capacity, as Karpenter does, and marks the offerings', async () => {
+    const { launcher, fake, instanceTypes, unavailable } = await world();
+    fake.capacity.injectLaunchError({}, 'MaxFleetCountExceeded', 10, 'Fleet quota exceeded');
+
+    const error = await launcher.launch(launchRequest(instanceTypes)).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(InsufficientCapacityError);
+    expect(unavailable.list().map((u) => u.reason)).toContain('MaxFleetCountExceeded');
+    expect(unavailable.keys().size).toBe(6);
+  });
+
   it('does not call EC2 when every offering is already known to be unavailable', async () => {
     const { launcher, instanceTypes, unavailable, fleetCalls } = await world();
     for (const type of ['m6g.large', 'm5.large'])
