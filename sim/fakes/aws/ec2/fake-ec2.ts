@@ -39,7 +39,7 @@ import { FakeAwsService, type OperationOutput } from '../fake-service';
 import { type KnownErrorTable, ServiceErrorFactory } from '../service-error';
 import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
 import { type Ec2Context, ec2Context } from './context';
-import { Ec2Fleet } from './fleet';
+import { Ec2Fleet, type MissingLaunchTemplateAnswer } from './fleet';
 import { FleetCapacity } from './fleet-capacity';
 import { Ec2Images, type ImageSeed } from './images';
 import { Ec2Instances, type InstanceTimings, type SpotReclaim } from './instances';
@@ -67,6 +67,8 @@ export interface FakeEc2Options {
   readonly onDemandPrices?: Readonly<Record<string, number>>;
   readonly spotPrices?: readonly SpotPriceSeed[];
   readonly timings?: InstanceTimings;
+  /** How CreateFleet reports a launch template that does not exist. @default 'request' */
+  readonly missingLaunchTemplate?: MissingLaunchTemplateAnswer;
 }
 
 const EC2_ERRORS: KnownErrorTable = {
@@ -146,6 +148,8 @@ export class FakeEc2 extends FakeAwsService {
       instances: this.instances,
       capacity: this.capacity,
     });
+    if (options.missingLaunchTemplate !== undefined)
+      this.fleet.missingLaunchTemplate = options.missingLaunchTemplate;
     this.seed(options);
   }
 
@@ -179,6 +183,14 @@ export class FakeEc2 extends FakeAwsService {
   /** Records a spot price observation; CreateFleet uses the latest one at or before now. */
   addSpotPrice(seed: SpotPriceSeed): void {
     this.catalog.addSpotPrice(seed);
+  }
+
+  /**
+   * Whether CreateFleet fails the whole request for a launch template that does not exist
+   * (`request`, the default) or reports it per override in the fleet's Errors[] (`fleet-errors`).
+   */
+  setMissingLaunchTemplateAnswer(answer: MissingLaunchTemplateAnswer): void {
+    this.fleet.missingLaunchTemplate = answer;
   }
 
   /** The instance as DescribeInstances would show it now, or undefined once it is gone. */

@@ -244,6 +244,48 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     expect(fake.listInstances()).toHaveLength(1);
   });
 
+  it('remembers the token of a fleet that launched nothing and repeats its errors', async () => {
+    const { client, fake } = ec2World();
+    const lt = await launchTemplate(client);
+    fake.capacity.setCapacity({ capacityType: 'on-demand' }, 0);
+    const refused = await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
+    expect(refused.Instances).toStrictEqual([]);
+    fake.capacity.setCapacity({ capacityType: 'on-demand' }, Infinity);
+
+    const again = await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
+
+    expect(again.FleetId).toBe(refused.FleetId);
+    expect(again.Errors).toStrictEqual(refused.Errors);
+    expect(fake.listInstances()).toEqual([]);
+    await expect(
+      client.send(fleet(lt, everywhere.slice(1), { ClientToken: 'token-1' })),
+    ).rejects.toMatchObject({ name: 'IdempotentParameterMismatch' });
+  });
+
+  it('forgets a token 24 hours after its fleet ended: the request then launches anew', async () => {
+    const { client, fake, clock } = ec2World();
+    const lt = await launchTemplate(client);
+    const first = await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
+    const id = first.Instances![0]!.InstanceIds![0]!;
+
+    // While the instance lives, and for 24 hours after it terminated, the token stands.
+    clock.advance(48 * 3_600_000);
+    expect((await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }))).FleetId).toBe(
+      first.FleetId,
+    );
+    await client.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+    clock.advance(30_000 + 24 * 3_600_000 - 1);
+    expect((await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }))).FleetId).toBe(
+      first.FleetId,
+    );
+
+    clock.advance(1);
+    const anew = await client.send(fleet(lt, everywhere.slice(1), { ClientToken: 'token-1' }));
+    expect(anew.FleetId).not.toBe(first.FleetId);
+    expect(anew.Instances?.[0]?.InstanceIds).toHaveLength(1);
+    expect(fake.listInstances().filter((i) => i.State?.Name !== 'terminated')).toHaveLength(1);
+  });
+
   it('rejects a ClientToken reused with different parameters with IdempotentParameterMismatch', async () => {
     const { client } = ec2World();
     const lt = await launchTemplate(client);
@@ -284,20 +326,31 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     expect(out.Errors?.[3]?.ErrorMessage).toContain("architecture 'arm64'");
   });
 
-  it('reports a missing launch template per override as InvalidLaunchTemplateName.NotFoundException', async () => {
-    const { client } = ec2World();
-    const out = await client.send(
-      new CreateFleetCommand({
-        Type: 'instant',
-        LaunchTemplateConfigs: [
-          {
-            LaunchTemplateSpecification: { LaunchTemplateName: 'gone', Version: '$Latest' },
-            Overrides: everywhere,
-          },
-        ],
-        TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
-      }),
-    );
+  const missingTemplateFleet = () =>
+    new CreateFleetCommand({
+      Type: 'instant',
+      LaunchTemplateConfigs: [
+        {
+          LaunchTemplateSpecification: { LaunchTemplateName: 'gone', Version: '$Latest' },
+          Overrides: everywhere,
+        },
+      ],
+      TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
+    });
+
+  it('fails the whole request for a missing launch template by default, as EC2 answers Karpenter', async () => {
+    const { client, fake } = ec2World();
+    await expect(client.send(missingTemplateFleet())).rejects.toMatchObject({
+      name: 'InvalidLaunchTemplateName.NotFoundException',
+      message: 'The specified launch template, with template name gone, does not exist.',
+    });
+    expect(fake.listInstances()).toEqual([]);
+  });
+
+  it('can report a missing launch template per override as InvalidLaunchTemplateName.NotFoundException instead', async () => {
+    const { client } = ec2World({ missingLaunchTemplate: 'fleet-errors' });
+    const out = await client.send(missingTemplateFleet());
+    expect(out.Instances).toStrictEqual([]);
     expect(out.Errors?.map((e) => e.ErrorCode)).toEqual(
       Array(3).fill('InvalidLaunchTemplateName.NotFoundException'),
     );
