@@ -1,8 +1,12 @@
 import { CreateFleetCommand, type DescribeInstancesCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
 import { CloudError, ValidationError } from '../../../shared/core/model/errors';
-import { clockRetryPolicy, launchRequest, launchWorld } from '../../../sim/world/aws/launch-world';
+import {
+  clockRetryPolicy,
+  launchRequest,
+  launchWorld,
+  worldLauncher,
+} from '../../../sim/world/aws/launch-world';
 import { clusterInfo, SUBNET_A } from '../../../sim/world/aws/region';
 import { nodeClaim } from '../../../sim/world/builders';
 
@@ -10,13 +14,8 @@ async function world(pageSize?: number) {
   const w = await launchWorld();
   const { policy, sleeps } = clockRetryPolicy(w.clock);
   const launcherFor = (cluster: string) =>
-    new Ec2InstanceLauncher({
-      ec2: w.ec2,
+    worldLauncher(w, policy, {
       cluster: { ...clusterInfo, name: cluster },
-      launchTemplates: w.templates,
-      instanceTypes: w.instanceTypes,
-      unavailableOfferings: w.unavailable,
-      retry: policy,
       ...(pageSize === undefined ? {} : { pageSize }),
     });
   const launcher = launcherFor('demo');

@@ -1,28 +1,12 @@
-import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { fleetClientToken } from '../../../shared/aws/fleet/client-token';
-import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
-import type { RetryPolicy } from '../../../shared/aws/retry';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
 import { CloudError, InsufficientCapacityError } from '../../../shared/core/model/errors';
-import { clockRetryPolicy, launchRequest, launchWorld } from '../../../sim/world/aws/launch-world';
-import { AMI_AMD64, AMI_ARM64, clusterInfo, SUBNET_A, SUBNET_B } from '../../../sim/world/aws/region';
+import { launcherWorld, launchRequest } from '../../../sim/world/aws/launch-world';
+import { AMI_AMD64, AMI_ARM64, SUBNET_A, SUBNET_B } from '../../../sim/world/aws/region';
 import { nodeClaim } from '../../../sim/world/builders';
 
-async function world(retry: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
-  const w = await launchWorld();
-  const { policy, sleeps } = clockRetryPolicy(w.clock, retry);
-  const launcher = new Ec2InstanceLauncher({
-    ec2: w.ec2,
-    cluster: clusterInfo,
-    launchTemplates: w.templates,
-    instanceTypes: w.instanceTypes,
-    unavailableOfferings: w.unavailable,
-    retry: policy,
-  });
-  const fleetCalls = () => w.fake.callsTo('CreateFleet') as CreateFleetCommandInput[];
-  return { ...w, launcher, sleeps, fleetCalls };
-}
+const world = launcherWorld;
 
 function tagMap(tags: readonly { Key?: string; Value?: string }[] | undefined): Record<string, string> {
   return Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
@@ -30,7 +14,8 @@ function tagMap(tags: readonly { Key?: string; Value?: string }[] | undefined): 
 
 describe('Ec2InstanceLauncher.launch', () => {
   it('launches the cheapest spot offering with one instant fleet over every allowed type × zonal subnet', async () => {
-    const { launcher, fake, fleetCalls, instanceTypes } = await world();
+    const { launcher, fake, fleetCalls, instanceTypes, clock } = await world();
+    const sentAt = clock.now();
 
     const launched = await launcher.launch(launchRequest(instanceTypes));
 
@@ -43,9 +28,10 @@ describe('Ec2InstanceLauncher.launch', () => {
       imageID: AMI_ARM64,
     });
     const [input] = fleetCalls();
+    const { ClientToken, ...body } = input!;
+    expect(ClientToken).toBe(fleetClientToken({ nodeClaim: nodeClaim(), request: body, now: sentAt }));
     expect(input).toMatchObject({
       Type: 'instant',
-      ClientToken: fleetClientToken(nodeClaim()),
       TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'spot' },
       SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
     });
@@ -114,50 +100,6 @@ describe('Ec2InstanceLauncher.launch', () => {
       launchRequest(instanceTypes, { nodeClassTags: { Name: 'workers' } }),
     );
     expect(tagMap(fake.instance(launched.instanceId)?.Tags).Name).toBe('workers');
-  });
-
-  it('returns the same instance when the same NodeClaim is launched twice', async () => {
-    const { launcher, fake, instanceTypes, fleetCalls } = await world();
-    const request = launchRequest(instanceTypes);
-
-    const first = await launcher.launch(request);
-    const second = await launcher.launch(request);
-
-    expect(second).toEqual(first);
-    expect(fleetCalls()).toHaveLength(2);
-    expect(fleetCalls()[1]!.ClientToken).toBe(fleetCalls()[0]!.ClientToken);
-    expect(fake.listInstances()).toHaveLength(1);
-  });
-
-  it('finds the earlier instance by its NodeClaim tag when a retried launch asks with other parameters', async () => {
-    const { launcher, fake, instanceTypes, unavailable } = await world();
-    const first = await launcher.launch(launchRequest(instanceTypes));
-    // Since then, an offering was refused elsewhere: the same token now comes with other overrides.
-    unavailable.mark('m5.large', 'us-east-1b', 'spot', 'InsufficientInstanceCapacity');
-
-    const again = await launcher.launch(launchRequest(instanceTypes));
-
-    expect(fake.calls.filter((c) => c.operation === 'CreateFleet').at(-1)?.error?.name).toBe(
-      'IdempotentParameterMismatch',
-    );
-    expect(again).toMatchObject({
-      instanceId: first.instanceId,
-      providerID: first.providerID,
-      zone: 'us-east-1a',
-    });
-    expect(fake.listInstances()).toHaveLength(1);
-  });
-
-  it('gives distinct NodeClaims distinct client tokens, and a recreated NodeClaim (new uid) a new one', () => {
-    const tokens = new Set([
-      fleetClientToken(nodeClaim()),
-      fleetClientToken(nodeClaim({ name: 'default-abcd' })),
-      fleetClientToken(nodeClaim({ uid: '6f1c2a7e-0000-4000-8000-000000000002' })),
-      fleetClientToken(nodeClaim({ name: 'x'.repeat(253) })),
-    ]);
-    expect(tokens.size).toBe(4);
-    for (const token of tokens) expect(token.length).toBeLessThanOrEqual(64);
-    expect(fleetClientToken(nodeClaim())).toBe(fleetClientToken(nodeClaim()));
   });
 
   it('falls back within the same fleet when the cheapest offering has no capacity, and marks it unavailable', async () => {
@@ -324,8 +266,8 @@ describe('Ec2InstanceLauncher.launch', () => {
     );
   });
 
-  it('forgets its launch templates and says to retry when EC2 no longer knows one', async () => {
-    const { launcher, fake, instanceTypes, templates } = await world();
+  it('forgets its launch templates, tries once more, and says to retry when EC2 still does not know one', async () => {
+    const { launcher, fake, instanceTypes, templates, fleetCalls } = await world();
     fake.capacity.injectLaunchError({}, 'InvalidLaunchTemplateName.NotFoundException', 10, 'not found');
 
     const error = await launcher.launch(launchRequest(instanceTypes)).catch((e: unknown) => e);
@@ -335,7 +277,9 @@ describe('Ec2InstanceLauncher.launch', () => {
       code: 'InvalidLaunchTemplateName.NotFoundException',
       retryable: true,
     });
-    expect(templates.invalidated).toEqual(templates.templates.map((t) => t.launchTemplateName));
+    const names = templates.templates.map((t) => t.launchTemplateName);
+    expect(templates.invalidated).toStrictEqual([...names, ...names]);
+    expect(fleetCalls()).toHaveLength(2);
   });
 
   it('does not retry an error that is not transient', async () => {
