@@ -21,6 +21,7 @@ import type { LaunchRequest } from '../../../shared/core/ports/cloud';
 import { withFake } from '../../fakes/aws/attach';
 import { clientConfig } from '../../fakes/aws/client-config';
 import { FakeEc2, instanceTypeInfo } from '../../fakes/aws/ec2';
+import { FakeIam } from '../../fakes/aws/fake-iam';
 import { FakeLaunchTemplates } from '../../fakes/ports/fake-launch-templates';
 import { VirtualTime, waitsAtOnce } from '../../virtual-time';
 import { nodeClaim, nodeClass, nodePool } from '../builders';
@@ -113,14 +114,18 @@ export interface LaunchWorld {
 
 /**
  * The EC2 side: a FakeEc2 with the launch catalog's types, three subnets with room for 4,000,
- * 50 and 1,000 instances, the AL2023 images and prices behind a real client, and a launch
- * template for each image. The call log starts empty.
+ * 50 and 1,000 instances, the nodes' security group, the AL2023 images and prices behind a real
+ * client, an account whose IAM has the instance profile {@link INSTANCE_PROFILE} (and no other),
+ * and a launch template for each image. The call log starts empty.
  */
 export async function launchWorld(): Promise<LaunchWorld> {
   const clock = new VirtualTime();
   const catalog = launchCatalog();
+  const iam = new FakeIam({ clock });
+  iam.createInstanceProfile({ InstanceProfileName: INSTANCE_PROFILE });
   const fake = new FakeEc2({
     clock,
+    iam,
     availabilityZones: ZONES,
     instanceTypes: catalog.types.map((t) =>
       instanceTypeInfo({

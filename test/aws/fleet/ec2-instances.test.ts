@@ -147,8 +147,8 @@ describe('Ec2Instances.describe', () => {
     expect(rest).toEqual([]);
     expect(found).toMatchObject({
       id: a.instanceId,
-      instanceType: 'm6g.large',
-      zone: 'us-east-1a',
+      instanceType: a.instanceType,
+      zone: a.zone,
       state: 'running',
       capacityType: 'spot',
       launchTime: launchedAt,

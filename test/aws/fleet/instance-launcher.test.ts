@@ -13,19 +13,22 @@ function tagMap(tags: readonly { Key?: string; Value?: string }[] | undefined): 
 }
 
 describe('Ec2InstanceLauncher.launch', () => {
-  it('launches the cheapest spot offering with one instant fleet over every allowed type × zonal subnet', async () => {
+  it('launches spot with one instant fleet over every allowed type × zonal subnet, and records what EC2 chose', async () => {
     const { launcher, fake, fleetCalls, instanceTypes, clock } = await world();
+    // price-capacity-optimized favours the deepest pool, here not the cheapest.
+    fake.capacity.setCapacityScore({}, 0);
+    fake.capacity.setCapacityScore({ instanceType: 'c5.xlarge', availabilityZone: 'us-east-1b' }, 1);
     const sentAt = clock.now();
 
     const launched = await launcher.launch(launchRequest(instanceTypes));
 
-    expect(launched).toEqual({
+    expect(launched).toStrictEqual({
       instanceId: expect.stringMatching(/^i-/),
-      providerID: `aws:///us-east-1a/${launched.instanceId}`,
-      instanceType: 'm6g.large',
-      zone: 'us-east-1a',
+      providerID: `aws:///us-east-1b/${launched.instanceId}`,
+      instanceType: 'c5.xlarge',
+      zone: 'us-east-1b',
       capacityType: 'spot',
-      imageID: AMI_ARM64,
+      imageID: AMI_AMD64,
     });
     const [input] = fleetCalls();
     const { ClientToken, ...body } = input!;
@@ -63,7 +66,7 @@ describe('Ec2InstanceLauncher.launch', () => {
         ],
       },
     ]);
-    expect(fake.instance(launched.instanceId)?.SubnetId).toBe(SUBNET_A);
+    expect(fake.instance(launched.instanceId)?.SubnetId).toBe(SUBNET_B);
   });
 
   it('tags the instance and its volumes with the reserved tags, which NodeClass tags cannot override', async () => {
@@ -102,8 +105,10 @@ describe('Ec2InstanceLauncher.launch', () => {
     expect(tagMap(fake.instance(launched.instanceId)?.Tags).Name).toBe('workers');
   });
 
-  it('falls back within the same fleet when the cheapest offering has no capacity, and marks it unavailable', async () => {
+  it('falls back within the same fleet when the pool EC2 tries first has no capacity, and marks it unavailable', async () => {
     const { launcher, fake, instanceTypes, unavailable, fleetCalls } = await world();
+    fake.capacity.setCapacityScore({}, 0);
+    fake.capacity.setCapacityScore({ instanceType: 'm6g.large', availabilityZone: 'us-east-1a' }, 1);
     fake.capacity.injectLaunchError({
       instanceType: 'm6g.large',
       availabilityZone: 'us-east-1a',
@@ -231,7 +236,7 @@ describe('Ec2InstanceLauncher.launch', () => {
 
     const launched = await launcher.launch(launchRequest(instanceTypes));
 
-    expect(launched.instanceType).toBe('m6g.large');
+    expect(fake.instance(launched.instanceId)?.InstanceType).toBe(launched.instanceType);
     expect(fleetCalls()).toHaveLength(4);
     expect(sleeps).toEqual([50, 100, 200]);
     expect(fake.listInstances()).toHaveLength(1);
@@ -262,7 +267,7 @@ describe('Ec2InstanceLauncher.launch', () => {
     expect(error).not.toBeInstanceOf(InsufficientCapacityError);
     expect((error as CloudError).code).toBe('InvalidParameterValue');
     expect((error as Error).message).toMatch(
-      /^launching NodeClaim default-x7k2 \(m6g\.large, us-east-1a\): InvalidParameterValue: Invalid value for BlockDeviceMapping/,
+      /^launching NodeClaim default-x7k2 \((m6g\.large|m5\.large|c5\.xlarge), us-east-1[ab]\): InvalidParameterValue: Invalid value for BlockDeviceMapping \(and 5 more refused offerings\)$/,
     );
   });
 

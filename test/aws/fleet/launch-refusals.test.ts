@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ANY, UNAVAILABLE_OFFERING_TTL_MS } from '../../../shared/core/catalog/unavailable-offerings';
-import { InsufficientCapacityError } from '../../../shared/core/model/errors';
-import { launcherWorld, launchRequest } from '../../../sim/world/aws/launch-world';
+import { CloudError, InsufficientCapacityError } from '../../../shared/core/model/errors';
+import {
+  launcherWorld,
+  launchRequest,
+  RESOLVED_NODE_CLASS,
+  worldLauncher,
+  worldTemplateProvider,
+} from '../../../sim/world/aws/launch-world';
 import { SUBNET_A, SUBNET_A_SMALL } from '../../../sim/world/aws/region';
 import { nodeClaim } from '../../../sim/world/builders';
 
@@ -88,6 +94,47 @@ describe('Ec2InstanceLauncher: what EC2 refused', () => {
       },
     ]);
     expect(fleetCalls()).toStrictEqual([]);
+  });
+
+  it("fails with EC2's reason when the EC2NodeClass's security group is in another VPC than its subnets", async () => {
+    const w = await launcherWorld();
+    w.fake.addSecurityGroup({
+      id: 'sg-00000000000000e1e',
+      name: 'elsewhere',
+      vpcId: 'vpc-0000000000000000e',
+    });
+    const launcher = worldLauncher(w, w.policy, { launchTemplates: worldTemplateProvider(w) });
+
+    const error = await launcher
+      .launch(
+        launchRequest(w.instanceTypes, {
+          resolved: { ...RESOLVED_NODE_CLASS, securityGroups: [{ id: 'sg-00000000000000e1e' }] },
+        }),
+      )
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(CloudError);
+    expect(error).toMatchObject({ code: 'InvalidParameter', retryable: false });
+    expect((error as Error).message).toContain('belong to different networks');
+    expect(w.unavailable.list()).toStrictEqual([]);
+  });
+
+  it("fails with EC2's reason when the instance profile the EC2NodeClass resolved to does not exist", async () => {
+    const w = await launcherWorld();
+    const launcher = worldLauncher(w, w.policy, { launchTemplates: worldTemplateProvider(w) });
+
+    const error = await launcher
+      .launch(
+        launchRequest(w.instanceTypes, {
+          resolved: { ...RESOLVED_NODE_CLASS, instanceProfile: 'demo_gone' },
+        }),
+      )
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: 'CloudError', code: 'InvalidParameterValue', retryable: false });
+    expect((error as Error).message).toContain(
+      'Value (demo_gone) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name',
+    );
   });
 
   it('counts the addresses its own launches take, so successive NodeClaims spread over the zone', async () => {

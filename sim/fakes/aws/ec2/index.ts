@@ -3,6 +3,7 @@ export type { OfferingSeed, SpotPriceSeed } from './catalog';
 export { FakeEc2, type FakeEc2Options } from './fake-ec2';
 export type { MissingLaunchTemplateAnswer } from './fleet';
 export type { CapacityType, Pool, PoolSelector } from './fleet-capacity';
+export type { InstanceProfileDirectory } from './fleet-launch-checks';
 export type { ImageSeed } from './images';
 export { type InstanceTypeSpec, instanceTypeInfo } from './instance-type-info';
 export type { InstanceTimings, SpotReclaim } from './instances';
