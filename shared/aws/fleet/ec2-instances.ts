@@ -91,11 +91,6 @@ export class Ec2Instances {
     );
   }
 
-  /** The earliest live instance launched for a NodeClaim, found by its tags, if any. */
-  async findByNodeClaim(nodeClaim: string): Promise<Ec2Instance | undefined> {
-    return (await this.listByNodeClaim(nodeClaim, LIVE_INSTANCE_STATES))[0];
-  }
-
   /**
    * The instances launched for a NodeClaim, found by its tags, earliest first: those in
    * `states`, or all that EC2 still shows (terminated ones included) when `states` is omitted.

@@ -126,17 +126,7 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
     if (plan.configs.length === 0) throw new InsufficientCapacityError(nodeClaim.name, plan.skipped);
 
     const what = launching(nodeClaim.name, plan);
-    const body = createFleetInput({
-      plan,
-      tags: launchTags({
-        cluster: this.options.cluster.name,
-        nodePool: request.nodePool.name,
-        nodeClaim: nodeClaim.name,
-        nodeClass: request.nodeClass.name,
-        nodeClassTags: request.nodeClass.tags,
-      }),
-      ...(request.nodeClass.context === undefined ? {} : { context: request.nodeClass.context }),
-    });
+    const body = this.requestBody(request, plan);
     const token = fleetClientToken({ nodeClaim, request: body, now: this.options.clock.now(), replaces });
     const input = { ...body, ClientToken: token };
 
@@ -157,6 +147,21 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
     this.markRefusals(outcome);
     if (outcome.launched !== undefined) return launchedFrom(outcome.launched);
     throw this.fleetFailure(nodeClaim.name, plan, templates, outcome);
+  }
+
+  /** The CreateFleet request for the plan, tagged for the NodeClaim, without its ClientToken. */
+  private requestBody(request: LaunchRequest, plan: FleetPlan) {
+    return createFleetInput({
+      plan,
+      tags: launchTags({
+        cluster: this.options.cluster.name,
+        nodePool: request.nodePool.name,
+        nodeClaim: request.nodeClaim.name,
+        nodeClass: request.nodeClass.name,
+        nodeClassTags: request.nodeClass.tags,
+      }),
+      ...(request.nodeClass.context === undefined ? {} : { context: request.nodeClass.context }),
+    });
   }
 
   /**

@@ -160,12 +160,16 @@ describe('Ec2Instances.describe', () => {
     expect(found?.tags['kubernetes.io/cluster/demo']).toBe('owned');
   });
 
-  it('finds the live instance of a NodeClaim by its tag', async () => {
+  it('lists the instances of a NodeClaim by its tag, in the states asked for', async () => {
     const { launcher, launch } = await world();
     const a = await launch('default-aaaa');
     await launch('default-bbbb');
+    await launcher.terminate([a.instanceId]);
 
-    expect((await launcher.instances.findByNodeClaim('default-aaaa'))?.id).toBe(a.instanceId);
-    expect(await launcher.instances.findByNodeClaim('default-none')).toBeUndefined();
+    const ids = async (name: string, states?: readonly string[]) =>
+      (await launcher.instances.listByNodeClaim(name, states)).map((i) => i.id);
+    expect(await ids('default-aaaa')).toStrictEqual([a.instanceId]);
+    expect(await ids('default-aaaa', ['pending', 'running'])).toStrictEqual([]);
+    expect(await ids('default-none')).toStrictEqual([]);
   });
 });
