@@ -8,7 +8,7 @@ import type { NodeClaim } from '../../core/model/nodeclaim';
 import { type Requirement, Requirements } from '../../core/model/requirements';
 import { PODS } from '../../core/model/resources';
 import type { LaunchTemplateRef } from '../../core/ports/launch-templates';
-import { applyLaunchFilters, type LaunchFilterResult } from './launch-filters';
+import { applyLaunchFilters } from './launch-filters';
 
 /**
  * Which launch templates, instance types, subnets and capacity type one CreateFleet call for a
@@ -61,8 +61,6 @@ export interface FleetPlan {
    * CNI every pod takes an address.
    */
   readonly subnetAddresses: ReadonlyMap<string, number>;
-  /** Instance types Karpenter's launch filters removed, and by which filter. */
-  readonly filtered: LaunchFilterResult['rejected'];
 }
 
 /** What {@link planFleet} decides from. */
@@ -170,12 +168,11 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
   const usable = (it: InstanceType, o: Offering): boolean =>
     allowed(o) && available(it, o) && subnets.has(o.zone);
 
-  const filters = applyLaunchFilters(candidates, {
+  const { kept: types } = applyLaunchFilters(candidates, {
     hasMinValues: input.nodeClaim.spec.requirements.some((r) => r.minValues !== undefined),
     allowsSpotAndOnDemand: allowsCapacityType('spot') && allowsCapacityType('on-demand'),
     usable,
   });
-  const types = filters.kept;
   const spot = types.some((it) => it.offerings.some((o) => o.capacityType === 'spot' && usable(it, o)));
   // A spot-only NodeClaim stays spot even without an available offering, so `skipped` says why.
   const capacityType = spot || !allowsCapacityType('on-demand') ? 'spot' : 'on-demand';
@@ -189,7 +186,6 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
     available,
     capacityType,
     noSubnet,
-    filtered: filters.rejected,
   } as const;
 }
 
@@ -200,8 +196,7 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
  * offering first, at most {@link MAX_FLEET_OVERRIDES} in all (the dearest options are dropped).
  */
 export function planFleet(input: FleetPlanInput): FleetPlan {
-  const { types, skipped, subnets, allowed, available, capacityType, noSubnet, filtered } =
-    fleetContext(input);
+  const { types, skipped, subnets, allowed, available, capacityType, noSubnet } = fleetContext(input);
   const subnetAddresses = new Map<string, number>();
   const configs = new Map<string, { template: LaunchTemplateRef; overrides: FleetOverride[] }>();
   let total = 0;
@@ -242,7 +237,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     for (const o of overrides)
       subnetAddresses.set(o.subnetId, Math.min(subnetAddresses.get(o.subnetId) ?? pods, pods));
   }
-  return { capacityType, configs: [...configs.values()], skipped, subnetAddresses, filtered };
+  return { capacityType, configs: [...configs.values()], skipped, subnetAddresses };
 }
 
 function offeringOf(option: InstanceTypeOption): Omit<RefusedOffering, 'code'> {
