@@ -7,6 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EventBridgePublisher } from '../shared/aws/eventbridge/eventbridge-publisher';
+import { sdkClientConfig } from '../shared/aws/sdk-client-config';
 import { isConfigurationError } from '../shared/core/model/errors';
 import { systemTime } from '../shared/runtime/system-time';
 import { parseWatcherConfig, WATCHER_ENVIRONMENT } from './config';
@@ -41,7 +42,7 @@ async function main(): Promise<number> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromCluster();
   const publisher = new EventBridgePublisher({
-    eventBridge: new EventBridgeClient({ region: config.region, maxAttempts: 1 }),
+    eventBridge: new EventBridgeClient(sdkClientConfig({ region: config.region })),
     eventBusName: config.eventBusName,
     // A few quick tries per publish; the watcher keeps the batch and retries with its own backoff.
     retry: { timers: time, random: Math.random, maxAttempts: 3 },

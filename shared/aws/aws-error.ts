@@ -3,11 +3,17 @@ import { CloudError } from '../core/model/errors';
 /**
  * What an AWS SDK v3 call threw, classified once for every adapter: its code, whether another
  * try may succeed, and a CloudError naming what was being done.
+ *
+ * The codes follow the SDK's own classification (@smithy/core, retry/service-error-classification
+ * `THROTTLING_ERROR_CODES`, `TRANSIENT_ERROR_CODES`, `NODEJS_TIMEOUT_ERROR_CODES`), because
+ * production clients are built with `maxAttempts: 1` (sdk-client-config.ts) and podlift's own
+ * retry must take over everything the SDK would have retried.
  */
 
 /** Error codes AWS services use for throttling. */
 const THROTTLING_CODES: ReadonlySet<string> = new Set([
   'RequestLimitExceeded',
+  'BandwidthLimitExceeded',
   'Throttling',
   'ThrottlingException',
   'ThrottledException',
@@ -29,11 +35,14 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
   'Unavailable',
   'RequestTimeout',
   'RequestTimeoutException',
+  // The SDK's HTTP handler names a connection or socket timeout TimeoutError, often without a code.
+  'TimeoutError',
 ]);
 
 /** Node socket errors worth another try (a DNS name that does not resolve is not). */
 const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
+  'ECONNREFUSED',
   'ETIMEDOUT',
   'EPIPE',
   'EAI_AGAIN',

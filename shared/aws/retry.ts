@@ -8,8 +8,8 @@ import { awsErrorCode, errorMessage, isRetryableAwsError } from './aws-error';
  * waiting on the injected {@link Timers} and with randomness injected, so tests and the simulator
  * never wait for real.
  *
- * Composition roots should build SDK clients with `maxAttempts: 1` so this policy, which knows
- * the deadline, is the only one retrying.
+ * Production SDK clients are built with `sdkClientConfig` (`maxAttempts: 1`), so this policy,
+ * which knows the deadline, is the only one retrying.
  */
 
 /** How and for how long to retry. Only `timers` and `random` are required. */

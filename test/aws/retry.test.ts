@@ -41,6 +41,18 @@ describe('isRetryableAwsError', () => {
     ).toBe(false);
     expect(isRetryableAwsError(new TypeError('x is undefined'))).toBe(false);
   });
+
+  it('retries what the SDK itself retries: refused connections, timeouts and bandwidth throttling', () => {
+    // As @smithy/node-http-handler throws them: a refused socket keeps its code, a socket
+    // timeout is only named TimeoutError.
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' });
+    const timedOut = Object.assign(new Error('the request socket timed out after 30000 ms'), {
+      name: 'TimeoutError',
+    });
+    expect(isRetryableAwsError(refused)).toBe(true);
+    expect(isRetryableAwsError(timedOut)).toBe(true);
+    expect(isRetryableAwsError(ec2Error('BandwidthLimitExceeded', 400))).toBe(true);
+  });
 });
 
 describe('backoffDelayMs', () => {

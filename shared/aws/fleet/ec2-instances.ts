@@ -91,17 +91,20 @@ export class Ec2Instances {
     );
   }
 
-  /** The live instance launched for a NodeClaim, found by its tags, if any. */
-  async findByNodeClaim(nodeClaim: string): Promise<Ec2Instance | undefined> {
+  /**
+   * The instances launched for a NodeClaim, found by its tags, earliest first: those in
+   * `states`, or all that EC2 still shows (terminated ones included) when `states` is omitted.
+   */
+  async listByNodeClaim(nodeClaim: string, states?: readonly string[]): Promise<Ec2Instance[]> {
     const found = await this.list(
       [
         { Name: `tag:${clusterTagKey(this.options.cluster)}`, Values: ['owned'] },
         { Name: `tag:${TAG_NODECLAIM}`, Values: [nodeClaim] },
-        { Name: 'instance-state-name', Values: [...LIVE_INSTANCE_STATES] },
+        ...(states === undefined ? [] : [{ Name: 'instance-state-name', Values: [...states] }]),
       ],
-      `looking up the instance of NodeClaim ${nodeClaim}`,
+      `looking up the instances of NodeClaim ${nodeClaim}`,
     );
-    return found.sort((a, b) => (a.launchTime ?? 0) - (b.launchTime ?? 0) || (a.id < b.id ? -1 : 1))[0];
+    return found.sort((a, b) => (a.launchTime ?? 0) - (b.launchTime ?? 0) || (a.id < b.id ? -1 : 1));
   }
 
   /**

@@ -1,12 +1,14 @@
-import type { InstanceTypeOption } from '../../core/catalog/instance-type';
-import { type InstanceType, type Offering, offeringKey } from '../../core/catalog/instance-type';
+import type { InstanceType, InstanceTypeOption, Offering } from '../../core/catalog/instance-type';
+import { isOfferingUnavailable } from '../../core/catalog/unavailable-offerings';
 import type { CapacityType } from '../../core/model/capacity-type';
 import type { ResolvedSubnet } from '../../core/model/ec2nodeclass-status';
 import type { RefusedOffering } from '../../core/model/errors';
 import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../../core/model/labels';
 import type { NodeClaim } from '../../core/model/nodeclaim';
 import { type Requirement, Requirements } from '../../core/model/requirements';
+import { PODS } from '../../core/model/resources';
 import type { LaunchTemplateRef } from '../../core/ports/launch-templates';
+import { applyLaunchFilters } from './launch-filters';
 
 /**
  * Which launch templates, instance types, subnets and capacity type one CreateFleet call for a
@@ -48,10 +50,17 @@ export interface FleetPlan {
   readonly configs: readonly FleetTemplateConfig[];
   /**
    * Offerings of the chosen capacity type left out before asking EC2: recently refused
-   * (`OfferingUnavailable`), in a zone without a subnet (`NoSubnetInZone`), or an instance type
-   * no launch template serves (`NoLaunchTemplate`) or that is not in the catalog (`UnknownInstanceType`).
+   * (`OfferingUnavailable`), in a zone without a subnet (`NoSubnetInZone`) or whose subnets are
+   * all out of addresses (`NoSubnetWithFreeAddresses`), or an instance type no launch template
+   * serves (`NoLaunchTemplate`) or that is not in the catalog (`UnknownInstanceType`).
    */
   readonly skipped: readonly RefusedOffering[];
+  /**
+   * Addresses one launch takes in each subnet the plan uses: the fewest pods of the types it
+   * asks for there (Karpenter's `minPods`, pkg/providers/subnet/subnet.go), since with the VPC
+   * CNI every pod takes an address.
+   */
+  readonly subnetAddresses: ReadonlyMap<string, number>;
 }
 
 /** What {@link planFleet} decides from. */
@@ -63,26 +72,42 @@ export interface FleetPlanInput {
   readonly subnets: readonly ResolvedSubnet[];
   /** In the provider's order: an instance type uses the first template whose requirements it meets. */
   readonly launchTemplates: readonly LaunchTemplateRef[];
-  /** offeringKey()s EC2 recently refused or reclaimed. */
+  /** UnavailableOfferings.keys(): offerings (and capacity types) EC2 recently refused or reclaimed. */
   readonly unavailable: ReadonlySet<string>;
+  /** Subnets recently out of free addresses. @default none */
+  readonly unavailableSubnets?: ReadonlySet<string>;
+  /** Addresses launches of this invocation are expected to have taken, per subnet. @default none */
+  readonly inflightAddresses?: ReadonlyMap<string, number>;
+}
+
+/** What {@link zonalSubnets} leaves out besides zones the NodeClaim does not allow. */
+export interface ZonalSubnetOptions {
+  /** Subnets out of addresses: never chosen. */
+  readonly unavailable?: ReadonlySet<string>;
+  /** Addresses already promised to launches in flight, subtracted from each subnet's count. */
+  readonly inflight?: ReadonlyMap<string, number>;
 }
 
 /**
- * The subnet each zone launches into: the one with the most available IP addresses (ties by
- * id, for determinism), among zones `zones` allows.
+ * The subnet each zone launches into: the one with the most available IP addresses less those
+ * in flight (ties by id, for determinism), among zones `zones` allows and subnets not out of
+ * addresses (Karpenter's `ZonalSubnetsForLaunch`, pkg/providers/subnet/subnet.go).
  */
 export function zonalSubnets(
   subnets: readonly ResolvedSubnet[],
   zones: Requirement | undefined,
+  options: ZonalSubnetOptions = {},
 ): ReadonlyMap<string, ResolvedSubnet> {
+  const free = (s: ResolvedSubnet) => s.availableIpAddressCount - (options.inflight?.get(s.id) ?? 0);
   const byZone = new Map<string, ResolvedSubnet>();
   for (const subnet of subnets) {
     if (zones !== undefined && !zones.has(subnet.zone)) continue;
+    if (options.unavailable?.has(subnet.id)) continue;
     const best = byZone.get(subnet.zone);
     if (
       best === undefined ||
-      subnet.availableIpAddressCount > best.availableIpAddressCount ||
-      (subnet.availableIpAddressCount === best.availableIpAddressCount && subnet.id < best.id)
+      free(subnet) > free(best) ||
+      (free(subnet) === free(best) && subnet.id < best.id)
     ) {
       byZone.set(subnet.zone, subnet);
     }
@@ -99,9 +124,10 @@ export function templateServes(template: LaunchTemplateRef, instanceType: Instan
 
 /**
  * The capacity type one CreateFleet call buys for a NodeClaim: spot when the NodeClaim allows it
- * and some option has an available spot offering in a zone a subnet covers, else on-demand
- * (Karpenter's rule). The launcher decides it before ensuring launch templates, because their
- * user data labels the node with it: template and fleet must agree.
+ * and some option has an available spot offering in a zone a subnet covers, after Karpenter's
+ * launch filters (a spot offering dearer than the cheapest on-demand one does not count), else
+ * on-demand (Karpenter's `getCapacityType`). The launcher decides it before ensuring launch
+ * templates, because their user data labels the node with it: template and fleet must agree.
  */
 export function fleetCapacityType(input: Omit<FleetPlanInput, 'launchTemplates'>): 'spot' | 'on-demand' {
   return fleetContext(input).capacityType;
@@ -111,10 +137,14 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
   const requirements = Requirements.from(input.nodeClaim.spec.requirements);
   const zoneRequirement = requirements.get(LABEL_ZONE);
   const capacityTypeRequirement = requirements.get(LABEL_CAPACITY_TYPE);
-  const subnets = zonalSubnets(input.subnets, zoneRequirement);
+  const subnets = zonalSubnets(input.subnets, zoneRequirement, {
+    ...(input.unavailableSubnets === undefined ? {} : { unavailable: input.unavailableSubnets }),
+    ...(input.inflightAddresses === undefined ? {} : { inflight: input.inflightAddresses }),
+  });
+  const zonesWithSubnets = new Set(input.subnets.map((s) => s.zone));
   const skipped: RefusedOffering[] = [];
 
-  const types: InstanceType[] = [];
+  const candidates: InstanceType[] = [];
   const seen = new Set<string>();
   for (const option of input.options) {
     if (seen.has(option.name)) continue;
@@ -125,7 +155,7 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
       skipped.push({ ...offeringOf(option), code: 'UnknownInstanceType' });
       continue;
     }
-    types.push(instanceType);
+    candidates.push(instanceType);
   }
 
   // The AWS provider launches on-demand unless spot is explicitly allowed (Karpenter).
@@ -134,16 +164,29 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
   const allowed = (o: Offering): boolean =>
     (zoneRequirement === undefined || zoneRequirement.has(o.zone)) && allowsCapacityType(o.capacityType);
   const available = (it: InstanceType, o: Offering): boolean =>
-    o.available && !input.unavailable.has(offeringKey(it.name, o.zone, o.capacityType));
+    o.available && !isOfferingUnavailable(input.unavailable, it.name, o.zone, o.capacityType);
+  const usable = (it: InstanceType, o: Offering): boolean =>
+    allowed(o) && available(it, o) && subnets.has(o.zone);
 
-  const spot = types.some((it) =>
-    it.offerings.some(
-      (o) => o.capacityType === 'spot' && allowed(o) && available(it, o) && subnets.has(o.zone),
-    ),
-  );
+  const { kept: types } = applyLaunchFilters(candidates, {
+    hasMinValues: input.nodeClaim.spec.requirements.some((r) => r.minValues !== undefined),
+    allowsSpotAndOnDemand: allowsCapacityType('spot') && allowsCapacityType('on-demand'),
+    usable,
+  });
+  const spot = types.some((it) => it.offerings.some((o) => o.capacityType === 'spot' && usable(it, o)));
   // A spot-only NodeClaim stays spot even without an available offering, so `skipped` says why.
   const capacityType = spot || !allowsCapacityType('on-demand') ? 'spot' : 'on-demand';
-  return { types, skipped, subnets, allowed, available, capacityType } as const;
+  const noSubnet = (zone: string) =>
+    zonesWithSubnets.has(zone) ? 'NoSubnetWithFreeAddresses' : 'NoSubnetInZone';
+  return {
+    types,
+    skipped,
+    subnets,
+    allowed,
+    available,
+    capacityType,
+    noSubnet,
+  } as const;
 }
 
 /**
@@ -153,7 +196,8 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
  * offering first, at most {@link MAX_FLEET_OVERRIDES} in all (the dearest options are dropped).
  */
 export function planFleet(input: FleetPlanInput): FleetPlan {
-  const { types, skipped, subnets, allowed, available, capacityType } = fleetContext(input);
+  const { types, skipped, subnets, allowed, available, capacityType, noSubnet } = fleetContext(input);
+  const subnetAddresses = new Map<string, number>();
   const configs = new Map<string, { template: LaunchTemplateRef; overrides: FleetOverride[] }>();
   let total = 0;
   for (const it of types) {
@@ -166,7 +210,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
       const refused = { instanceType: it.name, zone: o.zone, capacityType: o.capacityType };
       const subnet = subnets.get(o.zone);
       if (!available(it, o)) skipped.push({ ...refused, code: 'OfferingUnavailable' });
-      else if (subnet === undefined) skipped.push({ ...refused, code: 'NoSubnetInZone' });
+      else if (subnet === undefined) skipped.push({ ...refused, code: noSubnet(o.zone) });
       else if (template === undefined) skipped.push({ ...refused, code: 'NoLaunchTemplate' });
       else
         overrides.push({
@@ -189,8 +233,11 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     }
     config.overrides.push(...overrides);
     total += overrides.length;
+    const pods = it.capacity[PODS] ?? 0;
+    for (const o of overrides)
+      subnetAddresses.set(o.subnetId, Math.min(subnetAddresses.get(o.subnetId) ?? pods, pods));
   }
-  return { capacityType, configs: [...configs.values()], skipped };
+  return { capacityType, configs: [...configs.values()], skipped, subnetAddresses };
 }
 
 function offeringOf(option: InstanceTypeOption): Omit<RefusedOffering, 'code'> {

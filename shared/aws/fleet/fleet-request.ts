@@ -3,8 +3,7 @@ import type { FleetPlan } from './fleet-plan';
 
 /** What, besides the plan, goes into one CreateFleet request. */
 export interface FleetRequestInput {
-  readonly plan: FleetPlan;
-  readonly clientToken: string;
+  readonly plan: Pick<FleetPlan, 'configs' | 'capacityType'>;
   readonly tags: Readonly<Record<string, string>>;
   /** EC2NodeClass spec.context (reserved capacity context), passed through as Karpenter does. */
   readonly context?: string;
@@ -16,14 +15,14 @@ export interface FleetRequestInput {
  * The CreateFleet request Karpenter makes: an `instant` fleet of one instance (a batcher
  * merging identical requests would raise `count`), `price-capacity-optimized` for spot,
  * `lowest-price` for on-demand, every override with its zone (so errors name it) and image,
- * and the same tags on the instance, its volumes and the fleet.
+ * and the same tags on the instance, its volumes and the fleet. Without a ClientToken: the
+ * token is derived from this request (client-token.ts).
  */
-export function createFleetInput(input: FleetRequestInput): CreateFleetCommandInput {
+export function createFleetInput(input: FleetRequestInput): Omit<CreateFleetCommandInput, 'ClientToken'> {
   const { plan } = input;
   const tags: Tag[] = Object.entries(input.tags).map(([Key, Value]) => ({ Key, Value }));
   return {
     Type: 'instant',
-    ClientToken: input.clientToken,
     ...(input.context === undefined ? {} : { Context: input.context }),
     LaunchTemplateConfigs: plan.configs.map((config) => ({
       LaunchTemplateSpecification: {

@@ -4,9 +4,10 @@ import type { RefusedOffering } from '../../core/model/errors';
 import type { FleetPlan } from './fleet-plan';
 
 /**
- * Per-override CreateFleet error codes that mean "no capacity right now" (Karpenter's
- * unfulfillableCapacityErrorCodes): the offering is marked unavailable, and a fleet refused
- * only with these is an InsufficientCapacityError.
+ * Per-override CreateFleet error codes that mean "no capacity right now": the offering is
+ * marked unavailable, and a fleet refused only with these is an InsufficientCapacityError.
+ * Exactly Karpenter's `unfulfillableCapacityErrorCodes` (aws/karpenter-provider-aws
+ * pkg/errors/errors.go, used by `IsUnfulfillableCapacity`).
  */
 export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
   'InsufficientInstanceCapacity',
@@ -15,8 +16,20 @@ export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
   'UnfulfillableCapacity',
   'Unsupported',
   'InsufficientFreeAddressesInSubnet',
+  'MaxFleetCountExceeded',
   'ReservationCapacityExceeded',
 ]);
+
+/**
+ * The per-override code EC2 answers when spot needs its service-linked role and the caller may
+ * not create it: spot is unusable for the whole account until someone creates the role, so
+ * Karpenter marks the capacity type unavailable and counts it with the capacity refusals
+ * (`IsServiceLinkedRoleCreationNotPermitted`, `combineFleetErrors`, pkg/providers/instance/instance.go).
+ */
+export const SPOT_SERVICE_LINKED_ROLE_CODE = 'AuthFailure.ServiceLinkedRoleCreationNotPermitted';
+
+/** The per-override code for a subnet out of free addresses (Karpenter's `IsInsufficientFreeAddressesInSubnet`). */
+export const SUBNET_FULL_CODE = 'InsufficientFreeAddressesInSubnet';
 
 /** The instance a fleet launched. */
 export interface FleetInstance {
@@ -33,10 +46,12 @@ export interface FleetOutcome {
   readonly launched?: FleetInstance;
   /** Other instances launched (only when a fleet asked for more than one). */
   readonly extra: readonly FleetInstance[];
-  /** Offerings refused for capacity: to be marked unavailable. */
+  /** Offerings refused for capacity: to be marked unavailable (spot's missing service-linked role included). */
   readonly refused: readonly RefusedOffering[];
   /** Errors that are not about capacity (bad launch template, AMI, parameter, ...). */
   readonly failed: readonly RefusedOffering[];
+  /** Subnets EC2 said are out of free addresses. */
+  readonly fullSubnets: readonly string[];
 }
 
 /**
@@ -46,7 +61,7 @@ export interface FleetOutcome {
  */
 export function readFleetOutput(
   output: Pick<CreateFleetCommandOutput, 'Instances' | 'Errors'>,
-  plan: FleetPlan,
+  plan: Pick<FleetPlan, 'configs' | 'capacityType'>,
 ): FleetOutcome {
   const zoneOfSubnet = new Map<string, string>();
   for (const config of plan.configs) for (const o of config.overrides) zoneOfSubnet.set(o.subnetId, o.zone);
@@ -72,12 +87,23 @@ export function readFleetOutput(
   }
   const refused: RefusedOffering[] = [];
   const failed: RefusedOffering[] = [];
+  const fullSubnets = new Set<string>();
   for (const error of output.Errors ?? []) {
     const offering = refusedOffering(error, zoneOf, capacityTypeOf);
-    (UNFULFILLABLE_CAPACITY_CODES.has(offering.code) ? refused : failed).push(offering);
+    const capacity =
+      UNFULFILLABLE_CAPACITY_CODES.has(offering.code) || offering.code === SPOT_SERVICE_LINKED_ROLE_CODE;
+    (capacity ? refused : failed).push(offering);
+    const subnetId = error.LaunchTemplateAndOverrides?.Overrides?.SubnetId;
+    if (offering.code === SUBNET_FULL_CODE && subnetId !== undefined) fullSubnets.add(subnetId);
   }
   const [launched, ...extra] = instances;
-  return { ...(launched === undefined ? {} : { launched }), extra, refused, failed };
+  return {
+    ...(launched === undefined ? {} : { launched }),
+    extra,
+    refused,
+    failed,
+    fullSubnets: [...fullSubnets],
+  };
 }
 
 function refusedOffering(

@@ -32,7 +32,7 @@ import {
 import { Requirement, Requirements } from '../model/requirements';
 import { allocatableOf, capacityOf, overheadOf } from './allocatable';
 import type { Catalog, InstanceType, InstanceTypeInfo, Offering } from './instance-type';
-import { offeringKey } from './instance-type';
+import { isOfferingUnavailable } from './unavailable-offerings';
 
 /**
  * Instance types as the scheduler sees them for one node class: requirements (labels),
@@ -125,8 +125,8 @@ function purchasableCapacityTypes(info: InstanceTypeInfo): readonly CapacityType
 /**
  * The offerings of one type in the catalog's region: one per zone (limited by
  * `catalog.typeZones` when present) and capacity type that has a price. On-demand needs an
- * on-demand price, spot a spot price for that zone. Offerings in `unavailable` (keys from
- * {@link offeringKey}) are kept but marked unavailable.
+ * on-demand price, spot a spot price for that zone. Offerings in `unavailable` (keys of
+ * UnavailableOfferings, whole capacity types included) are kept but marked unavailable.
  */
 export function instanceTypeOfferings(
   catalog: Catalog,
@@ -144,7 +144,8 @@ export function instanceTypeOfferings(
     for (const capacityType of capacityTypes) {
       const price = capacityType === 'on-demand' ? onDemand : spot?.get(zone);
       if (price === undefined) continue;
-      const available = !unavailable?.has(offeringKey(info.name, zone, capacityType));
+      const available =
+        unavailable === undefined || !isOfferingUnavailable(unavailable, info.name, zone, capacityType);
       offerings.push({ zone, capacityType, price, available });
     }
   }
@@ -236,10 +237,9 @@ const resolvedByCatalog = new WeakMap<Catalog, Map<string, Resolved>>();
 
 function markUnavailable(types: readonly InstanceType[], unavailable: ReadonlySet<string>): InstanceType[] {
   return types.map((it) => {
-    if (!it.offerings.some((o) => unavailable.has(offeringKey(it.name, o.zone, o.capacityType)))) return it;
-    const offerings = it.offerings.map((o) =>
-      unavailable.has(offeringKey(it.name, o.zone, o.capacityType)) ? { ...o, available: false } : o,
-    );
+    const marked = (o: Offering) => isOfferingUnavailable(unavailable, it.name, o.zone, o.capacityType);
+    if (!it.offerings.some(marked)) return it;
+    const offerings = it.offerings.map((o) => (marked(o) ? { ...o, available: false } : o));
     return { ...it, offerings };
   });
 }

@@ -1,8 +1,12 @@
 import { CreateFleetCommand, type DescribeInstancesCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
 import { CloudError, ValidationError } from '../../../shared/core/model/errors';
-import { clockRetryPolicy, launchRequest, launchWorld } from '../../../sim/world/aws/launch-world';
+import {
+  clockRetryPolicy,
+  launchRequest,
+  launchWorld,
+  worldLauncher,
+} from '../../../sim/world/aws/launch-world';
 import { clusterInfo, SUBNET_A } from '../../../sim/world/aws/region';
 import { nodeClaim } from '../../../sim/world/builders';
 
@@ -10,13 +14,8 @@ async function world(pageSize?: number) {
   const w = await launchWorld();
   const { policy, sleeps } = clockRetryPolicy(w.clock);
   const launcherFor = (cluster: string) =>
-    new Ec2InstanceLauncher({
-      ec2: w.ec2,
+    worldLauncher(w, policy, {
       cluster: { ...clusterInfo, name: cluster },
-      launchTemplates: w.templates,
-      instanceTypes: w.instanceTypes,
-      unavailableOfferings: w.unavailable,
-      retry: policy,
       ...(pageSize === undefined ? {} : { pageSize }),
     });
   const launcher = launcherFor('demo');
@@ -148,8 +147,8 @@ describe('Ec2Instances.describe', () => {
     expect(rest).toEqual([]);
     expect(found).toMatchObject({
       id: a.instanceId,
-      instanceType: 'm6g.large',
-      zone: 'us-east-1a',
+      instanceType: a.instanceType,
+      zone: a.zone,
       state: 'running',
       capacityType: 'spot',
       launchTime: launchedAt,
@@ -161,12 +160,16 @@ describe('Ec2Instances.describe', () => {
     expect(found?.tags['kubernetes.io/cluster/demo']).toBe('owned');
   });
 
-  it('finds the live instance of a NodeClaim by its tag', async () => {
+  it('lists the instances of a NodeClaim by its tag, in the states asked for', async () => {
     const { launcher, launch } = await world();
     const a = await launch('default-aaaa');
     await launch('default-bbbb');
+    await launcher.terminate([a.instanceId]);
 
-    expect((await launcher.instances.findByNodeClaim('default-aaaa'))?.id).toBe(a.instanceId);
-    expect(await launcher.instances.findByNodeClaim('default-none')).toBeUndefined();
+    const ids = async (name: string, states?: readonly string[]) =>
+      (await launcher.instances.listByNodeClaim(name, states)).map((i) => i.id);
+    expect(await ids('default-aaaa')).toStrictEqual([a.instanceId]);
+    expect(await ids('default-aaaa', ['pending', 'running'])).toStrictEqual([]);
+    expect(await ids('default-none')).toStrictEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
 import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
 import type { ResolvedSubnet } from '../../../shared/core/model/ec2nodeclass-status';
-import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT } from '../../../shared/core/model/labels';
+import { LABEL_ARCH, LABEL_INSTANCE_GPU_COUNT, LABEL_INSTANCE_TYPE } from '../../../shared/core/model/labels';
 import { Requirement } from '../../../shared/core/model/requirements';
 import type { LaunchTemplateRef } from '../../../shared/core/ports/launch-templates';
 import { cheapestOptions, launchInstanceTypes, RESOLVED_SUBNETS } from '../../../sim/world/aws/launch-world';
@@ -61,6 +61,35 @@ describe('zonalSubnets', () => {
   });
 });
 
+describe('zonalSubnets (continued)', () => {
+  const subnets = [
+    subnet('subnet-a1', 'us-east-1a', 100),
+    subnet('subnet-a2', 'us-east-1a', 80),
+    subnet('subnet-b1', 'us-east-1b', 5),
+  ];
+  const ids = (picked: ReadonlyMap<string, ResolvedSubnet>) =>
+    Object.fromEntries([...picked].map(([zone, s]) => [zone, s.id]));
+
+  it('passes over subnets out of addresses, and leaves a zone out when all of its are', () => {
+    expect(
+      ids(zonalSubnets(subnets, undefined, { unavailable: new Set(['subnet-a1', 'subnet-b1']) })),
+    ).toStrictEqual({
+      'us-east-1a': 'subnet-a2',
+    });
+  });
+
+  it('counts the addresses in flight against each subnet', () => {
+    expect(ids(zonalSubnets(subnets, undefined, { inflight: new Map([['subnet-a1', 21]]) }))).toStrictEqual({
+      'us-east-1a': 'subnet-a2',
+      'us-east-1b': 'subnet-b1',
+    });
+    expect(ids(zonalSubnets(subnets, undefined, { inflight: new Map([['subnet-a1', 20]]) }))).toStrictEqual({
+      'us-east-1a': 'subnet-a1',
+      'us-east-1b': 'subnet-b1',
+    });
+  });
+});
+
 describe('templateServes', () => {
   it('matches templates to instance types by architecture and GPU requirements', () => {
     const types = launchInstanceTypes();
@@ -86,7 +115,13 @@ describe('planFleet', () => {
   it('gives the GPU type the GPU template and keeps the NodeClaim to its zones', () => {
     const plan = planFleet({
       ...base,
-      nodeClaim: nodeClaim({ zones: ['us-east-1b'] }),
+      // minValues keeps the GPU type among the options (no exotic-instance filter).
+      nodeClaim: nodeClaim({
+        zones: ['us-east-1b'],
+        requirements: [
+          { key: LABEL_INSTANCE_TYPE, operator: 'In', values: ['m5.large', 'g4dn.xlarge'], minValues: 2 },
+        ],
+      }),
       options: cheapestOptions(types, ['m5.large', 'g4dn.xlarge']),
     });
     expect(
@@ -171,6 +206,22 @@ describe('planFleet', () => {
     expect(overrides).toHaveLength(MAX_FLEET_OVERRIDES);
     expect([...new Set(overrides.map((o) => o.instanceType))]).toEqual(
       cheapestFirst.slice(0, MAX_FLEET_OVERRIDES / catalog.zones.length).map((it) => it.name),
+    );
+  });
+
+  it('says how many addresses one launch takes in each subnet: the fewest pods of its types there', () => {
+    const plan = planFleet({
+      ...base,
+      nodeClaim: nodeClaim({ capacityTypes: ['on-demand'] }),
+      options: cheapestOptions(types, ['m5.large', 'c5.xlarge']),
+    });
+    const pods = (name: string) => types.get(name)!.capacity.pods!;
+    expect(pods('m5.large')).toBeLessThan(pods('c5.xlarge'));
+    expect(plan.subnetAddresses).toStrictEqual(
+      new Map([
+        ['subnet-0000000000000000a', pods('m5.large')],
+        ['subnet-0000000000000000b', pods('m5.large')],
+      ]),
     );
   });
 

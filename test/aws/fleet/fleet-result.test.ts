@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { FleetPlan } from '../../../shared/aws/fleet/fleet-plan';
 import { readFleetOutput } from '../../../shared/aws/fleet/fleet-result';
 
-const plan: FleetPlan = {
+const plan: Pick<FleetPlan, 'capacityType' | 'configs'> = {
   capacityType: 'spot',
-  skipped: [],
   configs: [
     {
       template: { launchTemplateName: 'lt', imageId: 'ami-1', requirements: [] },
@@ -81,6 +80,7 @@ describe('readFleetOutput', () => {
       'UnfulfillableCapacity',
       'Unsupported',
       'InsufficientFreeAddressesInSubnet',
+      'MaxFleetCountExceeded',
     ];
     const outcome = readFleetOutput(
       {

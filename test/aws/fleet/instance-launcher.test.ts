@@ -1,51 +1,40 @@
-import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { fleetClientToken } from '../../../shared/aws/fleet/client-token';
-import { Ec2InstanceLauncher } from '../../../shared/aws/fleet/instance-launcher';
-import type { RetryPolicy } from '../../../shared/aws/retry';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
 import { CloudError, InsufficientCapacityError } from '../../../shared/core/model/errors';
-import { clockRetryPolicy, launchRequest, launchWorld } from '../../../sim/world/aws/launch-world';
-import { AMI_AMD64, AMI_ARM64, clusterInfo, SUBNET_A, SUBNET_B } from '../../../sim/world/aws/region';
+import { launcherWorld, launchRequest } from '../../../sim/world/aws/launch-world';
+import { AMI_AMD64, AMI_ARM64, SUBNET_A, SUBNET_B } from '../../../sim/world/aws/region';
 import { nodeClaim } from '../../../sim/world/builders';
 
-async function world(retry: Partial<RetryPolicy> & { deadlineMs?: number } = {}) {
-  const w = await launchWorld();
-  const { policy, sleeps } = clockRetryPolicy(w.clock, retry);
-  const launcher = new Ec2InstanceLauncher({
-    ec2: w.ec2,
-    cluster: clusterInfo,
-    launchTemplates: w.templates,
-    instanceTypes: w.instanceTypes,
-    unavailableOfferings: w.unavailable,
-    retry: policy,
-  });
-  const fleetCalls = () => w.fake.callsTo('CreateFleet') as CreateFleetCommandInput[];
-  return { ...w, launcher, sleeps, fleetCalls };
-}
+const world = launcherWorld;
 
 function tagMap(tags: readonly { Key?: string; Value?: string }[] | undefined): Record<string, string> {
   return Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
 }
 
 describe('Ec2InstanceLauncher.launch', () => {
-  it('launches the cheapest spot offering with one instant fleet over every allowed type × zonal subnet', async () => {
-    const { launcher, fake, fleetCalls, instanceTypes } = await world();
+  it('launches spot with one instant fleet over every allowed type × zonal subnet, and records what EC2 chose', async () => {
+    const { launcher, fake, fleetCalls, instanceTypes, clock } = await world();
+    // price-capacity-optimized favours the deepest pool, here not the cheapest.
+    fake.capacity.setCapacityScore({}, 0);
+    fake.capacity.setCapacityScore({ instanceType: 'c5.xlarge', availabilityZone: 'us-east-1b' }, 1);
+    const sentAt = clock.now();
 
     const launched = await launcher.launch(launchRequest(instanceTypes));
 
-    expect(launched).toEqual({
+    expect(launched).toStrictEqual({
       instanceId: expect.stringMatching(/^i-/),
-      providerID: `aws:///us-east-1a/${launched.instanceId}`,
-      instanceType: 'm6g.large',
-      zone: 'us-east-1a',
+      providerID: `aws:///us-east-1b/${launched.instanceId}`,
+      instanceType: 'c5.xlarge',
+      zone: 'us-east-1b',
       capacityType: 'spot',
-      imageID: AMI_ARM64,
+      imageID: AMI_AMD64,
     });
     const [input] = fleetCalls();
+    const { ClientToken, ...body } = input!;
+    expect(ClientToken).toBe(fleetClientToken({ nodeClaim: nodeClaim(), request: body, now: sentAt }));
     expect(input).toMatchObject({
       Type: 'instant',
-      ClientToken: fleetClientToken(nodeClaim()),
       TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'spot' },
       SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
     });
@@ -77,7 +66,7 @@ describe('Ec2InstanceLauncher.launch', () => {
         ],
       },
     ]);
-    expect(fake.instance(launched.instanceId)?.SubnetId).toBe(SUBNET_A);
+    expect(fake.instance(launched.instanceId)?.SubnetId).toBe(SUBNET_B);
   });
 
   it('tags the instance and its volumes with the reserved tags, which NodeClass tags cannot override', async () => {
@@ -116,52 +105,10 @@ describe('Ec2InstanceLauncher.launch', () => {
     expect(tagMap(fake.instance(launched.instanceId)?.Tags).Name).toBe('workers');
   });
 
-  it('returns the same instance when the same NodeClaim is launched twice', async () => {
-    const { launcher, fake, instanceTypes, fleetCalls } = await world();
-    const request = launchRequest(instanceTypes);
-
-    const first = await launcher.launch(request);
-    const second = await launcher.launch(request);
-
-    expect(second).toEqual(first);
-    expect(fleetCalls()).toHaveLength(2);
-    expect(fleetCalls()[1]!.ClientToken).toBe(fleetCalls()[0]!.ClientToken);
-    expect(fake.listInstances()).toHaveLength(1);
-  });
-
-  it('finds the earlier instance by its NodeClaim tag when a retried launch asks with other parameters', async () => {
-    const { launcher, fake, instanceTypes, unavailable } = await world();
-    const first = await launcher.launch(launchRequest(instanceTypes));
-    // Since then, an offering was refused elsewhere: the same token now comes with other overrides.
-    unavailable.mark('m5.large', 'us-east-1b', 'spot', 'InsufficientInstanceCapacity');
-
-    const again = await launcher.launch(launchRequest(instanceTypes));
-
-    expect(fake.calls.filter((c) => c.operation === 'CreateFleet').at(-1)?.error?.name).toBe(
-      'IdempotentParameterMismatch',
-    );
-    expect(again).toMatchObject({
-      instanceId: first.instanceId,
-      providerID: first.providerID,
-      zone: 'us-east-1a',
-    });
-    expect(fake.listInstances()).toHaveLength(1);
-  });
-
-  it('gives distinct NodeClaims distinct client tokens, and a recreated NodeClaim (new uid) a new one', () => {
-    const tokens = new Set([
-      fleetClientToken(nodeClaim()),
-      fleetClientToken(nodeClaim({ name: 'default-abcd' })),
-      fleetClientToken(nodeClaim({ uid: '6f1c2a7e-0000-4000-8000-000000000002' })),
-      fleetClientToken(nodeClaim({ name: 'x'.repeat(253) })),
-    ]);
-    expect(tokens.size).toBe(4);
-    for (const token of tokens) expect(token.length).toBeLessThanOrEqual(64);
-    expect(fleetClientToken(nodeClaim())).toBe(fleetClientToken(nodeClaim()));
-  });
-
-  it('falls back within the same fleet when the cheapest offering has no capacity, and marks it unavailable', async () => {
+  it('falls back within the same fleet when the pool EC2 tries first has no capacity, and marks it unavailable', async () => {
     const { launcher, fake, instanceTypes, unavailable, fleetCalls } = await world();
+    fake.capacity.setCapacityScore({}, 0);
+    fake.capacity.setCapacityScore({ instanceType: 'm6g.large', availabilityZone: 'us-east-1a' }, 1);
     fake.capacity.injectLaunchError({
       instanceType: 'm6g.large',
       availabilityZone: 'us-east-1a',
@@ -225,6 +172,17 @@ describe('Ec2InstanceLauncher.launch', () => {
     expect(fake.listInstances()).toEqual([]);
   });
 
+  it('treats MaxFleetCountExceeded as insufficient capacity, as Karpenter does, and marks the offerings', async () => {
+    const { launcher, fake, instanceTypes, unavailable } = await world();
+    fake.capacity.injectLaunchError({}, 'MaxFleetCountExceeded', 10, 'Fleet quota exceeded');
+
+    const error = await launcher.launch(launchRequest(instanceTypes)).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(InsufficientCapacityError);
+    expect(unavailable.list().map((u) => u.reason)).toContain('MaxFleetCountExceeded');
+    expect(unavailable.keys().size).toBe(6);
+  });
+
   it('does not call EC2 when every offering is already known to be unavailable', async () => {
     const { launcher, instanceTypes, unavailable, fleetCalls } = await world();
     for (const type of ['m6g.large', 'm5.large'])
@@ -278,7 +236,7 @@ describe('Ec2InstanceLauncher.launch', () => {
 
     const launched = await launcher.launch(launchRequest(instanceTypes));
 
-    expect(launched.instanceType).toBe('m6g.large');
+    expect(fake.instance(launched.instanceId)?.InstanceType).toBe(launched.instanceType);
     expect(fleetCalls()).toHaveLength(4);
     expect(sleeps).toEqual([50, 100, 200]);
     expect(fake.listInstances()).toHaveLength(1);
@@ -309,12 +267,12 @@ describe('Ec2InstanceLauncher.launch', () => {
     expect(error).not.toBeInstanceOf(InsufficientCapacityError);
     expect((error as CloudError).code).toBe('InvalidParameterValue');
     expect((error as Error).message).toMatch(
-      /^launching NodeClaim default-x7k2 \(m6g\.large, us-east-1a\): InvalidParameterValue: Invalid value for BlockDeviceMapping/,
+      /^launching NodeClaim default-x7k2 \((m6g\.large|m5\.large|c5\.xlarge), us-east-1[ab]\): InvalidParameterValue: Invalid value for BlockDeviceMapping \(and 5 more refused offerings\)$/,
     );
   });
 
-  it('forgets its launch templates and says to retry when EC2 no longer knows one', async () => {
-    const { launcher, fake, instanceTypes, templates } = await world();
+  it('forgets its launch templates, tries once more, and says to retry when EC2 still does not know one', async () => {
+    const { launcher, fake, instanceTypes, templates, fleetCalls } = await world();
     fake.capacity.injectLaunchError({}, 'InvalidLaunchTemplateName.NotFoundException', 10, 'not found');
 
     const error = await launcher.launch(launchRequest(instanceTypes)).catch((e: unknown) => e);
@@ -324,7 +282,9 @@ describe('Ec2InstanceLauncher.launch', () => {
       code: 'InvalidLaunchTemplateName.NotFoundException',
       retryable: true,
     });
-    expect(templates.invalidated).toEqual(templates.templates.map((t) => t.launchTemplateName));
+    const names = templates.templates.map((t) => t.launchTemplateName);
+    expect(templates.invalidated).toStrictEqual([...names, ...names]);
+    expect(fleetCalls()).toHaveLength(2);
   });
 
   it('does not retry an error that is not transient', async () => {

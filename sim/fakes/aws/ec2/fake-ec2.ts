@@ -40,8 +40,9 @@ import { FakeAwsService, type OperationOutput } from '../fake-service';
 import { type KnownErrorTable, ServiceErrorFactory } from '../service-error';
 import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
 import { type Ec2Context, ec2Context } from './context';
-import { Ec2Fleet } from './fleet';
+import { Ec2Fleet, type MissingLaunchTemplateAnswer } from './fleet';
 import { FleetCapacity } from './fleet-capacity';
+import type { InstanceProfileDirectory } from './fleet-launch-checks';
 import { Ec2Images, type ImageSeed } from './images';
 import { Ec2Instances, type InstanceTimings, type SpotReclaim } from './instances';
 import { Ec2LaunchTemplates } from './launch-templates';
@@ -68,6 +69,15 @@ export interface FakeEc2Options {
   readonly onDemandPrices?: Readonly<Record<string, number>>;
   readonly spotPrices?: readonly SpotPriceSeed[];
   readonly timings?: InstanceTimings;
+  /**
+   * The account's IAM, to refuse launch templates naming an instance profile it does not have
+   * (a FakeIam). @default none: the fake does not model IAM and takes any profile
+   */
+  readonly iam?: InstanceProfileDirectory;
+  /** Varies the spare-capacity scores price-capacity-optimized ranks pools by. @default 1 */
+  readonly capacitySeed?: number;
+  /** How CreateFleet reports a launch template that does not exist. @default 'request' */
+  readonly missingLaunchTemplate?: MissingLaunchTemplateAnswer;
 }
 
 const EC2_ERRORS: KnownErrorTable = {
@@ -92,8 +102,8 @@ export class FakeEc2 extends FakeAwsService {
   readonly region: string;
   readonly accountId: string;
   readonly availabilityZones: readonly string[];
-  /** Capacity per pool, ICE injection and vCPU quotas used by CreateFleet. */
-  readonly capacity = new FleetCapacity();
+  /** Capacity per pool, capacity scores, ICE injection and vCPU quotas used by CreateFleet. */
+  readonly capacity: FleetCapacity;
 
   protected readonly throttlingErrorName = 'RequestLimitExceeded';
   protected readonly errors = new ServiceErrorFactory(EC2ServiceException, {}, EC2_ERRORS);
@@ -120,6 +130,7 @@ export class FakeEc2 extends FakeAwsService {
   private readonly templates: Ec2LaunchTemplates;
   private readonly instances: Ec2Instances;
   private readonly fleet: Ec2Fleet;
+  private readonly iam: { directory?: InstanceProfileDirectory } = {};
 
   constructor(options: FakeEc2Options) {
     super(options.clock);
@@ -127,6 +138,7 @@ export class FakeEc2 extends FakeAwsService {
     this.accountId = options.accountId ?? '123456789012';
     this.availabilityZones =
       options.availabilityZones ?? ['a', 'b', 'c'].map((zone) => `${this.region}${zone}`);
+    this.capacity = new FleetCapacity(options.capacitySeed);
     this.context = ec2Context({
       clock: options.clock,
       region: this.region,
@@ -146,7 +158,11 @@ export class FakeEc2 extends FakeAwsService {
       templates: this.templates,
       instances: this.instances,
       capacity: this.capacity,
+      iam: this.iam,
     });
+    if (options.iam !== undefined) this.iam.directory = options.iam;
+    if (options.missingLaunchTemplate !== undefined)
+      this.fleet.missingLaunchTemplate = options.missingLaunchTemplate;
     this.seed(options);
   }
 
@@ -185,6 +201,22 @@ export class FakeEc2 extends FakeAwsService {
   /** Records a spot price observation; CreateFleet uses the latest one at or before now. */
   addSpotPrice(seed: SpotPriceSeed): void {
     this.catalog.addSpotPrice(seed);
+  }
+
+  /**
+   * Whether CreateFleet fails the whole request for a launch template that does not exist
+   * (`request`, the default) or reports it per override in the fleet's Errors[] (`fleet-errors`).
+   */
+  setMissingLaunchTemplateAnswer(answer: MissingLaunchTemplateAnswer): void {
+    this.fleet.missingLaunchTemplate = answer;
+  }
+
+  /**
+   * Makes CreateFleet refuse launch templates naming an instance profile `iam` does not have
+   * (a FakeIam, or anything with its `instanceProfile(name)`), as EC2 checks against IAM.
+   */
+  useIam(iam: InstanceProfileDirectory): void {
+    this.iam.directory = iam;
   }
 
   /** The instance as DescribeInstances would show it now, or undefined once it is gone. */

@@ -23,6 +23,11 @@ interface CapacityRule {
   readonly instances: number;
 }
 
+interface ScoreRule {
+  readonly selector: PoolSelector;
+  readonly score: number;
+}
+
 interface InjectedLaunchError {
   readonly selector: PoolSelector;
   readonly code: string;
@@ -55,16 +60,21 @@ function selects(selector: PoolSelector, pool: Pool): boolean {
 
 /**
  * How much EC2 has to give, per pool: a ceiling on concurrently live instances (default
- * unlimited), launch errors injected for the next N attempts on matching pools, and the
- * account's vCPU quotas per capacity type.
+ * unlimited), how deep its spare capacity is (the score price-capacity-optimized ranks by),
+ * launch errors injected for the next N attempts on matching pools, and the account's vCPU
+ * quotas per capacity type.
  */
 export class FleetCapacity {
   private readonly rules: CapacityRule[] = [];
+  private readonly scores: ScoreRule[] = [];
   private readonly injected: InjectedLaunchError[] = [];
   private readonly vcpuLimits: { spot: number; 'on-demand': number } = {
     spot: Infinity,
     'on-demand': Infinity,
   };
+
+  /** @param seed varies the capacity scores of pools no {@link setCapacityScore} covers */
+  constructor(private readonly seed = 1) {}
 
   /**
    * Caps the live (not terminated) instances in the matching pools at `instances` each.
@@ -81,6 +91,25 @@ export class FleetCapacity {
       if (selects(rule.selector, pool)) return rule.instances;
     }
     return Infinity;
+  }
+
+  /**
+   * Sets how deep the spare capacity of the matching pools is, in [0, 1], 1 the deepest (the
+   * lowest interruption likelihood). Later calls win. Pools without a score get one from
+   * {@link seededCapacityScore}, so the fake's price-capacity-optimized choice is deterministic
+   * without being the cheapest pool.
+   */
+  setCapacityScore(selector: PoolSelector, score: number): void {
+    this.scores.push({ selector, score });
+  }
+
+  /** The spare-capacity score of `pool` (see {@link setCapacityScore}). */
+  capacityScoreOf(pool: Pool): number {
+    for (let i = this.scores.length - 1; i >= 0; i -= 1) {
+      const rule = this.scores[i]!;
+      if (selects(rule.selector, pool)) return rule.score;
+    }
+    return seededCapacityScore(this.seed, pool);
   }
 
   /**
@@ -116,9 +145,10 @@ export class FleetCapacity {
     return this.vcpuLimits[capacityType];
   }
 
-  /** Forgets capacity caps, injected errors and quotas. */
+  /** Forgets capacity caps, scores, injected errors and quotas. */
   reset(): void {
     this.rules.length = 0;
+    this.scores.length = 0;
     this.injected.length = 0;
     this.vcpuLimits.spot = Infinity;
     this.vcpuLimits['on-demand'] = Infinity;
@@ -133,6 +163,31 @@ export function fleetErrorMessage(code: string, pool: Pool): string {
   );
 }
 
+/**
+ * A pool's spare-capacity score when none was set: FNV-1a of the seed, type and zone, mixed
+ * with MurmurHash3's finaliser (so pools one character apart score apart), in [0, 1). Stable
+ * across runs, unrelated to price.
+ */
+export function seededCapacityScore(
+  seed: number,
+  pool: Pick<Pool, 'instanceType' | 'availabilityZone'>,
+): number {
+  let hash = 0x811c9dc5;
+  for (const char of `${seed}/${pool.instanceType}/${pool.availabilityZone}`) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return (hash >>> 0) / 2 ** 32;
+}
+
+/** Capacity scores are compared in this many tiers: within a tier, price decides. */
+const CAPACITY_TIERS = 4;
+
 /** A candidate the fleet may launch into, with what the allocation strategies look at. */
 export interface RankedPool {
   /** Position of the override in the request, for stable ordering. */
@@ -143,13 +198,18 @@ export interface RankedPool {
   readonly available: number;
   /** The override's Priority; lower is preferred; undefined is least preferred. */
   readonly priority: number | undefined;
+  /** How deep the pool's spare capacity is, in [0, 1]; see {@link FleetCapacity.setCapacityScore}. */
+  readonly capacityScore: number;
 }
 
 /**
  * The order in which an instant fleet tries its pools, per allocation strategy:
  * - `lowest-price` (spot and on-demand default): cheapest first, whether or not it has capacity,
  *   so an exhausted cheap pool shows up as an error even when a dearer pool fulfils the request;
- * - `price-capacity-optimized`: pools with capacity, cheapest first, then the exhausted ones;
+ * - `price-capacity-optimized`: pools with capacity, those with the deepest spare capacity
+ *   (highest capacity-score tier) first and the cheapest among them, then the exhausted ones.
+ *   EC2 documents it so ("identifies the pools with the highest capacity availability ... then
+ *   requests Spot Instances from the lowest priced of these pools"): not the cheapest pool;
  * - `capacity-optimized`: most available capacity first;
  * - `capacity-optimized-prioritized`: pools with capacity by priority, then the rest;
  * - `prioritized` (on-demand): by Priority.
@@ -165,9 +225,11 @@ export function allocationOrder<T extends RankedPool>(pools: readonly T[], strat
     ...pools.filter(hasCapacity).sort(order),
     ...pools.filter((pool) => !hasCapacity(pool)).sort(order),
   ];
+  const tier = (pool: T) => Math.min(CAPACITY_TIERS - 1, Math.floor(pool.capacityScore * CAPACITY_TIERS));
+  const byCapacityThenPrice = (a: T, b: T) => tier(b) - tier(a) || byPrice(a, b);
   switch (strategy) {
     case 'price-capacity-optimized':
-      return capacityFirst(byPrice);
+      return capacityFirst(byCapacityThenPrice);
     case 'capacity-optimized':
       return [...pools].sort((a, b) => b.available - a.available || byPrice(a, b));
     case 'capacity-optimized-prioritized':

@@ -8,6 +8,7 @@ import type {
 import type { Ec2Catalog } from './catalog';
 import type { Ec2Context } from './context';
 import type { CapacityType, FleetCapacity, Pool, RankedPool } from './fleet-capacity';
+import { type InstanceProfileDirectory, instanceProfileRefusal, networkRefusal } from './fleet-launch-checks';
 import type { Ec2Images } from './images';
 import type { Ec2Instances } from './instances';
 import type { Ec2LaunchTemplates, LaunchTemplateRecord } from './launch-templates';
@@ -37,6 +38,8 @@ export interface FleetFamilies {
   readonly templates: Ec2LaunchTemplates;
   readonly instances: Ec2Instances;
   readonly capacity: FleetCapacity;
+  /** The account's IAM, when the fake models it (FakeEc2.useIam). */
+  readonly iam: { directory?: InstanceProfileDirectory };
 }
 
 /** Where an override would launch, before the pool checks. */
@@ -50,8 +53,9 @@ interface Placement {
 
 /**
  * Resolves a fleet request's overrides to capacity pools as EC2 does, refusing each override
- * that cannot launch (missing template or subnet, type not offered, AMI of another
- * architecture, spot max price too low) with the error code EC2 reports for it.
+ * that cannot launch (missing template or subnet, security group of another VPC, unknown
+ * instance profile, type not offered, AMI of another architecture, spot max price too low)
+ * with the error code EC2 reports for it.
  */
 export class FleetPools {
   constructor(
@@ -94,6 +98,10 @@ export class FleetPools {
     }
     const placement = this.place(template, override);
     if ('code' in placement) return placement;
+    const launchRefusal =
+      networkRefusal(this.families.network, template.data, placement.subnet) ??
+      instanceProfileRefusal(this.families.iam.directory, template.data);
+    if (launchRefusal !== undefined) return launchRefusal;
     const pool: Pool = {
       instanceType: placement.instanceType,
       availabilityZone: placement.zone,
@@ -115,6 +123,7 @@ export class FleetPools {
       pricePerUnit: price / weight,
       available: this.availableIn(pool),
       priority: override.Priority,
+      capacityScore: this.families.capacity.capacityScoreOf(pool),
       spec,
       override,
       template,

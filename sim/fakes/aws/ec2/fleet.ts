@@ -17,7 +17,16 @@ import {
   FleetPools,
   fleetError,
 } from './fleet-pools';
+import { FleetClientTokens } from './fleet-tokens';
 import { mergeTags, tagsFor } from './tags';
+
+/**
+ * How CreateFleet answers for a launch template that does not exist: the whole request fails
+ * with the NotFound error (`request`, what Karpenter users see as "creating fleet
+ * InvalidLaunchTemplateName.NotFoundException: ...", aws/karpenter-provider-aws#1964), or each
+ * of its overrides gets the error in the fleet's Errors[] (`fleet-errors`).
+ */
+export type MissingLaunchTemplateAnswer = 'request' | 'fleet-errors';
 
 /**
  * CreateFleet of type `instant`: resolves every override to a capacity pool, tries the pools
@@ -25,11 +34,10 @@ import { mergeTags, tagsFor } from './tags';
  * pool that failed. A request repeated with the same ClientToken returns the first answer.
  */
 export class Ec2Fleet {
-  private readonly fleetsByToken = new Map<
-    string,
-    { fingerprint: string; output: OperationOutput<CreateFleetCommandOutput> }
-  >();
+  /** How a missing launch template is reported; see {@link MissingLaunchTemplateAnswer}. */
+  missingLaunchTemplate: MissingLaunchTemplateAnswer = 'request';
 
+  private readonly tokens: FleetClientTokens;
   private readonly pools: FleetPools;
 
   constructor(
@@ -37,21 +45,14 @@ export class Ec2Fleet {
     private readonly families: FleetFamilies,
   ) {
     this.pools = new FleetPools(context, families);
+    this.tokens = new FleetClientTokens(context, (id) => families.instances.endedAt(id));
   }
 
   createFleet(input: CreateFleetCommandInput): OperationOutput<CreateFleetCommandOutput> {
     const { ClientToken: token, ...request } = input;
     const fingerprint = stableJson(request);
-    const previous = token === undefined ? undefined : this.fleetsByToken.get(token);
-    if (previous !== undefined) {
-      if (previous.fingerprint !== fingerprint) {
-        throw this.context.fail(
-          'IdempotentParameterMismatch',
-          `The client token '${token}' was used before with different request parameters`,
-        );
-      }
-      return previous.output;
-    }
+    const previous = token === undefined ? undefined : this.tokens.recall(token, fingerprint);
+    if (previous !== undefined) return previous;
     this.validate(input);
     const fleetId = `fleet-${this.context.uuid()}`;
     const errors: CreateFleetError[] = [];
@@ -64,7 +65,7 @@ export class Ec2Fleet {
       this.launchInto(ordered, units, options?.MinTargetCapacity, { input, fleetId, errors, launched });
     }
     const output = { FleetId: fleetId, Errors: errors, Instances: launched };
-    if (token !== undefined) this.fleetsByToken.set(token, { fingerprint, output: structuredClone(output) });
+    if (token !== undefined) this.tokens.remember(token, fingerprint, output);
     return output;
   }
 
@@ -87,6 +88,12 @@ export class Ec2Fleet {
     }
     if ((input.LaunchTemplateConfigs ?? []).length === 0) {
       throw fail('MissingParameter', 'The request must contain the parameter LaunchTemplateConfigs');
+    }
+    if (this.missingLaunchTemplate === 'request') {
+      for (const config of input.LaunchTemplateConfigs ?? []) {
+        const spec = config.LaunchTemplateSpecification ?? {};
+        if (this.families.templates.find(spec) === undefined) throw this.families.templates.notFound(spec);
+      }
     }
   }
 

@@ -100,6 +100,8 @@ const INSTANCE_FILTERS: FilterFields<Instance> = {
  */
 export class Ec2Instances {
   private readonly instances = new Map<string, InstanceRecord>();
+  /** When forgotten instances ended, for the ClientTokens that outlive them. */
+  private readonly forgotten = new Map<string, number>();
   private readonly timings: Required<InstanceTimings>;
 
   constructor(
@@ -170,6 +172,14 @@ export class Ec2Instances {
       noticeTime: now,
       terminationTime: now + noticeMs,
     };
+  }
+
+  /** When the instance became terminated (epoch ms); undefined while it is not terminated. */
+  endedAt(instanceId: string): number | undefined {
+    const record = this.instances.get(instanceId);
+    if (record === undefined) return this.forgotten.get(instanceId) ?? 0;
+    if (this.stateOf(record).Name !== 'terminated') return undefined;
+    return record.terminatingAt! + this.timings.shuttingDownMs;
   }
 
   /** vCPUs of the live (not terminated) instances of a capacity type, for the account quotas. */
@@ -336,7 +346,10 @@ export class Ec2Instances {
     if (record.terminatingAt === undefined) return true;
     const { shuttingDownMs, terminatedVisibleMs } = this.timings;
     const visible = this.context.clock.now() < record.terminatingAt + shuttingDownMs + terminatedVisibleMs;
-    if (!visible) this.instances.delete(record.instance.InstanceId!);
+    if (!visible) {
+      this.instances.delete(record.instance.InstanceId!);
+      this.forgotten.set(record.instance.InstanceId!, record.terminatingAt + shuttingDownMs);
+    }
     return visible;
   }
 

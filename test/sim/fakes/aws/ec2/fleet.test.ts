@@ -8,6 +8,7 @@ import {
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
+import { FakeIam } from '../../../../../sim/fakes/aws/fake-iam';
 import { ec2World } from '../../../../../sim/world/aws/ec2-world';
 
 const SUBNET_A = 'subnet-0000000000000000a';
@@ -93,27 +94,67 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     ]);
   });
 
-  it('launches spot in the cheapest pool with capacity under price-capacity-optimized, without reporting skipped pools', async () => {
+  const pco = (lt: string) =>
+    fleet(lt, everywhere, {
+      capacityType: 'spot',
+      SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
+    });
+  const launchedPool = (out: {
+    Instances?: {
+      InstanceType?: string;
+      LaunchTemplateAndOverrides?: { Overrides?: { SubnetId?: string } };
+    }[];
+  }) =>
+    `${out.Instances?.[0]?.InstanceType} ${out.Instances?.[0]?.LaunchTemplateAndOverrides?.Overrides?.SubnetId}`;
+
+  it('launches spot in the pool with the deepest spare capacity under price-capacity-optimized, even a dearer one', async () => {
     const { client, fake } = ec2World();
     const lt = await launchTemplate(client);
+    fake.capacity.setCapacityScore({}, 0);
+    fake.capacity.setCapacityScore({ instanceType: 'c5.xlarge' }, 1);
+
+    const out = await client.send(pco(lt));
+
+    expect(out.Errors).toStrictEqual([]);
+    expect(out.Instances?.[0]).toMatchObject({ Lifecycle: 'spot', InstanceType: 'c5.xlarge' });
+    const instance = fake.instance(out.Instances![0]!.InstanceIds![0]!)!;
+    expect(instance.InstanceLifecycle).toBe('spot');
+    expect(instance.SpotInstanceRequestId).toMatch(/^sir-/);
+  });
+
+  it('takes the cheapest of equally deep pools, and passes over exhausted ones without reporting them', async () => {
+    const { client, fake } = ec2World();
+    const lt = await launchTemplate(client);
+    fake.capacity.setCapacityScore({}, 1);
     fake.capacity.setCapacity(
       { instanceType: 'm5.large', availabilityZone: 'us-east-1b', capacityType: 'spot' },
       0,
     );
 
-    const out = await client.send(
-      fleet(lt, everywhere, {
-        capacityType: 'spot',
-        SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
-      }),
-    );
+    const out = await client.send(pco(lt));
 
-    expect(out.Errors).toEqual([]);
-    expect(out.Instances?.[0]).toMatchObject({ Lifecycle: 'spot', InstanceType: 'm5.large' });
-    expect(out.Instances?.[0]?.LaunchTemplateAndOverrides?.Overrides?.SubnetId).toBe(SUBNET_A);
-    const instance = fake.instance(out.Instances![0]!.InstanceIds![0]!)!;
-    expect(instance.InstanceLifecycle).toBe('spot');
-    expect(instance.SpotInstanceRequestId).toMatch(/^sir-/);
+    expect(out.Errors).toStrictEqual([]);
+    expect(launchedPool(out)).toBe(`m5.large ${SUBNET_A}`);
+  });
+
+  it('chooses by seeded capacity scores, deterministically and not by price', async () => {
+    const choose = async (strategy: string, capacitySeed?: number) => {
+      const { client } = ec2World(capacitySeed === undefined ? {} : { capacitySeed });
+      const lt = await launchTemplate(client);
+      return launchedPool(
+        await client.send(
+          fleet(lt, everywhere, {
+            capacityType: 'spot',
+            SpotOptions: { AllocationStrategy: strategy as 'lowest-price' },
+          }),
+        ),
+      );
+    };
+    // lowest-price takes m5.large in us-east-1b (0.035); price-capacity-optimized, with the
+    // default seed, the deeper m5.large pool in us-east-1a (0.04).
+    expect(await choose('lowest-price')).toBe(`m5.large ${SUBNET_B}`);
+    expect(await choose('price-capacity-optimized')).toBe(`m5.large ${SUBNET_A}`);
+    expect(await choose('price-capacity-optimized')).toBe(await choose('price-capacity-optimized', 1));
   });
 
   it('reports an ICE for each exhausted cheaper pool under lowest-price and launches in the next one', async () => {
@@ -244,6 +285,48 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     expect(fake.listInstances()).toHaveLength(1);
   });
 
+  it('remembers the token of a fleet that launched nothing and repeats its errors', async () => {
+    const { client, fake } = ec2World();
+    const lt = await launchTemplate(client);
+    fake.capacity.setCapacity({ capacityType: 'on-demand' }, 0);
+    const refused = await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
+    expect(refused.Instances).toStrictEqual([]);
+    fake.capacity.setCapacity({ capacityType: 'on-demand' }, Infinity);
+
+    const again = await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
+
+    expect(again.FleetId).toBe(refused.FleetId);
+    expect(again.Errors).toStrictEqual(refused.Errors);
+    expect(fake.listInstances()).toEqual([]);
+    await expect(
+      client.send(fleet(lt, everywhere.slice(1), { ClientToken: 'token-1' })),
+    ).rejects.toMatchObject({ name: 'IdempotentParameterMismatch' });
+  });
+
+  it('forgets a token 24 hours after its fleet ended: the request then launches anew', async () => {
+    const { client, fake, clock } = ec2World();
+    const lt = await launchTemplate(client);
+    const first = await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }));
+    const id = first.Instances![0]!.InstanceIds![0]!;
+
+    // While the instance lives, and for 24 hours after it terminated, the token stands.
+    clock.advance(48 * 3_600_000);
+    expect((await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }))).FleetId).toBe(
+      first.FleetId,
+    );
+    await client.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+    clock.advance(30_000 + 24 * 3_600_000 - 1);
+    expect((await client.send(fleet(lt, everywhere, { ClientToken: 'token-1' }))).FleetId).toBe(
+      first.FleetId,
+    );
+
+    clock.advance(1);
+    const anew = await client.send(fleet(lt, everywhere.slice(1), { ClientToken: 'token-1' }));
+    expect(anew.FleetId).not.toBe(first.FleetId);
+    expect(anew.Instances?.[0]?.InstanceIds).toHaveLength(1);
+    expect(fake.listInstances().filter((i) => i.State?.Name !== 'terminated')).toHaveLength(1);
+  });
+
   it('rejects a ClientToken reused with different parameters with IdempotentParameterMismatch', async () => {
     const { client } = ec2World();
     const lt = await launchTemplate(client);
@@ -284,23 +367,74 @@ describe('FakeEc2 CreateFleet (instant)', () => {
     expect(out.Errors?.[3]?.ErrorMessage).toContain("architecture 'arm64'");
   });
 
-  it('reports a missing launch template per override as InvalidLaunchTemplateName.NotFoundException', async () => {
-    const { client } = ec2World();
-    const out = await client.send(
-      new CreateFleetCommand({
-        Type: 'instant',
-        LaunchTemplateConfigs: [
-          {
-            LaunchTemplateSpecification: { LaunchTemplateName: 'gone', Version: '$Latest' },
-            Overrides: everywhere,
-          },
-        ],
-        TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
-      }),
-    );
+  const missingTemplateFleet = () =>
+    new CreateFleetCommand({
+      Type: 'instant',
+      LaunchTemplateConfigs: [
+        {
+          LaunchTemplateSpecification: { LaunchTemplateName: 'gone', Version: '$Latest' },
+          Overrides: everywhere,
+        },
+      ],
+      TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
+    });
+
+  it('fails the whole request for a missing launch template by default, as EC2 answers Karpenter', async () => {
+    const { client, fake } = ec2World();
+    await expect(client.send(missingTemplateFleet())).rejects.toMatchObject({
+      name: 'InvalidLaunchTemplateName.NotFoundException',
+      message: 'The specified launch template, with template name gone, does not exist.',
+    });
+    expect(fake.listInstances()).toEqual([]);
+  });
+
+  it('can report a missing launch template per override as InvalidLaunchTemplateName.NotFoundException instead', async () => {
+    const { client } = ec2World({ missingLaunchTemplate: 'fleet-errors' });
+    const out = await client.send(missingTemplateFleet());
+    expect(out.Instances).toStrictEqual([]);
     expect(out.Errors?.map((e) => e.ErrorCode)).toEqual(
       Array(3).fill('InvalidLaunchTemplateName.NotFoundException'),
     );
+  });
+
+  it("refuses an override whose subnet is in another VPC than the template's security groups", async () => {
+    const { client, fake } = ec2World();
+    fake.addSecurityGroup({ id: 'sg-00000000000000e1e', name: 'elsewhere', vpcId: 'vpc-0000000000000000e' });
+    const out = await client.send(
+      new CreateLaunchTemplateCommand({
+        LaunchTemplateName: 'other-vpc',
+        LaunchTemplateData: { SecurityGroupIds: ['sg-00000000000000e1e'] },
+      }),
+    );
+
+    const refused = await client.send(fleet(out.LaunchTemplate!.LaunchTemplateId!, [everywhere[1]!]));
+
+    expect(refused.Instances).toStrictEqual([]);
+    expect(refused.Errors?.map((e) => [e.ErrorCode, e.ErrorMessage])).toStrictEqual([
+      [
+        'InvalidParameter',
+        `Security group sg-00000000000000e1e and subnet ${SUBNET_A} belong to different networks.`,
+      ],
+    ]);
+  });
+
+  it('refuses a template naming an instance profile the account does not have, once it knows IAM', async () => {
+    const { client, fake, clock } = ec2World();
+    const lt = await launchTemplate(client);
+    const iam = new FakeIam({ clock });
+    fake.useIam(iam);
+
+    const refused = await client.send(fleet(lt, [everywhere[1]!]));
+    iam.createInstanceProfile({ InstanceProfileName: 'node-profile' });
+    const launched = await client.send(fleet(lt, [everywhere[1]!]));
+
+    expect(refused.Errors?.map((e) => [e.ErrorCode, e.ErrorMessage])).toStrictEqual([
+      [
+        'InvalidParameterValue',
+        'Value (node-profile) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name',
+      ],
+    ]);
+    expect(launched.Instances?.[0]?.InstanceIds).toHaveLength(1);
   });
 
   it('stops at the spot vCPU quota with MaxSpotInstanceCountExceeded', async () => {
