@@ -18,7 +18,7 @@ import {
   fleetError,
 } from './fleet-pools';
 import { FleetClientTokens } from './fleet-tokens';
-import { mergeTags, tagsFor } from './tags';
+import { mergeTags, tagsFor, validateTagSpecifications } from './tags';
 
 /**
  * How CreateFleet answers for a launch template that does not exist: the whole request fails
@@ -89,6 +89,8 @@ export class Ec2Fleet {
     if ((input.LaunchTemplateConfigs ?? []).length === 0) {
       throw fail('MissingParameter', 'The request must contain the parameter LaunchTemplateConfigs');
     }
+    // Tags are checked as for every tagging call: 50 per resource, key/value lengths, no `aws:`.
+    validateTagSpecifications(input.TagSpecifications, fail);
     if (this.missingLaunchTemplate === 'request') {
       for (const config of input.LaunchTemplateConfigs ?? []) {
         const spec = config.LaunchTemplateSpecification ?? {};

@@ -59,6 +59,27 @@ const everywhere: FleetLaunchTemplateOverridesRequest[] = [
 ];
 
 describe('FakeEc2 CreateFleet (instant)', () => {
+  it('refuses tags EC2 refuses, before launching anything', async () => {
+    const { client, fake } = ec2World();
+    const lt = await launchTemplate(client);
+    const reserved = fleet(lt, everywhere, {
+      TagSpecifications: [
+        { ResourceType: 'instance', Tags: [{ Key: 'aws:cloudformation:stack', Value: 'x' }] },
+      ],
+    });
+    await expect(client.send(reserved)).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    const tooMany = fleet(lt, everywhere, {
+      TagSpecifications: [
+        {
+          ResourceType: 'instance',
+          Tags: Array.from({ length: 51 }, (_, i) => ({ Key: `k${i}`, Value: 'v' })),
+        },
+      ],
+    });
+    await expect(client.send(tooMany)).rejects.toMatchObject({ name: 'TagLimitExceeded' });
+    expect(fake.listInstances()).toEqual([]);
+  });
+
   it('launches the cheapest on-demand override under lowest-price, tagged and placed in its subnet', async () => {
     const { client, fake } = ec2World();
     const lt = await launchTemplate(client);
