@@ -9,30 +9,13 @@ import {
 import { CloudError, ValidationError } from '../../core/model/errors';
 import { LABEL_NODEPOOL } from '../../core/model/labels';
 import { providerID } from '../../core/model/nodeclaim';
+import type { CloudInstance, InstanceInventoryPort } from '../../core/ports/cloud';
 import { awsErrorCode, cloudErrorFrom, errorMessage } from '../aws-error';
 import { type RetryPolicy, withRetry } from '../retry';
 import { clusterTagKey, TAG_NODECLAIM } from './launch-tags';
 
-/** An EC2 instance as podlift's control loops need it. */
-export interface Ec2Instance {
-  readonly id: string;
-  readonly instanceType: string;
-  readonly zone: string;
-  /** EC2's state name: pending, running, shutting-down, terminated, stopping, stopped. */
-  readonly state: string;
-  readonly capacityType: 'spot' | 'on-demand';
-  /** Epoch ms. */
-  readonly launchTime?: number;
-  readonly privateDnsName?: string;
-  readonly imageId?: string;
-  readonly tags: Readonly<Record<string, string>>;
-  /** `aws:///<zone>/<id>`. */
-  readonly providerID: string;
-  /** From the `karpenter.sh/nodeclaim` tag. */
-  readonly nodeClaim?: string;
-  /** From the `karpenter.sh/nodepool` tag. */
-  readonly nodePool?: string;
-}
+/** An instance as podlift reads it back from EC2 (the core's {@link CloudInstance}). */
+export type Ec2Instance = CloudInstance;
 
 /** States of instances that exist or may come back: everything but terminated (Karpenter's filter). */
 export const LIVE_INSTANCE_STATES: readonly string[] = [
@@ -62,7 +45,7 @@ export interface Ec2InstancesOptions {
 }
 
 /** Describing and terminating the cluster's instances. */
-export class Ec2Instances {
+export class Ec2Instances implements InstanceInventoryPort {
   constructor(private readonly options: Ec2InstancesOptions) {}
 
   /** The instances with these ids that EC2 still shows (terminated ones included); unknown ids are left out. */

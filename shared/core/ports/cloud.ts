@@ -61,3 +61,34 @@ export interface NodePoolConfigPort {
     readonly warnings: readonly string[];
   }>;
 }
+
+/** An instance of the cluster as EC2 reports it: what garbage collection and termination read. */
+export interface CloudInstance {
+  readonly id: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  /** EC2's state name: pending, running, shutting-down, terminated, stopping, stopped. */
+  readonly state: string;
+  readonly capacityType: 'spot' | 'on-demand';
+  /** Epoch ms. */
+  readonly launchTime?: number;
+  readonly privateDnsName?: string;
+  readonly imageId?: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** `aws:///<zone>/<id>`. */
+  readonly providerID: string;
+  /** From the `karpenter.sh/nodeclaim` tag. */
+  readonly nodeClaim?: string;
+  /** From the `karpenter.sh/nodepool` tag. */
+  readonly nodePool?: string;
+}
+
+/** The cluster's instances: what exists, by id, by NodeClaim; and terminating them. */
+export interface InstanceInventoryPort {
+  /** Instances by id; ids EC2 does not know are left out. */
+  describe(ids: readonly string[]): Promise<CloudInstance[]>;
+  /** Every instance tagged for this cluster that is not terminated. */
+  listClusterInstances(): Promise<CloudInstance[]>;
+  /** Terminates; instances already gone count as terminated. */
+  terminate(ids: readonly string[]): Promise<void>;
+}
