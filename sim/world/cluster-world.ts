@@ -102,7 +102,7 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
       timestamp: 0,
     })),
   );
-  const iam = new FakeIam({ clock: time, roles: [{ name: ROLE }] });
+  const iam = new FakeIam({ clock: time, roles: [{ name: ROLE }, { name: 'KarpenterNodeRole' }] });
   const fakes: ClusterWorldFakes = {
     kube,
     ec2: new FakeEc2({

@@ -91,3 +91,36 @@ export const LABEL_DO_NOT_SYNC_TAINTS = 'karpenter.sh/do-not-sync-taints';
 export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' } as const;
 /** Taint put on nodes being disrupted. */
 export const DISRUPTED_TAINT = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' } as const;
+
+/** Set on a Node once it registered with its NodeClaim (Karpenter's NodeRegisteredLabelKey). */
+export const LABEL_REGISTERED = 'karpenter.sh/registered';
+/** Set on a Node once it is initialized: Ready, startup taints gone, resources reported. */
+export const LABEL_INITIALIZED = 'karpenter.sh/initialized';
+
+/**
+ * Annotations of the control loops' protocol: what one invocation records on the objects for
+ * the next (the cluster is the database). Karpenter's keys where Karpenter has one, so a cluster
+ * moving from Karpenter keeps its meaning; `podlift.dev/…` for what only podlift records.
+ */
+export const ANNOTATIONS = {
+  /** On a pod or Node: never disrupt it voluntarily. */
+  doNotDisrupt: 'karpenter.sh/do-not-disrupt',
+  /** On a NodeClaim: the hash of its NodePool's template when it was created (drift). */
+  nodePoolHash: 'karpenter.sh/nodepool-hash',
+  nodePoolHashVersion: 'karpenter.sh/nodepool-hash-version',
+  /** On a NodeClaim: the hash of its EC2NodeClass when it was created (drift). */
+  nodeClassHash: 'karpenter.k8s.aws/ec2nodeclass-hash',
+  nodeClassHashVersion: 'karpenter.k8s.aws/ec2nodeclass-hash-version',
+  /** On a NodeClaim: when draining stops waiting and forces (deletion + terminationGracePeriod). */
+  terminationTimestamp: 'karpenter.sh/nodeclaim-termination-timestamp',
+  /** On a NodeClaim: the instance profile it launched with (profile garbage collection). */
+  instanceProfile: 'karpenter.k8s.aws/instance-profile-name',
+  /** On a NodeClaim: USD per hour of the offering it launched as. */
+  hourlyPrice: 'podlift.dev/hourly-price',
+  /** On each candidate NodeClaim of a disruption command: the command (JSON). */
+  disruptionCommand: 'podlift.dev/disruption-command',
+  /** On a replacement NodeClaim: the id of the disruption command it replaces capacity for. */
+  replaces: 'podlift.dev/replaces',
+  /** On a NodeClaim whose instance EC2 is interrupting: what kind, and when (JSON). */
+  interruption: 'podlift.dev/interruption',
+} as const;

@@ -4,7 +4,7 @@ import {
   LABEL_NODEPOOL,
   LABEL_ZONE,
 } from '../../../shared/core/model/labels';
-import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim, NodeClaimStatus } from '../../../shared/core/model/nodeclaim';
 import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
 import type { Taint } from '../../../shared/core/model/taints';
 
@@ -25,6 +25,14 @@ export interface NodeClaimOptions {
   readonly requirements?: readonly NodeSelectorRequirement[];
   readonly taints?: readonly Taint[];
   readonly startupTaints?: readonly Taint[];
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly finalizers?: readonly string[];
+  /** RFC 3339. */
+  readonly creationTimestamp?: string;
+  /** RFC 3339; set when deletion was requested. */
+  readonly deletionTimestamp?: string;
+  /** Default `{}` (not launched). */
+  readonly status?: NodeClaimStatus;
 }
 
 /**
@@ -45,8 +53,10 @@ export function nodeClaim(options: NodeClaimOptions = {}): NodeClaim {
     name: options.name ?? `${nodePool}-x7k2`,
     uid: options.uid ?? '6f1c2a7e-0000-4000-8000-000000000001',
     labels: { [LABEL_NODEPOOL]: nodePool, [LABEL_NODECLASS]: 'default', ...options.labels },
-    annotations: {},
-    finalizers: [],
+    annotations: options.annotations ?? {},
+    finalizers: options.finalizers ?? [],
+    ...(options.creationTimestamp !== undefined ? { creationTimestamp: options.creationTimestamp } : {}),
+    ...(options.deletionTimestamp !== undefined ? { deletionTimestamp: options.deletionTimestamp } : {}),
     spec: {
       nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
       requirements,
@@ -54,6 +64,6 @@ export function nodeClaim(options: NodeClaimOptions = {}): NodeClaim {
       taints: options.taints ?? [],
       startupTaints: options.startupTaints ?? [],
     },
-    status: {},
+    status: options.status ?? {},
   };
 }

@@ -16,6 +16,11 @@ export interface StateNodeOptions {
   readonly pods?: readonly Pod[];
   readonly nodePool?: string;
   readonly unschedulable?: boolean;
+  /** Lifecycle fields as the API server reports them (providerID, Ready, creation, deletion, …). */
+  readonly lifecycle?: Pick<
+    StateNode,
+    'providerID' | 'annotations' | 'ready' | 'creationTimestamp' | 'deleting' | 'finalizers' | 'capacity'
+  >;
 }
 
 /**
@@ -37,5 +42,6 @@ export function stateNode(options: StateNodeOptions = {}): StateNode {
     pods: options.pods ?? [],
     ...(options.nodePool !== undefined ? { nodePool: options.nodePool } : {}),
     ...(options.unschedulable !== undefined ? { unschedulable: options.unschedulable } : {}),
+    ...options.lifecycle,
   };
 }

@@ -1,0 +1,96 @@
+import { mergeWithCrds } from '../shared/aws/ssm-config/merge-with-crds';
+import type { UnavailableOfferings } from '../shared/core/catalog/unavailable-offerings';
+import type { EC2NodeClassStatus } from '../shared/core/model/ec2nodeclass-status';
+import type { ClusterSnapshot } from '../shared/core/state/cluster-snapshot';
+import type { Ports } from './compose';
+import type { Invocation } from './invocation';
+
+/** What a loop needs beyond the cluster's objects. */
+export interface SnapshotParts {
+  /** Read the catalog (instance types, offerings, prices). @default true */
+  readonly catalog?: boolean;
+  /** Resolve every EC2NodeClass's subnets, security groups, AMIs and profile. @default false */
+  readonly resolveNodeClasses?: boolean;
+  /** Read the pending pods. @default true */
+  readonly pendingPods?: boolean;
+}
+
+/** A resolution that failed, by EC2NodeClass name: the loops report it on the object and skip it. */
+export type NodeClassFailures = ReadonlyMap<string, Error>;
+
+/** The snapshot and what could not be resolved. */
+export interface LoadedSnapshot {
+  readonly snapshot: ClusterSnapshot;
+  readonly nodeClassFailures: NodeClassFailures;
+}
+
+/**
+ * Reads everything a loop decides from, in parallel: pending pods, Nodes with their pods,
+ * NodeClaims, DaemonSets, PodDisruptionBudgets, NodePools and EC2NodeClasses (CRDs, merged with
+ * SSM parameters where no CRD of the name exists), the catalog, and the unavailable offerings the
+ * Lease carries (merged into `unavailable`, the container's own set, which the loop keeps
+ * marking and saves back). Objects that do not validate are reported in `invalid` and left out;
+ * the rest are read.
+ */
+export async function loadClusterSnapshot(
+  ports: Ports,
+  invocation: Invocation,
+  unavailable: UnavailableOfferings,
+  parts: SnapshotParts = {},
+): Promise<LoadedSnapshot> {
+  const { cluster } = ports;
+  const [pending, nodes, nodeClaims, daemonSets, pdbs, crdPools, crdClasses, ssm, catalog, stored] =
+    await Promise.all([
+      parts.pendingPods === false ? { items: [], invalid: [] } : cluster.pendingPods(),
+      cluster.nodes(),
+      cluster.nodeClaims(),
+      cluster.daemonSets(),
+      cluster.podDisruptionBudgets(),
+      cluster.nodePools(),
+      cluster.nodeClasses(),
+      ports.nodePoolConfig.load(),
+      parts.catalog === false ? undefined : ports.catalog.catalog(),
+      ports.lease.loadUnavailableOfferings(),
+    ]);
+  unavailable.restore(stored);
+  const merged = mergeWithCrds(
+    { nodePools: crdPools.items, nodeClasses: crdClasses.items },
+    { nodePools: ssm.nodePools, nodeClasses: ssm.nodeClasses, warnings: ssm.warnings },
+  );
+  const statuses = new Map<string, EC2NodeClassStatus>();
+  const failures = new Map<string, Error>();
+  if (parts.resolveNodeClasses) {
+    await Promise.all(
+      merged.nodeClasses.map(async (nodeClass) => {
+        try {
+          statuses.set(nodeClass.name, await ports.nodeClasses.resolve(nodeClass));
+        } catch (error) {
+          failures.set(nodeClass.name, error instanceof Error ? error : new Error(String(error)));
+        }
+      }),
+    );
+  }
+  const snapshot: ClusterSnapshot = {
+    now: invocation.time.now(),
+    pendingPods: pending.items,
+    nodes: nodes.items,
+    nodeClaims: nodeClaims.items,
+    daemonSets: daemonSets.items,
+    podDisruptionBudgets: pdbs,
+    nodePools: merged.nodePools,
+    nodeClasses: merged.nodeClasses,
+    nodeClassStatus: statuses,
+    ...(catalog ? { catalog } : {}),
+    unavailableOfferings: unavailable.keys(),
+    invalid: [
+      ...pending.invalid,
+      ...nodes.invalid,
+      ...nodeClaims.invalid,
+      ...daemonSets.invalid,
+      ...crdPools.invalid,
+      ...crdClasses.invalid,
+    ],
+    warnings: merged.warnings,
+  };
+  return { snapshot, nodeClassFailures: failures };
+}

@@ -1,0 +1,121 @@
+import type { Catalog } from '../catalog/instance-type';
+import type { EC2NodeClass } from '../model/ec2nodeclass';
+import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
+import type { ValidationError } from '../model/errors';
+import { LABEL_NODEPOOL } from '../model/labels';
+import type { NodeClaim } from '../model/nodeclaim';
+import type { NodePool } from '../model/nodepool';
+import type { Pod } from '../model/pod';
+import { Requirements } from '../model/requirements';
+import { taintTolerated } from '../model/taints';
+import type { DaemonSet, PodDisruptionBudget, StateNode } from './cluster-state';
+
+/**
+ * Everything a control loop decides from, read once at the start of an invocation: the cluster
+ * as the API server has it (the truth; events were only hints), the catalog and what EC2
+ * refused lately. Plain data; the loops' decisions in core are functions of it and `now`.
+ */
+export interface ClusterSnapshot {
+  /** Epoch ms the snapshot was taken at. */
+  readonly now: number;
+  /** Pods waiting for capacity (Unschedulable, not being deleted). */
+  readonly pendingPods: readonly Pod[];
+  /** Registered Nodes with the pods bound to them. */
+  readonly nodes: readonly StateNode[];
+  readonly nodeClaims: readonly NodeClaim[];
+  readonly daemonSets: readonly DaemonSet[];
+  readonly podDisruptionBudgets: readonly PodDisruptionBudget[];
+  /** podlift's NodePools (CRDs, and SSM parameters where no CRD of the name exists), valid ones only. */
+  readonly nodePools: readonly NodePool[];
+  readonly nodeClasses: readonly EC2NodeClass[];
+  /** Resolved subnets, security groups, AMIs and profile per EC2NodeClass name (when resolved). */
+  readonly nodeClassStatus: ReadonlyMap<string, EC2NodeClassStatus>;
+  readonly catalog?: Catalog;
+  /** offeringKey()s (and capacity-type marks) EC2 refused or reclaimed within the TTL. */
+  readonly unavailableOfferings: ReadonlySet<string>;
+  /** Objects that failed validation, each naming itself; the rest were read. */
+  readonly invalid: readonly ValidationError[];
+  /** What the loader worked around (an SSM NodePool shadowed by a CRD, …). */
+  readonly warnings: readonly string[];
+}
+
+/** A Node and the NodeClaim it belongs to, joined by providerID (Karpenter's StateNode). */
+export interface ClusterNode {
+  readonly node?: StateNode;
+  readonly nodeClaim?: NodeClaim;
+}
+
+/**
+ * Nodes and NodeClaims joined by providerID: registered claims with their Node, in-flight claims
+ * alone, and Nodes no NodeClaim owns (not podlift's, or their claim is gone).
+ */
+export function joinNodesAndClaims(
+  nodes: readonly StateNode[],
+  nodeClaims: readonly NodeClaim[],
+): readonly ClusterNode[] {
+  const byProvider = new Map<string, StateNode>();
+  for (const node of nodes) if (node.providerID) byProvider.set(node.providerID, node);
+  const joined: ClusterNode[] = [];
+  const claimedNodes = new Set<StateNode>();
+  for (const nodeClaim of nodeClaims) {
+    const node = nodeClaim.status.providerID ? byProvider.get(nodeClaim.status.providerID) : undefined;
+    if (node) claimedNodes.add(node);
+    joined.push(node ? { node, nodeClaim } : { nodeClaim });
+  }
+  for (const node of nodes) if (!claimedNodes.has(node)) joined.push({ node });
+  return joined;
+}
+
+/**
+ * The capacity the scheduler may place pending pods on: every registered Node, plus every
+ * NodeClaim that launched but whose Node has not registered yet (in flight) and is not being
+ * deleted. An in-flight claim is a node whose labels are the claim's own plus what its
+ * requirements pin to one value, whose taints are its taints (startup taints are lifted before
+ * pods run), whose allocatable is what its launch recorded, and which already runs the
+ * DaemonSets that will land on it — so the next invocation places pending pods onto capacity
+ * already on its way instead of launching more (Karpenter's in-flight nodes).
+ */
+export function schedulingCapacity(
+  snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims' | 'daemonSets'>,
+): StateNode[] {
+  const registered = new Set(snapshot.nodes.flatMap((n) => (n.providerID ? [n.providerID] : [])));
+  const inFlight = snapshot.nodeClaims.filter(
+    (c) =>
+      c.status.providerID !== undefined &&
+      !registered.has(c.status.providerID) &&
+      c.deletionTimestamp === undefined &&
+      c.status.allocatable !== undefined,
+  );
+  return [...snapshot.nodes, ...inFlight.map((c) => inFlightNode(c, snapshot.daemonSets))];
+}
+
+/** An in-flight NodeClaim as the scheduler's {@link StateNode} (see {@link schedulingCapacity}). */
+export function inFlightNode(nodeClaim: NodeClaim, daemonSets: readonly DaemonSet[]): StateNode {
+  const labels: Record<string, string> = { ...nodeClaim.labels };
+  const requirements = Requirements.from(nodeClaim.spec.requirements);
+  for (const key of requirements.keys()) {
+    const requirement = requirements.get(key);
+    if (requirement && !requirement.complement && requirement.values.size === 1 && labels[key] === undefined)
+      labels[key] = [...requirement.values][0]!;
+  }
+  const taints = nodeClaim.spec.taints;
+  const daemonPods: Pod[] = daemonSets
+    .filter((ds) =>
+      taints.every((t) => t.effect === 'PreferNoSchedule' || taintTolerated(ds.pod.tolerations, t)),
+    )
+    .filter((ds) => Object.entries(ds.pod.nodeSelector).every(([k, v]) => labels[k] === v))
+    .map((ds) => ({ ...ds.pod, name: `${ds.name}-${nodeClaim.name}`, nodeName: nodeClaim.name }));
+  const nodePool = labels[LABEL_NODEPOOL];
+  return {
+    kind: 'nodeclaim',
+    name: nodeClaim.name,
+    labels,
+    taints,
+    allocatable: nodeClaim.status.allocatable ?? {},
+    ...(nodeClaim.status.capacity ? { capacity: nodeClaim.status.capacity } : {}),
+    pods: daemonPods,
+    ...(nodePool !== undefined ? { nodePool } : {}),
+    ...(nodeClaim.status.providerID ? { providerID: nodeClaim.status.providerID } : {}),
+    ...(nodeClaim.creationTimestamp ? { creationTimestamp: nodeClaim.creationTimestamp } : {}),
+  };
+}

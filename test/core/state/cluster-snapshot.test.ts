@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../../../shared/core/model/labels';
+import {
+  inFlightNode,
+  joinNodesAndClaims,
+  schedulingCapacity,
+} from '../../../shared/core/state/cluster-snapshot';
+import type { DaemonSet } from '../../../shared/core/state/cluster-state';
+import { nodeClaim, pod, resources, stateNode } from '../../../sim/world/builders';
+
+const launched = (name: string, instance: string, extra: Parameters<typeof nodeClaim>[0] = {}) =>
+  nodeClaim({
+    name,
+    zones: ['us-east-1a'],
+    capacityTypes: ['spot'],
+    requirements: [{ key: LABEL_INSTANCE_TYPE, operator: 'In', values: ['m5.large', 'm5.xlarge'] }],
+    status: {
+      providerID: `aws:///us-east-1a/${instance}`,
+      allocatable: resources({ cpu: '1930m', memory: '7Gi', pods: 29 }),
+    },
+    ...extra,
+  });
+
+const logging: DaemonSet = {
+  namespace: 'kube-system',
+  name: 'logging',
+  pod: pod({ cpu: '100m', memory: '128Mi' }),
+};
+
+describe('joinNodesAndClaims', () => {
+  it('pairs a Node with the NodeClaim of its providerID, and keeps the unpaired on each side', () => {
+    const registered = launched('default-a', 'i-0000000000000000a');
+    const inFlight = launched('default-b', 'i-0000000000000000b');
+    const node = stateNode({
+      name: 'ip-a',
+      lifecycle: { providerID: 'aws:///us-east-1a/i-0000000000000000a' },
+    });
+    const stranger = stateNode({
+      name: 'ip-z',
+      lifecycle: { providerID: 'aws:///us-east-1a/i-000000000000000ff' },
+    });
+
+    const joined = joinNodesAndClaims([node, stranger], [registered, inFlight]);
+
+    expect(joined).toEqual([{ node, nodeClaim: registered }, { nodeClaim: inFlight }, { node: stranger }]);
+  });
+});
+
+describe('schedulingCapacity', () => {
+  it('adds launched, unregistered, undeleted NodeClaims to the Nodes', () => {
+    const node = stateNode({
+      name: 'ip-a',
+      lifecycle: { providerID: 'aws:///us-east-1a/i-0000000000000000a' },
+    });
+    const registered = launched('default-a', 'i-0000000000000000a');
+    const inFlight = launched('default-b', 'i-0000000000000000b');
+    const deleting = launched('default-c', 'i-0000000000000000c', {
+      deletionTimestamp: '2026-01-01T00:00:00Z',
+    });
+    const unlaunched = nodeClaim({ name: 'default-d' });
+
+    const capacity = schedulingCapacity({
+      nodes: [node],
+      nodeClaims: [registered, inFlight, deleting, unlaunched],
+      daemonSets: [],
+    });
+
+    expect(capacity.map((n) => [n.kind, n.name])).toEqual([
+      ['node', 'ip-a'],
+      ['nodeclaim', 'default-b'],
+    ]);
+  });
+});
+
+describe('inFlightNode', () => {
+  it('labels the node with what its requirements pin, and gives it the allocatable its launch recorded', () => {
+    const node = inFlightNode(launched('default-b', 'i-0000000000000000b'), []);
+    expect(node.labels).toMatchObject({ [LABEL_ZONE]: 'us-east-1a', [LABEL_CAPACITY_TYPE]: 'spot' });
+    expect(node.labels[LABEL_INSTANCE_TYPE]).toBeUndefined();
+    expect(node.allocatable).toEqual(resources({ cpu: '1930m', memory: '7Gi', pods: 29 }));
+    expect(node.nodePool).toBe('default');
+  });
+
+  it('runs the DaemonSets that tolerate its taints and select its labels', () => {
+    const tainted = launched('default-b', 'i-0000000000000000b', {
+      taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+    });
+    const tolerant: DaemonSet = {
+      namespace: 'kube-system',
+      name: 'gpu-plugin',
+      pod: pod({ cpu: '50m', tolerations: [{ key: 'dedicated', operator: 'Exists' }] }),
+    };
+    const elsewhere: DaemonSet = {
+      namespace: 'kube-system',
+      name: 'arm-only',
+      pod: pod({
+        cpu: '50m',
+        nodeSelector: { 'kubernetes.io/arch': 'arm64' },
+        tolerations: [{ operator: 'Exists' }],
+      }),
+    };
+
+    expect(inFlightNode(tainted, [logging, tolerant, elsewhere]).pods.map((p) => p.name)).toEqual([
+      'gpu-plugin-default-b',
+    ]);
+    expect(
+      inFlightNode(launched('default-c', 'i-0000000000000000c'), [logging]).pods.map((p) => p.name),
+    ).toEqual(['logging-default-c']);
+  });
+});
