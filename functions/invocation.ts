@@ -1,5 +1,5 @@
 import type { Time } from '../shared/core/ports/time';
-import type { LoopLog, LoopMetrics } from './observability';
+import { type LoopLog, type LoopMetrics, withFields } from './observability';
 
 /**
  * One run of a control loop: what every step needs besides the ports — the time, how long the
@@ -50,12 +50,13 @@ export interface InvocationOptions {
 /** The {@link Invocation} for one Lambda call. */
 export function invocationFor(context: LambdaContextLike, options: InvocationOptions): Invocation {
   const now = options.time.now();
+  const correlationId = options.correlationId ?? context.awsRequestId;
   return {
     time: options.time,
     holder: `${options.loop}/${context.awsRequestId}`,
-    correlationId: options.correlationId ?? context.awsRequestId,
+    correlationId,
     deadline: now + Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS),
-    log: options.log,
+    log: withFields(options.log, { correlationId }),
     metrics: options.metrics,
   };
 }

@@ -17,6 +17,15 @@ export interface LoopLog {
   error(message: string, fields?: LogFields): void;
 }
 
+/** A log that adds `fields` (e.g. the correlation id) to every line of `log`. */
+export function withFields(log: LoopLog, fields: LogFields): LoopLog {
+  return {
+    info: (message, more) => log.info(message, { ...fields, ...more }),
+    warn: (message, more) => log.warn(message, { ...fields, ...more }),
+    error: (message, more) => log.error(message, { ...fields, ...more }),
+  };
+}
+
 /** Dimensions of one metric value (e.g. `{ nodePool: 'default' }`). */
 export type MetricDimensions = Readonly<Record<string, string>>;
 
