@@ -7,7 +7,13 @@ import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
 import { nodeFromManifest, podFromManifest, podTemplateToPod } from '../shared/core/manifests/pod-manifest';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import { ValidationError, type ValidationLocation } from '../shared/core/model/errors';
-import type { NodePool } from '../shared/core/model/nodepool';
+import {
+  EC2_NODE_CLASS_GROUP,
+  EC2_NODE_CLASS_KIND,
+  isManagedNodePool,
+  isStaticNodePool,
+  type NodePool,
+} from '../shared/core/model/nodepool';
 import type { Pod } from '../shared/core/model/pod';
 import type { DaemonSet, StateNode } from '../shared/core/state/cluster-state';
 
@@ -339,6 +345,18 @@ class PlanInputReader {
     const nodeClassNames = new Set(this.nodeClasses.keys());
     for (const { pool, location } of this.nodePools.values()) {
       const ref = pool.template.nodeClassRef.name;
+      if (!isManagedNodePool(pool)) {
+        const { group, kind } = pool.template.nodeClassRef;
+        this.warnings.push(
+          `${where(location)}: ${location.object}: spec.template.spec.nodeClassRef is ${group}/${kind}, not ${EC2_NODE_CLASS_GROUP}/${EC2_NODE_CLASS_KIND}: another controller's NodePool (e.g. EKS Auto Mode), skipped`,
+        );
+        continue;
+      }
+      if (isStaticNodePool(pool)) {
+        this.warnings.push(
+          `${where(location)}: ${location.object}: spec.replicas is ${pool.replicas}: a static NodePool keeps that many nodes and takes no pending pods`,
+        );
+      }
       if (!nodeClassNames.has(ref)) {
         this.warnings.push(
           `${where(location)}: ${location.object}: spec.template.spec.nodeClassRef names EC2NodeClass "${ref}", which is not in the input; this NodePool can launch no nodes`,

@@ -178,6 +178,19 @@ describe('readPlanInput', () => {
     ]);
   });
 
+  it("names another controller's NodePool and a static NodePool, which take no pending pods", () => {
+    const autoMode = nodePool('auto');
+    const spec = autoMode.spec as { template: { spec: Record<string, unknown> }; replicas?: number };
+    spec.template.spec.nodeClassRef = { group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'default' };
+    const fixed = nodePool('fixed');
+    (fixed.spec as { replicas?: number }).replicas = 3;
+    const input = read(yamlStream(autoMode, fixed, nodeClass()));
+    expect(input.warnings).toEqual([
+      `${FILE} document 0: NodePool/auto: spec.template.spec.nodeClassRef is eks.amazonaws.com/NodeClass, not karpenter.k8s.aws/EC2NodeClass: another controller's NodePool (e.g. EKS Auto Mode), skipped`,
+      `${FILE} document 1: NodePool/fixed: spec.replicas is 3: a static NodePool keeps that many nodes and takes no pending pods`,
+    ]);
+  });
+
   it('reads YAML as Kubernetes does: unquoted dates stay strings, merge keys merge', () => {
     const input = read(
       [

@@ -377,12 +377,6 @@ export const coreOnly: readonly {
     core: 'duplicate taint key and effect',
   },
   {
-    what: "a negative limit (the quantity pattern allows a sign, as Karpenter's does)",
-    kind: 'NodePool',
-    changes: { 'spec.limits': { cpu: '-1' } },
-    core: 'limit must not be negative',
-  },
-  {
     what: 'a limit whose resource name is no qualified name',
     kind: 'NodePool',
     changes: { 'spec.limits': { 'my cpu': '1' } },

@@ -275,6 +275,16 @@ const invalidNodePools: readonly InvalidCase[] = [
     core: 'Kubernetes quantity',
   },
   {
+    what: 'a negative limit as a string',
+    changes: { 'spec.limits': { cpu: '-5' } },
+    core: 'limit must not be negative',
+  },
+  {
+    what: 'a negative limit as a number',
+    changes: { 'spec.limits': { memory: -1 } },
+    core: 'limit must not be negative',
+  },
+  {
     what: 'negative replicas',
     changes: { 'spec.replicas': -1, 'spec.weight': undefined, 'spec.limits': undefined },
     core: 'replicas',

@@ -61,3 +61,30 @@ export interface NodePool {
 
 /** The resource name under which NodePool limits count nodes. */
 export const NODES_LIMIT = 'nodes';
+
+/** The node class podlift launches through: NodePools referring to anything else are not podlift's. */
+export const EC2_NODE_CLASS_GROUP = 'karpenter.k8s.aws';
+export const EC2_NODE_CLASS_KIND = 'EC2NodeClass';
+
+/**
+ * Whether podlift manages this NodePool: its nodeClassRef is a `karpenter.k8s.aws/EC2NodeClass`
+ * (Karpenter's IsManaged: the group/kind is one its cloud provider supports). EKS Auto Mode
+ * pools (`eks.amazonaws.com/NodeClass`) are another controller's even when the names match.
+ */
+export function isManagedNodePool(pool: Pick<NodePool, 'template'>): boolean {
+  const { group, kind } = pool.template.nodeClassRef;
+  return group === EC2_NODE_CLASS_GROUP && kind === EC2_NODE_CLASS_KIND;
+}
+
+/** Whether a NodePool is static (`spec.replicas`): a fixed node count, no pod-driven provisioning (Karpenter's IsStatic). */
+export function isStaticNodePool(pool: Pick<NodePool, 'replicas'>): boolean {
+  return pool.replicas !== undefined;
+}
+
+/**
+ * NodePools in the order the scheduler tries them: higher weight first, and among equal weights
+ * the name later in the alphabet first (Karpenter's OrderByWeight, pkg/utils/nodepool).
+ */
+export function orderByWeight<T extends Pick<NodePool, 'weight' | 'name'>>(pools: readonly T[]): T[] {
+  return [...pools].sort((a, b) => b.weight - a.weight || (a.name > b.name ? -1 : a.name < b.name ? 1 : 0));
+}

@@ -1,3 +1,4 @@
+import { isManagedNodePool, isStaticNodePool, orderByWeight } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { TopologyDomains } from './domains';
 import { ExistingCapacity, type ExistingSlot } from './existing-capacity';
@@ -38,18 +39,20 @@ class Scheduler {
 
   constructor(input: SchedulingInput) {
     const classes = new Map(input.nodeClasses.map((c) => [c.name, c]));
-    const contexts = [...input.nodePools]
-      .sort((a, b) => b.weight - a.weight || (a.name < b.name ? -1 : 1))
-      .map(
-        (np) =>
-          new NodePoolContext(
-            np,
-            classes.get(np.template.nodeClassRef.name),
-            input.instanceTypes.get(np.name) ?? [],
-            input.nodes,
-            input.daemonSets,
-          ),
-      );
+    // Static NodePools keep a fixed node count and podlift launches only through EC2NodeClasses:
+    // neither takes pending pods (Karpenter's provisioner skips IsStatic and !IsManaged pools).
+    const contexts = orderByWeight(
+      input.nodePools.filter((np) => isManagedNodePool(np) && !isStaticNodePool(np)),
+    ).map(
+      (np) =>
+        new NodePoolContext(
+          np,
+          classes.get(np.template.nodeClassRef.name),
+          input.instanceTypes.get(np.name) ?? [],
+          input.nodes,
+          input.daemonSets,
+        ),
+    );
     this.existing = new ExistingCapacity(input.nodes);
     this.groups = groupPods(input.pods);
 

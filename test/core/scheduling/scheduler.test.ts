@@ -154,6 +154,40 @@ describe('schedule', () => {
       expect(r.nodeClaims.every((c) => c.labels[LABEL_NODEPOOL] === 'heavy')).toBe(true);
     });
 
+    it('tries equal-weight NodePools in name order descending, as Karpenter does', () => {
+      const amd64 = nodePool({
+        name: 'amd64',
+        requirements: [{ key: LABEL_ARCH, operator: 'In', values: ['amd64'] }],
+      });
+      const arm64 = nodePool({
+        name: 'arm64',
+        requirements: [{ key: LABEL_ARCH, operator: 'In', values: ['arm64'] }],
+      });
+      expect(run({ nodePools: [amd64, arm64], pods: pods(1, { cpu: '1' }) }).nodeClaims[0]!.nodePool).toBe(
+        'arm64',
+      );
+      const spot = nodePool({ name: 'spot' });
+      const fallback = nodePool({ name: 'default' });
+      expect(run({ nodePools: [spot, fallback], pods: pods(1, { cpu: '1' }) }).nodeClaims[0]!.nodePool).toBe(
+        'spot',
+      );
+    });
+
+    it('gives pending pods no node from a static NodePool or one whose node class is not an EC2NodeClass', () => {
+      const fixed = nodePool({ name: 'zz-static', weight: 100, replicas: 3 });
+      const autoMode = nodePool({
+        name: 'zz-auto-mode',
+        weight: 100,
+        nodeClassRef: { group: 'eks.amazonaws.com', kind: 'NodeClass', name: 'default' },
+      });
+      const r = run({ nodePools: [fixed, autoMode, light], pods: pods(2, { cpu: '1' }) });
+      expect(r.nodeClaims.map((c) => c.nodePool)).toEqual(r.nodeClaims.map(() => 'light'));
+      expect(r.nodeClaims.length).toBeGreaterThan(0);
+      const alone = run({ nodePools: [fixed, autoMode], pods: pods(1, { cpu: '1' }) });
+      expect(alone.nodeClaims).toEqual([]);
+      expect(alone.unschedulable).toHaveLength(1);
+    });
+
     it('falls back to a lighter NodePool once the heavier one reaches its limits', () => {
       // 4 cpu of capacity: two 2-vCPU nodes with one 1-cpu pod each, then the light pool.
       const r = run({ nodePools: [light, heavy({ cpu: 4 })], pods: pods(8, { cpu: '1' }) });
