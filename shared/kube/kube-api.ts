@@ -46,6 +46,11 @@ export class KubeApi {
     return this.client(CustomObjectsApi);
   }
 
+  /** The current KubeConfig, for requests the typed clients do not make (json-list.ts). */
+  config(): Promise<KubeConfig> {
+    return this.source.get();
+  }
+
   /** `GET /version`. */
   version(): Promise<VersionApi> {
     return this.client(VersionApi);

@@ -40,3 +40,17 @@ export async function listAllPages<T>(
   } while (token);
   return items;
 }
+
+/**
+ * The query of one page of a bulk read: the first page at `resourceVersion=0`, which the API
+ * server answers from its watch cache instead of a quorum read of etcd (older servers then
+ * answer the whole list at once and ignore `limit`; newer ones page from a cache snapshot);
+ * the pages after it by their continue token, which carries its own resourceVersion.
+ */
+export function pageQuery(
+  continueToken: string | undefined,
+  limit: number,
+): Readonly<Record<string, string | number>> {
+  if (continueToken) return { limit, continue: continueToken };
+  return limit > 0 ? { limit, resourceVersion: '0' } : { resourceVersion: '0' };
+}

@@ -4,11 +4,11 @@ import type { Pod } from '../core/model/pod';
 import type { ParsedList } from '../core/ports/cluster';
 import type { StateNode } from '../core/state/cluster-state';
 import { kubeError } from './api-errors';
+import { listJsonPage } from './json-list';
 import type { KubeApi } from './kube-api';
 import { NODES } from './kube-resources';
-import { listAllPages } from './list-pages';
+import { listAllPages, pageQuery } from './list-pages';
 import { parseEach } from './parsed-list';
-import { toPlainJson } from './plain-json';
 import { readBoundPods } from './pod-reads';
 
 /**
@@ -17,13 +17,12 @@ import { readBoundPods } from './pod-reads';
  * `invalid`; a node whose pods could not all be parsed is still returned with the others.
  */
 export async function readNodes(api: KubeApi): Promise<ParsedList<StateNode>> {
-  const core = await api.core();
+  const config = await api.config();
   let nodes: NodeManifest[];
   try {
-    const models = await listAllPages((cont, limit) =>
-      core.listNode({ limit, ...(cont ? { _continue: cont } : {}) }),
+    nodes = await listAllPages((cont, limit) =>
+      listJsonPage<NodeManifest>(config, '/api/v1/nodes', pageQuery(cont, limit)),
     );
-    nodes = models.map((n) => toPlainJson(n) as NodeManifest);
   } catch (error) {
     throw kubeError(error, 'listing nodes', 'nodes', NODES);
   }

@@ -4,13 +4,13 @@ import type { Pod } from '../core/model/pod';
 import { podKey } from '../core/model/pod';
 import type { ParsedList } from '../core/ports/cluster';
 import { kubeError } from './api-errors';
+import { listJsonPage } from './json-list';
 import type { KubeApi } from './kube-api';
 import { PODS } from './kube-resources';
-import { listAllPages } from './list-pages';
+import { listAllPages, pageQuery } from './list-pages';
 import { parseEach } from './parsed-list';
 import type { PendingPodOptions } from './pending-pods';
 import { isProvisionablePod, PENDING_POD_FIELD_SELECTOR, podClaimNames } from './pending-pods';
-import { toPlainJson } from './plain-json';
 
 /** Pending pods, and the PersistentVolumeClaims each mounts (for zonal volume constraints). */
 export interface PendingPods extends ParsedList<Pod> {
@@ -50,12 +50,11 @@ export async function readBoundPods(api: KubeApi): Promise<ParsedList<Pod>> {
 }
 
 async function listPods(api: KubeApi, fieldSelector: string, doing: string): Promise<PodManifest[]> {
-  const core = await api.core();
+  const config = await api.config();
   try {
-    const pods = await listAllPages((cont, limit) =>
-      core.listPodForAllNamespaces({ fieldSelector, limit, ...(cont ? { _continue: cont } : {}) }),
+    return await listAllPages((cont, limit) =>
+      listJsonPage<PodManifest>(config, '/api/v1/pods', { fieldSelector, ...pageQuery(cont, limit) }),
     );
-    return pods.map((p) => toPlainJson(p) as PodManifest);
   } catch (error) {
     throw kubeError(error, doing, 'pods', PODS);
   }

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CloudError } from '../../shared/core/model/errors';
 import { listAllPages } from '../../shared/kube/list-pages';
 import { readPendingPods } from '../../shared/kube/pod-reads';
 import { ec2NodeClassManifest, nodeManifest, nodePoolManifest, podManifest } from '../../sim/world/builders';
 import type { Harness } from './harness';
-import { startHarness } from './harness';
+import { rejectionOf, startHarness } from './harness';
 
 let h: Harness;
 beforeEach(async () => {
@@ -56,18 +57,50 @@ describe('KubeCluster.pendingPods', () => {
     expect(names(pending.items)).toEqual(['default/default-one']);
   });
 
-  it('reads every page of a list longer than the page size', async () => {
-    for (let i = 0; i < 1001; i++)
-      h.server.store.seed(
+  const seedPending = (server: Harness['server'], count: number) => {
+    for (let i = 0; i < count; i++)
+      server.store.seed(
         'pods',
         podManifest({ name: `p-${String(i).padStart(4, '0')}`, unschedulable: true }),
       );
+  };
+
+  it('reads from the watch cache: a pre-1.34 server answers resourceVersion=0 with the whole list', async () => {
+    seedPending(h.server, 1001);
     const pending = await h.cluster.pendingPods();
     expect(pending.items).toHaveLength(1001);
     const pages = h.server.requests.filter((r) => r.path === '/api/v1/pods');
-    expect(pages).toHaveLength(3);
-    expect(pages[1].query.continue).toBeTruthy();
-    expect(pages[2].query.continue).toBeTruthy();
+    expect(pages).toHaveLength(1);
+    expect(pages[0].query).toMatchObject({ resourceVersion: '0', limit: '500' });
+  });
+
+  it('reads every page when the server pages its watch cache (1.34+), continuing without a resourceVersion', async () => {
+    const paged = await startHarness({ kubernetesVersion: 'v1.34.1' });
+    try {
+      seedPending(paged.server, 1001);
+      const pending = await paged.cluster.pendingPods();
+      expect(pending.items).toHaveLength(1001);
+      const pages = paged.server.requests.filter((r) => r.path === '/api/v1/pods');
+      expect(pages).toHaveLength(3);
+      expect(pages[0].query.resourceVersion).toBe('0');
+      for (const page of pages.slice(1)) {
+        expect(page.query.continue).toBeTruthy();
+        expect(page.query.resourceVersion).toBeUndefined();
+      }
+    } finally {
+      await paged.server.close();
+    }
+  });
+
+  it('turns a failed list into the typed error the loops retry on, with the Status the server sent', async () => {
+    h.server.failNext('list', '/api/v1/pods', 503, { message: 'etcd leader changed' });
+    const unavailable = await rejectionOf(h.cluster.pendingPods());
+    expect(unavailable).toBeInstanceOf(CloudError);
+    expect(unavailable).toMatchObject({ code: 'ServiceUnavailable', retryable: true });
+    expect(unavailable.message).toContain('etcd leader changed');
+    h.server.failNext('list', '/api/v1/nodes', 403, { message: 'nodes is forbidden' });
+    const forbidden = await rejectionOf(h.cluster.nodes());
+    expect(forbidden).toMatchObject({ code: 'Forbidden', retryable: false });
   });
 
   it('reports a pod the core parser rejects without dropping the others', async () => {

@@ -44,7 +44,7 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
   const status = subresource === 'status' ? ('status' as const) : undefined;
   switch (verb) {
     case 'list':
-      return { status: 200, body: listBody(store, route, query) };
+      return { status: 200, body: listBody(store, route, query, request.version) };
     case 'get':
       return { status: 200, body: store.get(resource, name ?? '', namespace) };
     case 'create':
@@ -92,16 +92,30 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
   }
 }
 
-function listBody(store: KubeStore, route: ResourceRoute, query: URLSearchParams): unknown {
+function listBody(
+  store: KubeStore,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  version: FakeServerVersion,
+): unknown {
   const { resource } = route;
   const limit = query.get('limit');
   if (limit !== null && !/^\d+$/.test(limit)) throw badRequest(`invalid limit: ${JSON.stringify(limit)}`);
+  const resourceVersion = query.get('resourceVersion');
+  const cont = query.get('continue');
+  // apiserver's storage validation: a continue token carries its own resourceVersion.
+  if (cont && resourceVersion)
+    throw badRequest('specifying resource version is not allowed when using continue');
+  // resourceVersion=0 is served from the watch cache. Before 1.34 the cache answers the whole
+  // list and ignores limit (cacher.go shouldDelegateList); from 1.34 it pages from a cache
+  // snapshot (KEP-4988 ListFromCacheSnapshot, beta and on by default).
+  const wholeFromCache = resourceVersion === '0' && version.major === 1 && version.minor < 34;
   const page = store.list(resource, {
     namespace: route.namespace,
     labelSelector: query.get('labelSelector') ?? undefined,
     fieldSelector: query.get('fieldSelector') ?? undefined,
-    limit: limit === null ? undefined : Number(limit),
-    continue: query.get('continue') ?? undefined,
+    limit: limit === null || wholeFromCache ? undefined : Number(limit),
+    continue: cont ?? undefined,
   });
   const metadata: Record<string, unknown> = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;

@@ -149,6 +149,26 @@ describe('fake API server: core/v1 reads', () => {
     expect(third.metadata?._continue).toBeUndefined();
   });
 
+  it('answers resourceVersion=0 from the watch cache: the whole list before 1.34, and refuses it with continue', async () => {
+    for (const name of ['p1', 'p2', 'p3']) server.store.seed('pods', podManifest({ name }));
+    const cached = await core.listNamespacedPod({ namespace: 'default', limit: 1, resourceVersion: '0' });
+    expect(cached.items.map((p) => p.metadata?.name)).toEqual(['p1', 'p2', 'p3']);
+    expect(cached.metadata?._continue).toBeUndefined();
+    const first = await core.listNamespacedPod({ namespace: 'default', limit: 1 });
+    const refused = await rejection(
+      core.listNamespacedPod({
+        namespace: 'default',
+        limit: 1,
+        resourceVersion: '0',
+        _continue: first.metadata?._continue,
+      }),
+    );
+    expect(refused).toMatchObject({
+      code: 400,
+      status: { message: 'specifying resource version is not allowed when using continue' },
+    });
+  });
+
   it('expires continue tokens after a compaction with 410 Expired', async () => {
     for (const name of ['p1', 'p2', 'p3']) server.store.seed('pods', podManifest({ name }));
     const first = await core.listNamespacedPod({ namespace: 'default', limit: 1 });

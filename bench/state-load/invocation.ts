@@ -1,0 +1,76 @@
+import { performance } from 'node:perf_hooks';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadClusterSnapshot } from '../../functions/cluster-snapshot';
+import { composePorts } from '../../functions/compose';
+import { runtimeOf } from '../../functions/runtime';
+import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
+import { RecordingObservability } from '../../sim/fakes/ports/recording-observability';
+import { clusterWorld } from '../../sim/world/cluster-world';
+
+/** What one measured invocation reads, and how long each took. */
+export interface InvocationMeasurement {
+  readonly kind: StateLoadKind;
+  /** Wall milliseconds of each run in order; the first is cold (empty caches). */
+  readonly runsMs: readonly number[];
+  readonly pods: number;
+  readonly nodes: number;
+  readonly nodeClaims: number;
+}
+
+/** The invocations the bench can measure. */
+export const STATE_LOAD_KINDS = ['snapshot'] as const;
+export type StateLoadKind = (typeof STATE_LOAD_KINDS)[number];
+
+/** Runs before the measured ones start, forcing collections (see gc-trace.ts runPeaks). */
+export const LEADING_FORCED_GCS = 1;
+
+/**
+ * Measures `runs` invocations of `kind` against the API server at `url` from one container:
+ * the first cold (catalog and NodeClass resolution not cached), the rest warm, as consecutive
+ * Lambda invocations of one container are. A forced collection brackets each run so the parent
+ * can read each run's peak heap from the GC trace.
+ */
+export async function measureInvocations(
+  url: string,
+  kind: StateLoadKind,
+  runs: number,
+): Promise<InvocationMeasurement> {
+  const world = await clusterWorld({ loop: 'bench' });
+  await world.close();
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'bench', server: url, skipTLSVerify: true }],
+    users: [{ name: 'podlift', token: 'podlift-test-token' }],
+    contexts: [{ name: 'bench', cluster: 'bench', user: 'podlift' }],
+    currentContext: 'bench',
+  });
+  const ports = composePorts({
+    config: world.config,
+    clients: world.clients,
+    time: world.time,
+    random: () => 0.5,
+    kubeConfigSource: staticKubeConfig(kubeConfig),
+  });
+  const observability = new RecordingObservability();
+  const runtime = runtimeOf('bench', ports, world.time, observability.log, observability.metricsPort);
+  const context = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 900_000 };
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  gc();
+  const runsMs: number[] = [];
+  let last = { pods: 0, nodes: 0, nodeClaims: 0 };
+  for (let r = 0; r < runs; r++) {
+    gc();
+    const start = performance.now();
+    const { snapshot } = await loadClusterSnapshot(ports, runtime.begin(context), runtime.unavailable, {
+      resolveNodeClasses: true,
+    });
+    runsMs.push(performance.now() - start);
+    last = {
+      pods: snapshot.pendingPods.length + snapshot.nodes.reduce((sum, node) => sum + node.pods.length, 0),
+      nodes: snapshot.nodes.length,
+      nodeClaims: snapshot.nodeClaims.length,
+    };
+    gc();
+  }
+  return { kind, runsMs, ...last };
+}
