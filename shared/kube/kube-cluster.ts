@@ -8,6 +8,7 @@ import type {
   ClusterWriter,
   EC2NodeClassList,
   EvictionOutcome,
+  MetadataPatch,
   NewNodeClaim,
   NodeClaimStatusUpdate,
   ParsedList,
@@ -26,6 +27,7 @@ import {
 } from './finalizers';
 import { KubeApi } from './kube-api';
 import type { KubeConfigSource } from './kubeconfig-source';
+import { patchNodeClaimMetadata, patchNodeMetadata } from './metadata-patches';
 import { readNodes } from './node-reads';
 import { deleteNode, labelNode, taintNode } from './node-writes';
 import {
@@ -173,5 +175,13 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
 
   writeNodeClassStatus(name: string, status: EC2NodeClassStatus): Promise<void> {
     return writeEC2NodeClassStatus(this.api, name, status);
+  }
+
+  patchNodeClaimMetadata(name: string, patch: MetadataPatch): Promise<void> {
+    return patchNodeClaimMetadata(this.api, name, patch);
+  }
+
+  patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void> {
+    return patchNodeMetadata(this.api, name, patch);
   }
 }

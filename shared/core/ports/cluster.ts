@@ -32,6 +32,12 @@ export interface TaintChange {
   readonly remove?: readonly Pick<Taint, 'key' | 'effect'>[];
 }
 
+/** Labels and annotations to set (a string) or remove (null); other keys are kept. */
+export interface MetadataPatch {
+  readonly labels?: Readonly<Record<string, string | null>>;
+  readonly annotations?: Readonly<Record<string, string | null>>;
+}
+
 /** What a new NodeClaim carries; the API server names it `<nodePool>-<random>`. */
 export interface NewNodeClaim {
   /** The NodePool it belongs to: its name prefix and `karpenter.sh/nodepool` label. */
@@ -142,4 +148,8 @@ export interface ClusterWriter {
   deletePod(pod: PodRef): Promise<boolean>;
   /** Writes an EC2NodeClass's resolved status. */
   writeNodeClassStatus(name: string, status: EC2NodeClassStatus): Promise<void>;
+  /** Sets and removes a NodeClaim's labels and annotations. @throws NotFoundError when gone. */
+  patchNodeClaimMetadata(name: string, patch: MetadataPatch): Promise<void>;
+  /** Sets and removes a Node's labels and annotations. @throws NotFoundError when gone. */
+  patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void>;
 }

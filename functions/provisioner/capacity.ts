@@ -1,0 +1,131 @@
+import { newNodeClaim } from '../../shared/core/provisioning/nodeclaims';
+import { instanceTypesByNodePool, planCapacity } from '../../shared/core/scheduling/plan-capacity';
+import type { NodeClaimPlan } from '../../shared/core/scheduling/types';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
+import type { CapacityActions, ProvisionOptions, ProvisionOutcome } from '../capacity';
+import type { Invocation } from '../invocation';
+import { METRICS } from '../observability';
+import type { LoopRuntime } from '../runtime';
+import { type LaunchResult, launchNodeClaim } from './launch';
+
+/** Rounds of "insufficient capacity → mark → plan the pods again" within one invocation. */
+const MAX_ROUNDS = 3;
+/** NodeClaims created and launched at once: CreateFleet calls in flight. */
+const CONCURRENCY = 8;
+
+/**
+ * The provisioner's capacity executor, which every loop that adds nodes goes through: each
+ * plan becomes a NodeClaim first (intent recorded in the cluster), then an instance; when EC2
+ * has no capacity for any of a plan's offerings the launcher has marked them unavailable, so
+ * the plan's pods are planned again without them, up to {@link MAX_ROUNDS} times within the
+ * invocation (Karpenter re-plans on its next batch; podlift does not wait for one).
+ */
+export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
+  return {
+    async provision(plans, snapshot, invocation, options = {}) {
+      const outcomes: ProvisionOutcome[] = [];
+      let round = plans;
+      for (let r = 0; r < MAX_ROUNDS && round.length > 0; r++) {
+        const results = await mapConcurrently(round, CONCURRENCY, (plan) =>
+          provisionOne(runtime, invocation, snapshot, plan, options),
+        );
+        const refused: NodeClaimPlan[] = [];
+        for (const [i, result] of results.entries()) {
+          const plan = round[i];
+          if (result.kind === 'launched') outcomes.push({ plan, launched: result.nodeClaim });
+          else if (result.kind === 'insufficient-capacity' && r + 1 < MAX_ROUNDS) refused.push(plan);
+          else
+            outcomes.push({
+              plan,
+              failed: result.message,
+              ...(result.claimName ? { nodeClaim: result.claimName } : {}),
+            });
+        }
+        round = refused.length > 0 ? replan(runtime, snapshot, refused) : [];
+      }
+      return outcomes;
+    },
+  };
+}
+
+async function provisionOne(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+  plan: NodeClaimPlan,
+  options: ProvisionOptions,
+): Promise<LaunchResult> {
+  const nodePool = snapshot.nodePools.find((p) => p.name === plan.nodePool);
+  const nodeClass = snapshot.nodeClasses.find((c) => c.name === plan.nodeClass);
+  const resolved = nodeClass && snapshot.nodeClassStatus.get(nodeClass.name);
+  if (!nodePool || !nodeClass || !resolved || !snapshot.catalog) {
+    return {
+      kind: 'failed',
+      message: `NodePool ${plan.nodePool}: EC2NodeClass ${plan.nodeClass} is not resolved`,
+    };
+  }
+  const claim = await runtime.ports.cluster.createNodeClaim(
+    newNodeClaim(plan, nodePool, nodeClass, options.annotations),
+  );
+  invocation.metrics.add(METRICS.nodeClaimsCreated, 'Count', 1, { nodePool: nodePool.name });
+  invocation.log.info('created NodeClaim', {
+    nodeClaim: claim.name,
+    nodePool: nodePool.name,
+    pods: plan.pods.length,
+    instanceType: plan.instanceType,
+    capacityType: plan.capacityType,
+    zone: plan.zone,
+    price: plan.price,
+    ...(options.reason ? { reason: options.reason } : {}),
+  });
+  const types = instanceTypesByNodePool([nodePool], [nodeClass], snapshot.catalog, {
+    unavailableOfferings: runtime.unavailable.keys(),
+  }).get(nodePool.name);
+  return launchNodeClaim(runtime, invocation, claim, {
+    nodePool,
+    nodeClass,
+    resolved,
+    instanceTypes: new Map((types ?? []).map((t) => [t.name, t])),
+    options: plan.instanceTypeOptions,
+  });
+}
+
+/** The refused plans' pods planned again, the offerings marked since excluded. */
+function replan(
+  runtime: LoopRuntime,
+  snapshot: ClusterSnapshot,
+  refused: readonly NodeClaimPlan[],
+): NodeClaimPlan[] {
+  if (!snapshot.catalog) return [];
+  const result = planCapacity(
+    {
+      pods: refused.flatMap((plan) => plan.pods),
+      daemonSets: snapshot.daemonSets,
+      nodes: schedulingCapacity(snapshot),
+      nodePools: snapshot.nodePools,
+      nodeClasses: snapshot.nodeClasses,
+    },
+    snapshot.catalog,
+    { unavailableOfferings: runtime.unavailable.keys() },
+  );
+  return [...result.nodeClaims];
+}
+
+/** `fn` over `items`, at most `limit` at a time, results in order. */
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,38 @@
+import { lifecycleStep } from '../../shared/core/lifecycle/registration';
+import type { NodeClaim } from '../../shared/core/model/nodeclaim';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import { joinNodesAndClaims } from '../../shared/core/state/cluster-snapshot';
+import type { Invocation } from '../invocation';
+import { METRICS } from '../observability';
+import type { LoopRuntime } from '../runtime';
+import { mapConcurrently } from './capacity';
+
+/**
+ * Advances every NodeClaim whose Node has joined by one lifecycle step (registered, then
+ * initialized), writing the Node first and the NodeClaim's condition last, so a crash in
+ * between repeats the (idempotent) Node writes on the next run instead of skipping them.
+ * Returns the NodeClaims as they are now.
+ */
+export async function advanceLifecycle(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+): Promise<Map<string, NodeClaim>> {
+  const { cluster } = runtime.ports;
+  const steps = joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims).flatMap(({ node, nodeClaim }) => {
+    const step = node && nodeClaim ? lifecycleStep(nodeClaim, node) : undefined;
+    return step ? [step] : [];
+  });
+  const updated = new Map<string, NodeClaim>();
+  await mapConcurrently(steps, 8, async (step) => {
+    if (step.nodeMetadata) await cluster.patchNodeMetadata(step.node, step.nodeMetadata);
+    if (step.nodeTaints) await cluster.taintNode(step.node, step.nodeTaints);
+    if (step.nodeFinalizer) await cluster.addNodeFinalizer(step.node, step.nodeFinalizer);
+    updated.set(step.nodeClaim, await cluster.updateNodeClaimStatus(step.nodeClaim, step.status));
+    const metric =
+      step.transition === 'registered' ? METRICS.nodeClaimsRegistered : METRICS.nodeClaimsInitialized;
+    invocation.metrics.add(metric, 'Count', 1);
+    invocation.log.info(`${step.transition} NodeClaim`, { nodeClaim: step.nodeClaim, node: step.node });
+  });
+  return updated;
+}

@@ -1,0 +1,127 @@
+import { performance } from 'node:perf_hooks';
+import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
+import { planCapacity } from '../../shared/core/scheduling/plan-capacity';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
+import { loadClusterSnapshot } from '../cluster-snapshot';
+import type { Invocation } from '../invocation';
+import { withClusterLease } from '../lease';
+import { METRICS } from '../observability';
+import type { LoopRuntime } from '../runtime';
+import { provisionerCapacity } from './capacity';
+import { advanceLifecycle } from './lifecycle';
+import { recordPodEvents } from './pod-events';
+import { launchRecordedClaims } from './repair';
+
+/** What one provisioner run did. */
+export interface ProvisionerSummary {
+  readonly ran: boolean;
+  readonly lifecycleSteps: number;
+  readonly repaired: number;
+  readonly podsConsidered: number;
+  readonly nodeClaimsLaunched: number;
+  readonly nodeClaimsFailed: number;
+  readonly podsUnschedulable: number;
+}
+
+/**
+ * One provisioner run (Karpenter's provisioner and NodeClaim lifecycle controllers in one
+ * level-triggered pass), holding the cluster Lease: read the cluster; advance NodeClaims whose
+ * Node joined; launch NodeClaims an earlier run recorded but did not launch; plan the pods that
+ * need capacity against the Nodes and in-flight NodeClaims; create and launch a NodeClaim per
+ * plan; tell the pods; keep what EC2 refused on the Lease for the other loops and containers.
+ */
+export async function runProvisioner(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+): Promise<ProvisionerSummary> {
+  const run = await withClusterLease(runtime.ports.lease, invocation, async () => {
+    const { snapshot, nodeClassFailures } = await loadClusterSnapshot(
+      runtime.ports,
+      invocation,
+      runtime.unavailable,
+      {
+        resolveNodeClasses: true,
+      },
+    );
+    for (const invalid of snapshot.invalid)
+      invocation.log.warn('skipping an invalid object', { error: invalid.message });
+    for (const [name, error] of nodeClassFailures) {
+      invocation.log.warn('EC2NodeClass not resolved; its NodePools launch nothing', {
+        nodeClass: name,
+        error: error.message,
+      });
+    }
+    const advanced = await advanceLifecycle(runtime, invocation, snapshot);
+    const repaired = await launchRecordedClaims(runtime, invocation, snapshot);
+    const current: ClusterSnapshot = {
+      ...snapshot,
+      nodeClaims: snapshot.nodeClaims.map((c) => repaired.get(c.name) ?? advanced.get(c.name) ?? c),
+    };
+    const provisioned = await provisionPods(runtime, invocation, current);
+    await runtime.ports.lease.saveUnavailableOfferings(runtime.unavailable.list());
+    return { lifecycleSteps: advanced.size, repaired: repaired.size, ...provisioned };
+  });
+  if (!run.ran) {
+    return {
+      ran: false,
+      lifecycleSteps: 0,
+      repaired: 0,
+      podsConsidered: 0,
+      nodeClaimsLaunched: 0,
+      nodeClaimsFailed: 0,
+      podsUnschedulable: 0,
+    };
+  }
+  return { ran: true, ...run.result };
+}
+
+async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
+  const pods = podsToProvision(snapshot.pendingPods, snapshot.nodes);
+  const none = {
+    podsConsidered: pods.length,
+    nodeClaimsLaunched: 0,
+    nodeClaimsFailed: 0,
+    podsUnschedulable: 0,
+  };
+  if (pods.length === 0 || !snapshot.catalog) return none;
+  // Only NodePools whose EC2NodeClass resolved can launch; pods only they could take are
+  // reported unschedulable with the scheduler's reason.
+  const nodeClasses = snapshot.nodeClasses.filter((c) => snapshot.nodeClassStatus.has(c.name));
+  const started = performance.now();
+  const result = planCapacity(
+    {
+      pods,
+      daemonSets: snapshot.daemonSets,
+      nodes: schedulingCapacity(snapshot),
+      nodePools: snapshot.nodePools,
+      nodeClasses,
+    },
+    snapshot.catalog,
+    { unavailableOfferings: runtime.unavailable.keys() },
+  );
+  invocation.metrics.add(METRICS.decisionTime, 'Milliseconds', performance.now() - started);
+  invocation.log.info('planned capacity', {
+    pods: pods.length,
+    placedOnExisting: result.placements.reduce((n, p) => n + p.pods.length, 0),
+    nodeClaims: result.nodeClaims.length,
+    unschedulable: result.unschedulable.length,
+  });
+  const outcomes = await provisionerCapacity(runtime).provision(result.nodeClaims, snapshot, invocation, {
+    reason: 'pending pods',
+  });
+  const launched = outcomes.flatMap((o) =>
+    'launched' in o ? [{ nodeClaim: o.launched.name, pods: o.plan.pods }] : [],
+  );
+  const failedPods = outcomes.flatMap((o) => ('failed' in o ? o.plan.pods : []));
+  const scheduled = launched.reduce((n, l) => n + l.pods.length, 0);
+  invocation.metrics.add(METRICS.podsScheduled, 'Count', scheduled);
+  invocation.metrics.add(METRICS.podsUnschedulable, 'Count', result.unschedulable.length + failedPods.length);
+  await recordPodEvents(runtime, invocation, launched, result.unschedulable);
+  return {
+    podsConsidered: pods.length,
+    nodeClaimsLaunched: launched.length,
+    nodeClaimsFailed: outcomes.length - launched.length,
+    podsUnschedulable: result.unschedulable.length,
+  };
+}

@@ -1,0 +1,102 @@
+import {
+  LABEL_DO_NOT_SYNC_TAINTS,
+  LABEL_INITIALIZED,
+  LABEL_REGISTERED,
+  UNREGISTERED_TAINT,
+} from '../model/labels';
+import type { NodeClaim } from '../model/nodeclaim';
+import { TERMINATION_FINALIZER } from '../model/nodeclaim';
+import { CPU, EPHEMERAL_STORAGE, MEMORY, PODS } from '../model/resources';
+import type { Taint } from '../model/taints';
+import type { MetadataPatch, NodeClaimStatusUpdate, TaintChange } from '../ports/cluster';
+import type { StateNode } from '../state/cluster-state';
+
+/**
+ * A NodeClaim's life after launch, one step per provisioner run: Registered when its Node
+ * joined, Initialized when that Node is ready for pods (kubernetes-sigs/karpenter
+ * pkg/controllers/nodeclaim/lifecycle registration.go and initialization.go).
+ */
+
+/** What to write for one NodeClaim and its Node; empty when nothing is to change. */
+export interface LifecycleStep {
+  readonly nodeClaim: string;
+  readonly node: string;
+  /** What happened, for the log and metrics. */
+  readonly transition: 'registered' | 'initialized';
+  readonly nodeMetadata?: MetadataPatch;
+  readonly nodeTaints?: TaintChange;
+  readonly nodeFinalizer?: string;
+  readonly status: NodeClaimStatusUpdate;
+}
+
+const REGISTERED = 'Registered';
+const INITIALIZED = 'Initialized';
+
+function isTrue(claim: NodeClaim, type: string): boolean {
+  return claim.status.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+}
+
+/**
+ * The next lifecycle step of `claim`, whose Node (joined by providerID) is `node`.
+ *
+ * Registration (registration.go `syncNode`): the Node gets the claim's labels and annotations,
+ * `karpenter.sh/registered=true`, the termination finalizer, and the claim's taints and
+ * startup taints — unless the Node carries `karpenter.sh/do-not-sync-taints=true`, whose taints
+ * its own bootstrap manages — and loses `karpenter.sh/unregistered:NoExecute` either way; the
+ * claim records the node name and Registered=True.
+ *
+ * Initialization (initialization.go): once the Node is Ready, none of the claim's startup taints
+ * remain, and every extended resource the claim requested is reported allocatable, the Node is
+ * labelled `karpenter.sh/initialized=true` and the claim gets Initialized=True.
+ */
+export function lifecycleStep(claim: NodeClaim, node: StateNode): LifecycleStep | undefined {
+  if (claim.deletionTimestamp || node.deleting) return undefined;
+  if (!isTrue(claim, REGISTERED)) return registration(claim, node);
+  if (isTrue(claim, INITIALIZED)) return undefined;
+  const pending = initializationBlocker(claim, node);
+  if (pending) return undefined;
+  return {
+    nodeClaim: claim.name,
+    node: node.name,
+    transition: 'initialized',
+    nodeMetadata: { labels: { [LABEL_INITIALIZED]: 'true' } },
+    status: { conditions: [{ type: INITIALIZED, status: 'True' }] },
+  };
+}
+
+function registration(claim: NodeClaim, node: StateNode): LifecycleStep {
+  const syncTaints = node.labels[LABEL_DO_NOT_SYNC_TAINTS] !== 'true';
+  const add: Taint[] = syncTaints
+    ? [...claim.spec.taints, ...claim.spec.startupTaints].filter((t) => !hasTaint(node.taints, t))
+    : [];
+  return {
+    nodeClaim: claim.name,
+    node: node.name,
+    transition: 'registered',
+    nodeMetadata: {
+      labels: { ...claim.labels, [LABEL_REGISTERED]: 'true' },
+      annotations: { ...claim.annotations },
+    },
+    nodeTaints: { add, remove: [UNREGISTERED_TAINT] },
+    nodeFinalizer: TERMINATION_FINALIZER,
+    status: { nodeName: node.name, conditions: [{ type: REGISTERED, status: 'True' }] },
+  };
+}
+
+/** Why the Node is not initialized yet, or undefined when it is. */
+export function initializationBlocker(claim: NodeClaim, node: StateNode): string | undefined {
+  if (!node.ready) return 'node not ready';
+  const startup = claim.spec.startupTaints.find((t) => hasTaint(node.taints, t));
+  if (startup) return `startup taint ${startup.key}:${startup.effect} still on the node`;
+  if (hasTaint(node.taints, UNREGISTERED_TAINT)) return 'the unregistered taint is still on the node';
+  const standard = new Set([CPU, MEMORY, PODS, EPHEMERAL_STORAGE]);
+  for (const [resource, quantity] of Object.entries(claim.spec.resources.requests)) {
+    if (standard.has(resource) || quantity <= 0) continue;
+    if (!((node.allocatable[resource] ?? 0) > 0)) return `extended resource ${resource} not reported yet`;
+  }
+  return undefined;
+}
+
+function hasTaint(taints: readonly Taint[], taint: Pick<Taint, 'key' | 'effect'>): boolean {
+  return taints.some((t) => t.key === taint.key && t.effect === taint.effect);
+}

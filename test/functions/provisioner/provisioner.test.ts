@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ANNOTATIONS,
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_TYPE,
+  LABEL_NODEPOOL,
+} from '../../../shared/core/model/labels';
+import type { KubeObject } from '../../../sim/fakes/kube';
+import {
+  lambdaContext,
+  type ProvisionerWorld,
+  podsPendingEvent,
+  provisionerWorld,
+  scheduledEvent,
+  seedPendingPods,
+  settle,
+} from './world';
+
+let w: ProvisionerWorld | undefined;
+afterEach(async () => {
+  await w?.world.close();
+  w = undefined;
+});
+
+const claims = (pw: ProvisionerWorld) => pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items;
+const running = (pw: ProvisionerWorld) =>
+  pw.world.fakes.ec2.listInstances().filter((i) => i.State?.Name !== 'terminated');
+const isLaunched = (claim: KubeObject) =>
+  (
+    ((claim as Record<string, unknown>).status as { conditions?: { type: string; status: string }[] })
+      ?.conditions ?? []
+  ).some((c) => c.type === 'Launched' && c.status === 'True');
+
+describe('provisioner: pending pods become NodeClaims, then instances', () => {
+  it('records a NodeClaim before launching it, launches it once, and records the launch on it', async () => {
+    w = await provisionerWorld();
+    const pods = seedPendingPods(w.world, 3);
+    const summary = await w.handler(podsPendingEvent(pods), lambdaContext('r1'));
+
+    expect(summary).toMatchObject({
+      ran: true,
+      podsConsidered: 3,
+      nodeClaimsLaunched: 1,
+      podsUnschedulable: 0,
+    });
+    const [claim] = claims(w);
+    expect(claims(w)).toHaveLength(1);
+    expect(isLaunched(claim)).toBe(true);
+    const instances = running(w);
+    expect(instances).toHaveLength(1);
+    const [instance] = instances;
+    const labels = claim.metadata.labels ?? {};
+    expect(labels[LABEL_NODEPOOL]).toBe('default');
+    expect(labels[LABEL_INSTANCE_TYPE]).toBe(instance.InstanceType);
+    expect(labels[LABEL_CAPACITY_TYPE]).toBe('on-demand');
+    const annotations = claim.metadata.annotations ?? {};
+    expect(annotations[ANNOTATIONS.nodePoolHash]).toMatch(/^\d+$/);
+    expect(annotations[ANNOTATIONS.nodeClassHash]).toMatch(/^\d+$/);
+    expect(Number(annotations[ANNOTATIONS.hourlyPrice])).toBeGreaterThan(0);
+    expect(((claim as Record<string, unknown>).status as { providerID?: string }).providerID).toBe(
+      `aws:///${instance.Placement?.AvailabilityZone}/${instance.InstanceId}`,
+    );
+    expect(instance.Tags?.find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value).toBe(claim.metadata.name);
+    const nominated = w.world.fakes.kube.store
+      .list('events')
+      .items.filter((e) => (e as { reason?: string }).reason === 'Nominated');
+    expect(nominated).toHaveLength(3);
+    expect((nominated[0] as { message?: string }).message).toBe(
+      `Pod should schedule on: nodeclaim/${claim.metadata.name}`,
+    );
+    expect(w.seen.total('NodeClaimsLaunched', { nodePool: 'default' })).toBe(1);
+  });
+
+  it('counts a launched NodeClaim as capacity on the way: the next run launches nothing more', async () => {
+    w = await provisionerWorld();
+    seedPendingPods(w.world, 3);
+    await w.handler(scheduledEvent('s1'), lambdaContext('r1'));
+    const again = await w.handler(scheduledEvent('s2'), lambdaContext('r2'));
+    expect(again).toMatchObject({ ran: true, podsConsidered: 3, nodeClaimsLaunched: 0 });
+    expect(claims(w)).toHaveLength(1);
+    expect(running(w)).toHaveLength(1);
+  });
+
+  it('repairs a run that crashed after the launch and before recording it: the next run records the same instance', async () => {
+    w = await provisionerWorld();
+    seedPendingPods(w.world, 2);
+    w.world.fakes.kube.failNext('patch', /\/nodeclaims\//, 500);
+    const first = await w.handler(scheduledEvent('s1'), lambdaContext('r1'));
+    expect(first).toMatchObject({ nodeClaimsLaunched: 0 });
+    expect(claims(w).filter(isLaunched)).toHaveLength(0);
+    expect(running(w)).toHaveLength(1);
+
+    const second = await w.handler(scheduledEvent('s2'), lambdaContext('r2'));
+    expect(second).toMatchObject({ repaired: 1, nodeClaimsLaunched: 0 });
+    expect(claims(w)).toHaveLength(1);
+    expect(claims(w).filter(isLaunched)).toHaveLength(1);
+    expect(running(w)).toHaveLength(1);
+  });
+
+  it('launches a NodeClaim recorded before a throttle storm once EC2 answers again', async () => {
+    w = await provisionerWorld();
+    seedPendingPods(w.world, 2);
+    w.world.fakes.ec2.throttle('CreateFleet', 50);
+    const first = await settle(w.world.time, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
+    expect(first).toMatchObject({ nodeClaimsLaunched: 0 });
+    expect(claims(w)).toHaveLength(1);
+    expect(running(w)).toHaveLength(0);
+
+    w.world.fakes.ec2.clearFailures();
+    const second = await settle(w.world.time, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
+    expect(second).toMatchObject({ repaired: 1 });
+    expect(claims(w).filter(isLaunched)).toHaveLength(1);
+    expect(running(w)).toHaveLength(1);
+  });
+
+  it('yields to an invocation holding the cluster Lease', async () => {
+    w = await provisionerWorld();
+    seedPendingPods(w.world, 2);
+    await w.world.ports.lease.acquire('disruption/other', 120);
+    const summary = await w.handler(scheduledEvent(), lambdaContext('r1'));
+    expect(summary).toMatchObject({ ran: false });
+    expect(claims(w)).toHaveLength(0);
+    expect(w.seen.total('LeaseHeldElsewhere')).toBe(1);
+  });
+
+  it('acknowledges an event it does not know, and a malformed watcher event, without crashing', async () => {
+    w = await provisionerWorld();
+    await expect(w.handler({ hello: 'world' }, lambdaContext('r1'))).resolves.toBeUndefined();
+    const bad = { ...podsPendingEvent([]), detail: { schemaVersion: 99 } };
+    await expect(w.handler(bad, lambdaContext('r2'))).resolves.toBeUndefined();
+    expect(w.seen.lines.filter((l) => l.message.startsWith('ignoring an event'))).toHaveLength(2);
+  });
+});

@@ -1,0 +1,113 @@
+import { makeProvisionerHandler } from '../../../functions/provisioner/handler';
+import { type LoopRuntime, runtimeOf } from '../../../functions/runtime';
+import { PODS_PENDING_SCHEMA_VERSION } from '../../../shared/core/contracts/pods-pending';
+import type { KubeObject } from '../../../sim/fakes/kube';
+import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
+import type { VirtualTime } from '../../../sim/virtual-time';
+import { ec2NodeClassManifest, nodePoolManifest, podManifest } from '../../../sim/world/builders';
+import { type ClusterWorld, clusterWorld } from '../../../sim/world/cluster-world';
+
+/** A cluster world with the default NodePool and EC2NodeClass, and the provisioner's handler over it. */
+export interface ProvisionerWorld {
+  readonly world: ClusterWorld;
+  readonly seen: RecordingObservability;
+  readonly runtime: LoopRuntime;
+  readonly handler: ReturnType<typeof makeProvisionerHandler>;
+}
+
+export async function provisionerWorld(
+  instanceTypes: readonly string[] = ['m5.large', 'm5.xlarge', 'c5.xlarge'],
+) {
+  const world = await clusterWorld({ instanceTypes, loop: 'provisioner' });
+  world.fakes.kube.store.seed('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest());
+  world.fakes.kube.store.seed(
+    'nodepools.karpenter.sh',
+    nodePoolManifest({
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+    }),
+  );
+  const seen = new RecordingObservability();
+  const runtime = runtimeOf('provisioner', world.ports, world.time, seen.log, seen.metricsPort);
+  return { world, seen, runtime, handler: makeProvisionerHandler(() => runtime) } satisfies ProvisionerWorld;
+}
+
+/** `count` pods kube-scheduler marked Unschedulable, owned by a ReplicaSet. */
+export function seedPendingPods(
+  world: ClusterWorld,
+  count: number,
+  cpu = '500m',
+  prefix = 'web',
+): KubeObject[] {
+  return Array.from({ length: count }, (_, i) =>
+    world.fakes.kube.store.seed(
+      'pods',
+      podManifest({
+        name: `${prefix}-${i}`,
+        uid: `uid-${prefix}-${i}`,
+        requests: { cpu, memory: '512Mi' },
+        unschedulable: true,
+        ownerKind: 'ReplicaSet',
+      }),
+    ),
+  );
+}
+
+/** The watcher's PodsPending event as EventBridge delivers it to a Lambda target. */
+export function podsPendingEvent(pods: readonly KubeObject[], id = 'evt-1') {
+  return {
+    version: '0',
+    id,
+    'detail-type': 'PodsPending',
+    source: 'podlift.watcher',
+    account: '111122223333',
+    time: '2026-01-01T00:00:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail: {
+      schemaVersion: PODS_PENDING_SCHEMA_VERSION,
+      cluster: 'demo',
+      pods: pods.map((p) => ({
+        namespace: p.metadata.namespace,
+        name: p.metadata.name,
+        uid: p.metadata.uid,
+      })),
+      total: pods.length,
+      truncated: false,
+    },
+  };
+}
+
+/** The one-minute schedule's event. */
+export function scheduledEvent(id = 'sched-1') {
+  return {
+    version: '0',
+    id,
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '111122223333',
+    time: '2026-01-01T00:01:00Z',
+    region: 'us-east-1',
+    resources: ['arn:aws:events:us-east-1:111122223333:rule/podlift-demo-provisioner'],
+    detail: {},
+  };
+}
+
+export const lambdaContext = (id: string) => ({ awsRequestId: id, getRemainingTimeInMillis: () => 60_000 });
+
+/**
+ * Settles `run` while moving virtual time on for it: whenever the run waits on the world's
+ * clock (a retry's backoff), the clock jumps to the wait's end; while it waits on I/O, real
+ * time passes and the clock stands still.
+ */
+export async function settle<T>(time: VirtualTime, run: Promise<T>): Promise<T> {
+  let done = false;
+  const tracked = run.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    const [next] = time.delays();
+    if (next !== undefined) await time.advanceAsync(Math.max(next, 0));
+    else await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return tracked;
+}
