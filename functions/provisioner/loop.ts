@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
 import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
 import { planCapacity } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
@@ -52,6 +53,7 @@ export async function runProvisioner(
         error: error.message,
       });
     }
+    await reportNodeClasses(runtime, invocation, snapshot);
     const advanced = await advanceLifecycle(runtime, invocation, snapshot);
     const repaired = await launchRecordedClaims(runtime, invocation, snapshot);
     const current: ClusterSnapshot = {
@@ -87,7 +89,10 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
   if (pods.length === 0 || !snapshot.catalog) return none;
   // Only NodePools whose EC2NodeClass resolved can launch; pods only they could take are
   // reported unschedulable with the scheduler's reason.
-  const nodeClasses = snapshot.nodeClasses.filter((c) => snapshot.nodeClassStatus.has(c.name));
+  const nodeClasses = snapshot.nodeClasses.filter((c) => {
+    const status = snapshot.nodeClassStatus.get(c.name);
+    return status !== undefined && nodeClassReady(status);
+  });
   const started = performance.now();
   const result = planCapacity(
     {
@@ -124,4 +129,24 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
     nodeClaimsFailed: outcomes.length - launched.length,
     podsUnschedulable: result.unschedulable.length,
   };
+}
+
+/**
+ * Writes each EC2NodeClass's resolved status and conditions (SubnetsReady, SecurityGroupsReady,
+ * AMIsReady, InstanceProfileReady, Ready), so `kubectl get ec2nodeclass` says why one cannot
+ * launch; a class that is not Ready is skipped by the planning, the others keep working.
+ */
+async function reportNodeClasses(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
+  for (const [name, status] of snapshot.nodeClassStatus) {
+    if (!nodeClassReady(status)) {
+      const why = status.conditions.filter((c) => c.status !== 'True').map((c) => `${c.type}: ${c.message}`);
+      invocation.log.warn('EC2NodeClass not ready; its NodePools launch nothing', { nodeClass: name, why });
+    }
+    await runtime.ports.cluster.writeNodeClassStatus(name, status).catch((error: unknown) => {
+      invocation.log.warn('writing EC2NodeClass status failed', {
+        nodeClass: name,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  }
 }

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { LABEL_INITIALIZED, LABEL_INSTANCE_TYPE, LABEL_REGISTERED } from '../../../shared/core/model/labels';
+import {
+  ec2NodeClassManifest,
+  nodeManifest,
+  nodePoolManifest,
+  podManifest,
+} from '../../../sim/world/builders';
+import {
+  lambdaContext,
+  type ProvisionerWorld,
+  provisionerWorld,
+  scheduledEvent,
+  seedPendingPods,
+} from './world';
+
+let w: ProvisionerWorld | undefined;
+afterEach(async () => {
+  await w?.world.close();
+  w = undefined;
+});
+
+type Json = Record<string, any>;
+const claims = (pw: ProvisionerWorld) =>
+  pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
+const running = (pw: ProvisionerWorld) =>
+  pw.world.fakes.ec2.listInstances().filter((i) => i.State?.Name !== 'terminated');
+const condition = (claim: Json, type: string) =>
+  (claim.status?.conditions ?? []).find((c: Json) => c.type === type)?.status as string | undefined;
+const run = (pw: ProvisionerWorld, id: string) => pw.handler(scheduledEvent(id), lambdaContext(id));
+
+describe('provisioner: insufficient capacity', () => {
+  it('launches the next cheapest type when EC2 has none of the cheapest anywhere, and keeps the refusal on the Lease', async () => {
+    w = await provisionerWorld(['m5.large', 'm5.xlarge']);
+    w.world.fakes.ec2.capacity.setCapacity({ instanceType: 'm5.large' }, 0);
+    seedPendingPods(w.world, 2, '250m');
+    const summary = await run(w, 'r1');
+    expect(summary).toMatchObject({ nodeClaimsLaunched: 1 });
+    expect(running(w).map((i) => i.InstanceType)).toEqual(['m5.xlarge']);
+    expect(claims(w)[0].metadata.labels[LABEL_INSTANCE_TYPE]).toBe('m5.xlarge');
+    const stored = await w.world.ports.lease.loadUnavailableOfferings();
+    expect(stored.filter((o) => o.instanceType === 'm5.large').length).toBeGreaterThan(0);
+  });
+
+  it('deletes a NodeClaim nothing can launch, with an Event saying why, and reports its pods unschedulable', async () => {
+    w = await provisionerWorld(['m5.large', 'm5.xlarge']);
+    w.world.fakes.ec2.capacity.setCapacity({ instanceType: 'm5.large' }, 0);
+    w.world.fakes.kube.store.seed(
+      'pods',
+      podManifest({
+        name: 'pinned',
+        requests: { cpu: '250m' },
+        nodeSelector: { [LABEL_INSTANCE_TYPE]: 'm5.large' },
+        unschedulable: true,
+        ownerKind: 'ReplicaSet',
+      }),
+    );
+    const summary = await run(w, 'r1');
+    expect(summary).toMatchObject({ nodeClaimsLaunched: 0 });
+    expect(running(w)).toHaveLength(0);
+    expect(claims(w).filter((c) => !c.metadata.deletionTimestamp)).toHaveLength(0);
+    const events = w.world.fakes.kube.store.list('events').items as Json[];
+    expect(
+      events.some((e) => e.reason === 'InsufficientCapacityError' && e.involvedObject.kind === 'NodeClaim'),
+    ).toBe(true);
+    expect(w.seen.total('InsufficientCapacityErrors')).toBeGreaterThan(0);
+  });
+});
+
+describe('provisioner: NodePools and EC2NodeClasses that cannot launch', () => {
+  it('keeps provisioning for the other NodePools when one EC2NodeClass does not resolve', async () => {
+    w = await provisionerWorld(['m5.large']);
+    w.world.fakes.kube.store.seed(
+      'ec2nodeclasses.karpenter.k8s.aws',
+      ec2NodeClassManifest({ name: 'broken', discovery: 'nowhere' }),
+    );
+    w.world.fakes.kube.store.seed(
+      'nodepools.karpenter.sh',
+      nodePoolManifest({ name: 'broken', nodeClass: 'broken', weight: 100 }),
+    );
+    seedPendingPods(w.world, 1, '250m');
+    const summary = await run(w, 'r1');
+    expect(summary).toMatchObject({ nodeClaimsLaunched: 1 });
+    expect(claims(w).map((c) => c.metadata.labels['karpenter.sh/nodepool'])).toEqual(['default']);
+    expect(
+      w.seen.lines.some(
+        (l) => l.message.startsWith('EC2NodeClass not ready') && l.fields.nodeClass === 'broken',
+      ),
+    ).toBe(true);
+  });
+
+  it('stops at the NodePool limit within one batch and reports the rest unschedulable', async () => {
+    w = await provisionerWorld(['m5.large']);
+    w.world.fakes.kube.store.delete('nodepools.karpenter.sh', 'default');
+    w.world.fakes.kube.store.seed(
+      'nodepools.karpenter.sh',
+      nodePoolManifest({
+        limits: { cpu: '4' },
+        requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+      }),
+    );
+    seedPendingPods(w.world, 8, '1500m');
+    const summary = await run(w, 'r1');
+    // m5.large: 2 vCPU, ~1.93 allocatable: one 1.5-cpu pod each, and the 4-cpu limit allows two.
+    expect(summary).toMatchObject({ nodeClaimsLaunched: 2, podsUnschedulable: 6 });
+    expect(running(w)).toHaveLength(2);
+  });
+});
+
+describe('provisioner: registration and initialization', () => {
+  it('registers the Node that joins with the claim’s providerID, then initializes it once Ready', async () => {
+    w = await provisionerWorld(['m5.large']);
+    seedPendingPods(w.world, 1, '250m');
+    await run(w, 'r1');
+    const [claim] = claims(w);
+    const node = nodeManifest({
+      name: 'ip-10-0-0-1.ec2.internal',
+      taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }],
+      ready: false,
+      allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+    });
+    w.world.fakes.kube.store.seed('nodes', {
+      ...node,
+      spec: { ...node.spec, providerID: claim.status.providerID },
+    });
+
+    await run(w, 'r2');
+    const registered = w.world.fakes.kube.store.get('nodes', 'ip-10-0-0-1.ec2.internal') as Json;
+    expect(registered.metadata.labels[LABEL_REGISTERED]).toBe('true');
+    expect(registered.metadata.labels['karpenter.sh/nodepool']).toBe('default');
+    expect(registered.spec.taints ?? []).toEqual([]);
+    expect(registered.metadata.finalizers).toContain('karpenter.sh/termination');
+    expect(condition(claims(w)[0], 'Registered')).toBe('True');
+    expect(claims(w)[0].status.nodeName).toBe('ip-10-0-0-1.ec2.internal');
+    expect(condition(claims(w)[0], 'Initialized')).toBeUndefined();
+
+    w.world.fakes.kube.store.updateStatus('nodes', {
+      ...registered,
+      status: { ...registered.status, conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    await run(w, 'r3');
+    expect(condition(claims(w)[0], 'Initialized')).toBe('True');
+    expect(
+      (w.world.fakes.kube.store.get('nodes', 'ip-10-0-0-1.ec2.internal') as Json).metadata.labels[
+        LABEL_INITIALIZED
+      ],
+    ).toBe('true');
+    expect(w.seen.total('NodeClaimsRegistered')).toBe(1);
+    expect(w.seen.total('NodeClaimsInitialized')).toBe(1);
+  });
+});
