@@ -4,6 +4,7 @@ import type { NodeClaimPlan } from '../../shared/core/scheduling/types';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
 import type { CapacityActions, ProvisionOptions, ProvisionOutcome } from '../capacity';
+import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
@@ -110,22 +111,4 @@ function replan(
     { unavailableOfferings: runtime.unavailable.keys() },
   );
   return [...result.nodeClaims];
-}
-
-/** `fn` over `items`, at most `limit` at a time, results in order. */
-export async function mapConcurrently<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -2,10 +2,10 @@ import { lifecycleStep } from '../../shared/core/lifecycle/registration';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { joinNodesAndClaims } from '../../shared/core/state/cluster-snapshot';
+import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
-import { mapConcurrently } from './capacity';
 
 /**
  * Advances every NodeClaim whose Node has joined by one lifecycle step (registered, then

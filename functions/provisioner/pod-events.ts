@@ -1,8 +1,8 @@
 import type { Pod } from '../../shared/core/model/pod';
 import type { UnschedulablePod } from '../../shared/core/scheduling/unschedulable-reason';
+import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import type { LoopRuntime } from '../runtime';
-import { mapConcurrently } from './capacity';
 
 /** Events written per invocation at most: explanations must not slow down the capacity. */
 const MAX_POD_EVENTS = 200;

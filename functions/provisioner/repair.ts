@@ -3,9 +3,9 @@ import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import { claimLaunchOptions } from '../../shared/core/provisioning/claim-options';
 import { instanceTypesByNodePool } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import type { LoopRuntime } from '../runtime';
-import { mapConcurrently } from './capacity';
 import { launchNodeClaim } from './launch';
 
 function launched(claim: NodeClaim): boolean {

@@ -1,0 +1,51 @@
+import { decideTermination } from '../../shared/core/termination/decide';
+import { loadClusterSnapshot } from '../cluster-snapshot';
+import { mapConcurrently } from '../concurrency';
+import type { Invocation } from '../invocation';
+import type { LoopRuntime } from '../runtime';
+import { executeTermination } from './execute';
+
+/** What one termination run did. */
+export interface TerminationSummary {
+  readonly actions: number;
+  readonly failed: number;
+}
+
+/**
+ * One termination and garbage-collection run: read the cluster and the cluster's instances,
+ * decide every step due now (core/termination), carry them out. No Lease: every step is
+ * idempotent, so two runs at once only repeat each other's harmless writes. One failed action
+ * is logged and left for the next run; the others go on.
+ */
+export async function runTermination(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+): Promise<TerminationSummary> {
+  const [{ snapshot }, instances] = await Promise.all([
+    loadClusterSnapshot(runtime.ports, invocation, runtime.unavailable, {
+      catalog: false,
+      pendingPods: false,
+    }),
+    runtime.ports.instances.listClusterInstances(),
+  ]);
+  const actions = decideTermination({
+    now: invocation.time.now(),
+    nodes: snapshot.nodes,
+    nodeClaims: snapshot.nodeClaims,
+    nodePools: snapshot.nodePools,
+    instances,
+  });
+  let failed = 0;
+  await mapConcurrently(actions, 8, async (action) => {
+    try {
+      await executeTermination(runtime, invocation, action);
+    } catch (error) {
+      failed++;
+      invocation.log.warn('termination step failed; the next run tries again', {
+        action: action.kind,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  });
+  return { actions: actions.length, failed };
+}
