@@ -20,6 +20,7 @@ afterEach(async () => {
   w = undefined;
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
 type Json = Record<string, any>;
 const claims = (pw: ProvisionerWorld) =>
   pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];

@@ -4,7 +4,12 @@ import { PODS_PENDING_SCHEMA_VERSION } from '../../../shared/core/contracts/pods
 import type { KubeObject } from '../../../sim/fakes/kube';
 import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
 import type { VirtualTime } from '../../../sim/virtual-time';
-import { ec2NodeClassManifest, nodePoolManifest, podManifest } from '../../../sim/world/builders';
+import {
+  ec2NodeClassManifest,
+  nodeManifest,
+  nodePoolManifest,
+  podManifest,
+} from '../../../sim/world/builders';
 import { type ClusterWorld, clusterWorld } from '../../../sim/world/cluster-world';
 
 /** A cluster world with the default NodePool and EC2NodeClass, and the provisioner's handler over it. */
@@ -110,4 +115,33 @@ export async function settle<T>(time: VirtualTime, run: Promise<T>): Promise<T> 
     else await new Promise((resolve) => setTimeout(resolve, 2));
   }
   return tracked;
+}
+
+/** The Node name {@link withOneNode} registers. */
+export const NODE = 'ip-10-0-0-1.ec2.internal';
+
+/**
+ * A provisioner world with one launched NodeClaim (an m5.large) whose Node has joined and been
+ * registered, running `pods` (manifests bound to {@link NODE}) and nothing pending.
+ */
+export async function withOneNode(pods: readonly object[], instanceTypes: readonly string[] = ['m5.large']) {
+  const pw = await provisionerWorld(instanceTypes);
+  seedPendingPods(pw.world, 1, '250m', 'seed');
+  await pw.handler(scheduledEvent('p1'), lambdaContext('p1'));
+  const store = pw.world.fakes.kube.store;
+  const claim = store.list('nodeclaims.karpenter.sh').items[0] as KubeObject & {
+    status: { providerID: string };
+  };
+  const node = nodeManifest({
+    name: NODE,
+    ready: true,
+    allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+  });
+  store.seed('nodes', { ...node, spec: { ...node.spec, providerID: claim.status.providerID } });
+  for (const p of store.list('pods').items)
+    store.delete('pods', p.metadata.name ?? '', { namespace: p.metadata.namespace });
+  for (const p of pods) store.seed('pods', p);
+  await pw.handler(scheduledEvent('p2'), lambdaContext('p2'));
+  const instanceId = claim.status.providerID.split('/').pop() ?? '';
+  return { pw, claimName: claim.metadata.name ?? '', instanceId };
 }

@@ -2,15 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeOf } from '../../../functions/runtime';
 import { makeTerminationHandler } from '../../../functions/termination/handler';
 import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
-import { nodeManifest, podDisruptionBudgetManifest, podManifest } from '../../../sim/world/builders';
+import { podDisruptionBudgetManifest, podManifest } from '../../../sim/world/builders';
 import {
   lambdaContext,
+  NODE,
   type ProvisionerWorld,
-  provisionerWorld,
   scheduledEvent,
-  seedPendingPods,
+  withOneNode,
 } from '../provisioner/world';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
 type Json = Record<string, any>;
 let w: ProvisionerWorld | undefined;
 afterEach(async () => {
@@ -18,33 +19,12 @@ afterEach(async () => {
   w = undefined;
 });
 
-const NODE = 'ip-10-0-0-1.ec2.internal';
-
-/** A world with one launched, registered NodeClaim whose Node runs `pods`, and a termination handler. */
-async function oneNode(pods: readonly Json[]) {
-  const pw = await provisionerWorld(['m5.large']);
-  seedPendingPods(pw.world, 1, '250m', 'seed');
-  await pw.handler(scheduledEvent('p1'), lambdaContext('p1'));
-  const store = pw.world.fakes.kube.store;
-  const claim = store.list('nodeclaims.karpenter.sh').items[0] as Json;
-  const node = nodeManifest({
-    name: NODE,
-    ready: true,
-    allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
-  });
-  store.seed('nodes', { ...node, spec: { ...node.spec, providerID: claim.status.providerID } });
-  for (const p of store.list('pods').items)
-    store.delete('pods', p.metadata.name ?? '', { namespace: p.metadata.namespace });
-  for (const p of pods) store.seed('pods', p);
-  await pw.handler(scheduledEvent('p2'), lambdaContext('p2'));
+/** A world with one registered Node running `pods`, and the termination handler over it. */
+async function terminationWorld(pods: readonly Json[]) {
+  const { pw, claimName } = await withOneNode(pods);
   const seen = new RecordingObservability();
   const runtime = runtimeOf('termination', pw.world.ports, pw.world.time, seen.log, seen.metricsPort);
-  return {
-    pw,
-    seen,
-    claimName: claim.metadata.name as string,
-    terminate: makeTerminationHandler(() => runtime),
-  };
+  return { pw, seen, claimName, terminate: makeTerminationHandler(() => runtime) };
 }
 
 const bound = (name: string, extra: Parameters<typeof podManifest>[0] = {}) =>
@@ -59,7 +39,7 @@ const bound = (name: string, extra: Parameters<typeof podManifest>[0] = {}) =>
 
 describe('termination: a deleted NodeClaim is drained, its instance terminated, then it goes', () => {
   it('takes kubectl delete nodeclaim through taint, eviction, TerminateInstances and finalizer removal', async () => {
-    const t = await oneNode([
+    const t = await terminationWorld([
       bound('web-1', { labels: { app: 'web' } }),
       bound('agent', { ownerKind: 'DaemonSet' }),
     ]);
@@ -87,7 +67,7 @@ describe('termination: a deleted NodeClaim is drained, its instance terminated, 
   });
 
   it('leaves a pod its PodDisruptionBudget protects, tries again next run, and terminates nothing meanwhile', async () => {
-    const t = await oneNode([bound('db-0', { labels: { app: 'db' } })]);
+    const t = await terminationWorld([bound('db-0', { labels: { app: 'db' } })]);
     w = t.pw;
     const store = w.world.fakes.kube.store;
     store.seed(
@@ -104,7 +84,7 @@ describe('termination: a deleted NodeClaim is drained, its instance terminated, 
   });
 
   it('takes kubectl delete node the same way: its NodeClaim is deleted, then drained', async () => {
-    const t = await oneNode([bound('web-1')]);
+    const t = await terminationWorld([bound('web-1')]);
     w = t.pw;
     const store = w.world.fakes.kube.store;
     store.delete('nodes', NODE);
@@ -117,7 +97,7 @@ describe('termination: a deleted NodeClaim is drained, its instance terminated, 
   });
 
   it('terminates an instance of the cluster that no NodeClaim owns', async () => {
-    const t = await oneNode([]);
+    const t = await terminationWorld([]);
     w = t.pw;
     const store = w.world.fakes.kube.store;
     const claim = store.get('nodeclaims.karpenter.sh', t.claimName) as Json;
