@@ -1,0 +1,150 @@
+import { disruptionCandidates } from '../../shared/core/disruption/candidates';
+import { commandStillValid, decideDisruption } from '../../shared/core/disruption/decide';
+import { expiredClaims, replacementPlans, VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
+import { ANNOTATIONS } from '../../shared/core/model/labels';
+import type { NodeClaim } from '../../shared/core/model/nodeclaim';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import { loadClusterSnapshot } from '../cluster-snapshot';
+import type { Invocation } from '../invocation';
+import { withClusterLease } from '../lease';
+import { METRICS } from '../observability';
+import { provisionerCapacity } from '../provisioner/capacity';
+import type { LoopRuntime } from '../runtime';
+import { type RecordedCommand, recordedCommands } from './commands';
+
+/** What one disruption run did. */
+export interface DisruptionSummary {
+  readonly ran: boolean;
+  readonly expired: number;
+  /** What happened to commands: recorded, waiting, cancelled, replacing, executed. */
+  readonly steps: readonly string[];
+}
+
+const initialized = (claim: NodeClaim) =>
+  claim.status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ?? false;
+
+/**
+ * One disruption run, holding the cluster Lease. Expired NodeClaims are deleted (forceful, not
+ * budgeted). A command already recorded advances one step: at least 15 s after it was decided it
+ * is validated again (cancelled if it no longer holds), its replacements are launched, and once
+ * they are all Initialized its candidates are deleted, which hands them to termination's drain.
+ * With no command in flight the methods decide the next one, which is only recorded on its
+ * NodeClaims this run. Karpenter runs one command at a time too.
+ */
+export async function runDisruption(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+): Promise<DisruptionSummary> {
+  const run = await withClusterLease(runtime.ports.lease, invocation, async () => {
+    const { snapshot } = await loadClusterSnapshot(runtime.ports, invocation, runtime.unavailable, {
+      resolveNodeClasses: true,
+      pendingPods: false,
+    });
+    const now = invocation.time.now();
+    const expired = expiredClaims(snapshot.nodeClaims, now);
+    for (const claim of expired) {
+      await runtime.ports.cluster.deleteNodeClaim(claim.name);
+      invocation.metrics.add(METRICS.disruptionCommands, 'Count', 1, { method: 'expiration' });
+      invocation.log.info('NodeClaim expired; deleting it', {
+        nodeClaim: claim.name,
+        expireAfter: claim.spec.expireAfter,
+      });
+    }
+    const { commands, unreadable } = recordedCommands(snapshot.nodeClaims);
+    for (const name of unreadable) await clearCommand(runtime, name);
+    const steps: string[] = [];
+    for (const recorded of commands) steps.push(await advance(runtime, invocation, snapshot, recorded, now));
+    if (commands.length === 0) steps.push(await decideNext(runtime, invocation, snapshot, now));
+    return { expired: expired.length, steps };
+  });
+  return run.ran ? { ran: true, ...run.result } : { ran: false, expired: 0, steps: [] };
+}
+
+async function decideNext(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+  now: number,
+) {
+  const started = performance.now();
+  const { command, passedOver } = decideDisruption(snapshot, now);
+  invocation.metrics.add(METRICS.decisionTime, 'Milliseconds', performance.now() - started);
+  for (const p of passedOver) {
+    await runtime.ports.events
+      .record({
+        object: { apiVersion: 'v1', kind: 'Node', name: p.node },
+        type: 'Normal',
+        reason: 'DisruptionBlocked',
+        message: p.why,
+      })
+      .catch((error: unknown) =>
+        invocation.log.warn('recording an Event failed', { node: p.node, error: String(error) }),
+      );
+  }
+  if (!command) return 'none';
+  const text = JSON.stringify(command);
+  for (const name of command.candidates) {
+    await runtime.ports.cluster.patchNodeClaimMetadata(name, {
+      annotations: { [ANNOTATIONS.disruptionCommand]: text },
+    });
+  }
+  invocation.log.info('disruption command recorded; it runs after validation', { ...command });
+  return `recorded ${command.method}`;
+}
+
+async function advance(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+  { command, candidates, replacements }: RecordedCommand,
+  now: number,
+): Promise<string> {
+  if (candidates.some((c) => c.deletionTimestamp)) return `executed ${command.id}`;
+  if (now - Date.parse(command.decidedAt) < VALIDATION_DELAY_MS) return `waiting ${command.id}`;
+  if (replacements.length === 0) {
+    if (!commandStillValid(command, snapshot, now)) {
+      for (const c of candidates) await clearCommand(runtime, c.name);
+      invocation.log.info('disruption command no longer holds; cancelled', {
+        id: command.id,
+        method: command.method,
+      });
+      return `cancelled ${command.id}`;
+    }
+    if (command.replace) return replace(runtime, invocation, snapshot, command);
+  } else if (!replacements.every(initialized)) {
+    return `replacing ${command.id}`;
+  }
+  for (const c of candidates) await runtime.ports.cluster.deleteNodeClaim(c.name);
+  invocation.metrics.add(METRICS.disruptionCommands, 'Count', 1, { method: command.method });
+  invocation.metrics.add(METRICS.savingsPerHour, 'None', command.savings);
+  invocation.log.info('disrupting', { ...command });
+  return `executed ${command.id}`;
+}
+
+async function replace(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+  command: RecordedCommand['command'],
+) {
+  const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
+  const { plans, unschedulable } = replacementPlans(chosen, snapshot);
+  if (unschedulable > 0) {
+    for (const name of command.candidates) await clearCommand(runtime, name);
+    return `cancelled ${command.id}`;
+  }
+  const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {
+    annotations: { [ANNOTATIONS.replaces]: command.id },
+    reason: `disruption ${command.method}`,
+  });
+  const failed = outcomes.filter((o) => 'failed' in o);
+  if (failed.length > 0)
+    invocation.log.warn('replacement launch failed; trying again next run', { id: command.id });
+  return `replacing ${command.id}`;
+}
+
+async function clearCommand(runtime: LoopRuntime, nodeClaim: string): Promise<void> {
+  await runtime.ports.cluster.patchNodeClaimMetadata(nodeClaim, {
+    annotations: { [ANNOTATIONS.disruptionCommand]: null },
+  });
+}

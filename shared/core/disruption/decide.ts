@@ -1,0 +1,122 @@
+import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import type { DisruptionReason } from './budgets';
+import { type Candidate, disruptionCandidates } from './candidates';
+import {
+  budgetFor,
+  type DisruptionCommand,
+  driftReason,
+  emptyLongEnough,
+  poolDisruptionCounts,
+  simulateConsolidation,
+} from './methods';
+
+/** What the disruption loop may start this run, and the candidates it had to pass over. */
+export interface DisruptionDecision {
+  readonly command?: DisruptionCommand;
+  /** Candidates a method would have taken, and why it did not (an Event each). */
+  readonly passedOver: readonly { readonly nodeClaim: string; readonly node: string; readonly why: string }[];
+}
+
+/**
+ * The next command, trying the methods in Karpenter's order and stopping at the first that
+ * finds one: emptiness (every empty candidate past consolidateAfter, within budget, in one
+ * command), drift (one drifted candidate, replaced), then single-node consolidation for
+ * NodePools with WhenEmptyOrUnderutilized (candidates with the fewest pods first; delete when
+ * their pods fit elsewhere, else replace with one cheaper node).
+ */
+export function decideDisruption(snapshot: ClusterSnapshot, now: number): DisruptionDecision {
+  const candidates = disruptionCandidates(snapshot);
+  const counts = poolDisruptionCounts(snapshot);
+  const passedOver: { nodeClaim: string; node: string; why: string }[] = [];
+  const pass = (c: Candidate, why: string) =>
+    passedOver.push({ nodeClaim: c.claim.name, node: c.node.name, why });
+  const withinBudget = (c: Candidate, reason: DisruptionReason) => {
+    if (budgetFor(c, reason, counts, now) > 0) return true;
+    pass(c, `the NodePool's disruption budget for ${reason} allows no more nodes now`);
+    return false;
+  };
+  const command = (
+    method: DisruptionCommand['method'],
+    reason: DisruptionReason,
+    chosen: readonly Candidate[],
+    replace: boolean,
+    savings: number,
+  ): DisruptionCommand => ({
+    id: `${method}-${chosen[0].claim.name}-${now}`,
+    method,
+    reason,
+    decidedAt: new Date(now).toISOString(),
+    candidates: chosen.map((c) => c.claim.name),
+    replace,
+    savings,
+  });
+
+  const empty = candidates.filter((c) => emptyLongEnough(c, now));
+  const chosenEmpty: Candidate[] = [];
+  for (const c of empty) {
+    if (c.blocked) pass(c, c.blocked);
+    else if (
+      budgetFor(c, 'Empty', counts, now) > chosenEmpty.filter((e) => e.pool.name === c.pool.name).length
+    )
+      chosenEmpty.push(c);
+    else pass(c, "the NodePool's disruption budget for Empty allows no more nodes now");
+  }
+  if (chosenEmpty.length > 0) {
+    const savings = chosenEmpty.reduce((sum, c) => sum + c.price, 0);
+    return { command: command('emptiness', 'Empty', chosenEmpty, false, savings), passedOver };
+  }
+
+  for (const c of candidates) {
+    const drift = driftReason(c, snapshot);
+    if (!drift) continue;
+    if (c.blocked) pass(c, c.blocked);
+    else if (withinBudget(c, 'Drifted'))
+      return { command: command('drift', 'Drifted', [c], true, 0), passedOver };
+  }
+
+  const underutilized = candidates
+    .filter((c) => c.pool.disruption.consolidationPolicy === 'WhenEmptyOrUnderutilized' && c.pods.length > 0)
+    .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price);
+  for (const c of underutilized) {
+    if (c.blocked) {
+      pass(c, c.blocked);
+      continue;
+    }
+    const consolidation = simulateConsolidation(c, snapshot);
+    if (!consolidation) continue;
+    if (!withinBudget(c, 'Underutilized')) continue;
+    return {
+      command: command(
+        'consolidation',
+        'Underutilized',
+        [c],
+        consolidation.action === 'replace',
+        consolidation.savings,
+      ),
+      passedOver,
+    };
+  }
+  return { passedOver };
+}
+
+/**
+ * Whether `command` still holds at least {@link VALIDATION_DELAY_MS} after it was decided
+ * (validation.go): every candidate is still a candidate, not blocked, and its method still
+ * chooses it — empty still empty, drifted still drifted, a consolidation still possible and
+ * still saving money.
+ */
+export function commandStillValid(
+  command: DisruptionCommand,
+  snapshot: ClusterSnapshot,
+  now: number,
+): boolean {
+  const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
+  return command.candidates.every((name) => {
+    const c = byName.get(name);
+    if (!c || c.blocked) return false;
+    if (command.method === 'emptiness') return emptyLongEnough(c, now);
+    if (command.method === 'drift') return driftReason(c, snapshot) !== undefined;
+    const consolidation = simulateConsolidation(c, snapshot);
+    return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
+  });
+}

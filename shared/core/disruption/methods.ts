@@ -1,0 +1,188 @@
+import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../model/drift-hash';
+import { durationMs } from '../model/duration';
+import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
+import type { NodeClaim } from '../model/nodeclaim';
+import { planCapacity } from '../scheduling/plan-capacity';
+import type { NodeClaimPlan } from '../scheduling/types';
+import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import { schedulingCapacity } from '../state/cluster-snapshot';
+import { allowedDisruptions, type DisruptionReason } from './budgets';
+import type { Candidate } from './candidates';
+
+/**
+ * The disruption methods in Karpenter's order (kubernetes-sigs/karpenter
+ * pkg/controllers/disruption/controller.go: emptiness, drift, then consolidation; expiration is
+ * forceful and separate, pkg/controllers/nodeclaim/expiration), each a pure decision over the
+ * candidates of a snapshot.
+ */
+
+/** A decided disruption, recorded on its NodeClaims before anything is done. */
+export interface DisruptionCommand {
+  readonly id: string;
+  readonly method: 'emptiness' | 'drift' | 'consolidation';
+  readonly reason: DisruptionReason;
+  /** RFC 3339; the command runs only after it is validated again at least 15 s later. */
+  readonly decidedAt: string;
+  /** NodeClaim names. */
+  readonly candidates: readonly string[];
+  /** Whether the candidates' pods need new capacity first (drift, replace-consolidation). */
+  readonly replace: boolean;
+  /** USD per hour saved: candidates' prices minus the replacement's. */
+  readonly savings: number;
+}
+
+/** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */
+export const VALIDATION_DELAY_MS = 15_000;
+/** Spot-to-spot consolidation needs this many cheaper spot options (consolidation.go MinInstanceTypesForSpotToSpotConsolidation). */
+export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
+
+const conditionTime = (claim: NodeClaim, type: string) =>
+  claim.status.conditions?.find((c) => c.type === type && c.status === 'True')?.lastTransitionTime;
+
+/** NodeClaims past their expireAfter (creation + expireAfter ≤ now): deleted, not budgeted. */
+export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeClaim[] {
+  return claims.filter((claim) => {
+    if (claim.deletionTimestamp || !claim.creationTimestamp || !claim.spec.expireAfter) return false;
+    const ttl = durationMs(claim.spec.expireAfter);
+    return ttl !== undefined && Date.parse(claim.creationTimestamp) + ttl <= now;
+  });
+}
+
+/** Why a candidate has drifted from its NodePool or EC2NodeClass, or undefined. */
+export function driftReason(candidate: Candidate, snapshot: ClusterSnapshot): string | undefined {
+  const { claim, pool } = candidate;
+  const a = claim.annotations;
+  if (
+    a[ANNOTATIONS.nodePoolHashVersion] === DRIFT_HASH_VERSION &&
+    a[ANNOTATIONS.nodePoolHash] !== nodePoolHash(pool)
+  ) {
+    return `NodePool ${pool.name} changed`;
+  }
+  const nodeClass = snapshot.nodeClasses.find((c) => c.name === claim.spec.nodeClassRef.name);
+  if (
+    nodeClass &&
+    a[ANNOTATIONS.nodeClassHashVersion] === DRIFT_HASH_VERSION &&
+    a[ANNOTATIONS.nodeClassHash] !== nodeClassHash(nodeClass)
+  ) {
+    return `EC2NodeClass ${nodeClass.name} changed`;
+  }
+  const resolved = nodeClass && snapshot.nodeClassStatus.get(nodeClass.name);
+  if (
+    resolved &&
+    claim.status.imageID &&
+    resolved.amis.length > 0 &&
+    !resolved.amis.some((ami) => ami.id === claim.status.imageID)
+  ) {
+    return `AMI ${claim.status.imageID} is no longer selected`;
+  }
+  return undefined;
+}
+
+/** Whether the empty candidate has been empty for its NodePool's consolidateAfter. */
+export function emptyLongEnough(candidate: Candidate, now: number): boolean {
+  if (candidate.pods.length > 0) return false;
+  const after = durationMs(candidate.pool.disruption.consolidateAfter);
+  if (after === undefined) return false;
+  const since = [
+    candidate.claim.creationTimestamp,
+    candidate.claim.status.lastPodEventTime,
+    conditionTime(candidate.claim, 'Initialized'),
+  ]
+    .flatMap((t) => (t ? [Date.parse(t)] : []))
+    .reduce((a, b) => Math.max(a, b), 0);
+  return now - since >= after;
+}
+
+/** What consolidating one candidate would do: delete it, or replace it with one cheaper node. */
+export type Consolidation =
+  | { readonly action: 'delete'; readonly savings: number }
+  | { readonly action: 'replace'; readonly plan: NodeClaimPlan; readonly savings: number };
+
+/**
+ * Simulates removing `candidate` (consolidation.go `computeConsolidation`): its pods scheduled
+ * on the other Nodes and in-flight NodeClaims. Delete when they all fit there; replace when they
+ * need exactly one new node that costs less (spot to spot only with at least 15 cheaper spot
+ * options, so a replacement is not itself interrupted at once); otherwise nothing.
+ */
+export function simulateConsolidation(
+  candidate: Candidate,
+  snapshot: ClusterSnapshot,
+): Consolidation | undefined {
+  if (!snapshot.catalog || candidate.price <= 0) return undefined;
+  const nodes = schedulingCapacity(snapshot).filter((n) => n.name !== candidate.node.name);
+  const result = planCapacity(
+    {
+      pods: candidate.pods.map((p) => ({ ...p, nodeName: undefined })),
+      daemonSets: snapshot.daemonSets,
+      nodes,
+      nodePools: snapshot.nodePools,
+      nodeClasses: snapshot.nodeClasses,
+    },
+    snapshot.catalog,
+    { unavailableOfferings: snapshot.unavailableOfferings },
+  );
+  if (result.unschedulable.length > 0) return undefined;
+  if (result.nodeClaims.length === 0) return { action: 'delete', savings: candidate.price };
+  if (result.nodeClaims.length > 1) return undefined;
+  const [plan] = result.nodeClaims;
+  if (plan.price >= candidate.price) return undefined;
+  if (candidate.capacityType === 'spot' && plan.capacityType === 'spot') {
+    const cheaper = plan.instanceTypeOptions.filter(
+      (o) => o.capacityType === 'spot' && o.price < candidate.price,
+    );
+    if (new Set(cheaper.map((o) => o.name)).size < MIN_SPOT_TO_SPOT_OPTIONS) return undefined;
+  }
+  return { action: 'replace', plan, savings: candidate.price - plan.price };
+}
+
+/** Nodes of each NodePool, and how many are being disrupted (deleting or under a command). */
+export function poolDisruptionCounts(
+  snapshot: ClusterSnapshot,
+): Map<string, { nodes: number; disrupting: number }> {
+  const counts = new Map<string, { nodes: number; disrupting: number }>();
+  for (const claim of snapshot.nodeClaims) {
+    const pool = claim.labels[LABEL_NODEPOOL];
+    if (!pool) continue;
+    const entry = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
+    entry.nodes++;
+    if (claim.deletionTimestamp || claim.annotations[ANNOTATIONS.disruptionCommand]) entry.disrupting++;
+    counts.set(pool, entry);
+  }
+  return counts;
+}
+
+/** How many nodes of the candidate's pool may still be disrupted for `reason`. */
+export function budgetFor(
+  candidate: Candidate,
+  reason: DisruptionReason,
+  counts: ReadonlyMap<string, { nodes: number; disrupting: number }>,
+  now: number,
+): number {
+  const count = counts.get(candidate.pool.name) ?? { nodes: 1, disrupting: 0 };
+  return allowedDisruptions(candidate.pool, reason, count.nodes, count.disrupting, now);
+}
+
+/**
+ * The NodeClaims that must exist before a command's candidates drain: their pods planned on the
+ * capacity that stays (every Node and in-flight NodeClaim but the candidates).
+ */
+export function replacementPlans(
+  candidates: readonly Candidate[],
+  snapshot: ClusterSnapshot,
+): { plans: readonly NodeClaimPlan[]; unschedulable: number } {
+  if (!snapshot.catalog)
+    return { plans: [], unschedulable: candidates.reduce((n, c) => n + c.pods.length, 0) };
+  const leaving = new Set(candidates.map((c) => c.node.name));
+  const result = planCapacity(
+    {
+      pods: candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
+      daemonSets: snapshot.daemonSets,
+      nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
+      nodePools: snapshot.nodePools,
+      nodeClasses: snapshot.nodeClasses,
+    },
+    snapshot.catalog,
+    { unavailableOfferings: snapshot.unavailableOfferings },
+  );
+  return { plans: result.nodeClaims, unschedulable: result.unschedulable.length };
+}

@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeDisruptionHandler } from '../../../functions/disruption/handler';
+import { runtimeOf } from '../../../functions/runtime';
+import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
+import { podManifest } from '../../../sim/world/builders';
+import {
+  lambdaContext,
+  NODE,
+  type ProvisionerWorld,
+  scheduledEvent,
+  withOneNode,
+} from '../provisioner/world';
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
+type Json = Record<string, any>;
+let w: ProvisionerWorld | undefined;
+afterEach(async () => {
+  await w?.world.close();
+  w = undefined;
+});
+
+/** One initialized node running `pods`, the default NodePool changed by `pool`, and the disruption handler. */
+async function disruptionWorld(pods: readonly object[], pool: (spec: Json) => Json = (s) => s) {
+  const one = await withOneNode(pods);
+  const pw = one.pw;
+  await pw.handler(scheduledEvent('p3'), lambdaContext('p3')); // initializes the NodeClaim
+  const store = pw.world.fakes.kube.store;
+  const current = store.get('nodepools.karpenter.sh', 'default') as Json;
+  store.update('nodepools.karpenter.sh', { ...current, spec: pool(structuredClone(current.spec)) });
+  const seen = new RecordingObservability();
+  const runtime = runtimeOf('disruption', pw.world.ports, pw.world.time, seen.log, seen.metricsPort);
+  let n = 0;
+  const disrupt = () =>
+    makeDisruptionHandler(() => runtime)(scheduledEvent(`d${++n}`), lambdaContext(`d${n}`));
+  return { ...one, seen, disrupt };
+}
+
+const claim = (pw: ProvisionerWorld, name: string) =>
+  pw.world.fakes.kube.store.get('nodeclaims.karpenter.sh', name) as Json;
+const claims = (pw: ProvisionerWorld) =>
+  pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
+const bound = (name: string, annotations: Record<string, string> = {}) => ({
+  ...podManifest({ name, nodeName: NODE, ready: true, ownerKind: 'ReplicaSet', requests: { cpu: '250m' } }),
+  ...(Object.keys(annotations).length > 0 ? {} : {}),
+  metadata: {
+    name,
+    namespace: 'default',
+    annotations,
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', controller: true }],
+  },
+});
+
+describe('disruption: emptiness', () => {
+  it('records a command on the empty node, waits 15 s, validates it again, then deletes the NodeClaim', async () => {
+    const t = await disruptionWorld([]);
+    w = t.pw;
+    expect(await t.disrupt()).toMatchObject({ ran: true, steps: ['recorded emptiness'] });
+    const command = JSON.parse(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']);
+    expect(command).toMatchObject({
+      method: 'emptiness',
+      reason: 'Empty',
+      candidates: [t.claimName],
+      replace: false,
+    });
+    expect(command.savings).toBeGreaterThan(0);
+
+    w.world.time.advance(10_000);
+    expect((await t.disrupt())?.steps).toEqual([`waiting ${command.id}`]);
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeUndefined();
+
+    w.world.time.advance(10_000);
+    expect((await t.disrupt())?.steps).toEqual([`executed ${command.id}`]);
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(t.seen.total('DisruptionCommands', { method: 'emptiness' })).toBe(1);
+  });
+
+  it('cancels the command when a pod lands on the node before it runs', async () => {
+    const t = await disruptionWorld([]);
+    w = t.pw;
+    await t.disrupt();
+    w.world.fakes.kube.store.seed('pods', bound('late'));
+    w.world.time.advance(20_000);
+    const summary = await t.disrupt();
+    expect(summary?.steps[0]).toMatch(/^cancelled /);
+    expect(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']).toBeUndefined();
+  });
+
+  it('disrupts nothing under a budget of 0, and says why on the Node', async () => {
+    const t = await disruptionWorld([], (spec) => ({
+      ...spec,
+      disruption: { consolidateAfter: '0s', budgets: [{ nodes: '0' }] },
+    }));
+    w = t.pw;
+    expect(await t.disrupt()).toMatchObject({ steps: ['none'] });
+    const events = w.world.fakes.kube.store.list('events').items as Json[];
+    expect(events.some((e) => e.reason === 'DisruptionBlocked' && e.message.includes('budget'))).toBe(true);
+  });
+});
+
+describe('disruption: drift', () => {
+  it('replaces a node whose NodePool template changed: the replacement is launched before the old node goes', async () => {
+    const t = await disruptionWorld([bound('web-1')], (spec) => ({
+      ...spec,
+      template: { ...spec.template, metadata: { labels: { team: 'payments' } } },
+    }));
+    w = t.pw;
+    expect((await t.disrupt())?.steps).toEqual(['recorded drift']);
+    w.world.time.advance(20_000);
+    const replacing = await t.disrupt();
+    expect(replacing?.steps[0]).toMatch(/^replacing /);
+    const replacement = claims(w).find((c) => c.metadata.annotations?.['podlift.dev/replaces']);
+    expect(replacement?.metadata.labels.team).toBe('payments');
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeUndefined();
+    // The replacement is not Initialized yet: the old node stays.
+    expect((await t.disrupt())?.steps[0]).toMatch(/^replacing /);
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('leaves a drifted node alone while a pod on it has karpenter.sh/do-not-disrupt', async () => {
+    const t = await disruptionWorld(
+      [bound('batch-1', { 'karpenter.sh/do-not-disrupt': 'true' })],
+      (spec) => ({
+        ...spec,
+        template: { ...spec.template, metadata: { labels: { team: 'payments' } } },
+      }),
+    );
+    w = t.pw;
+    expect(await t.disrupt()).toMatchObject({ steps: ['none'] });
+    const events = w.world.fakes.kube.store.list('events').items as Json[];
+    expect(events.some((e) => e.reason === 'DisruptionBlocked' && e.message.includes('do-not-disrupt'))).toBe(
+      true,
+    );
+  });
+});
+
+describe('disruption: expiration and the Lease', () => {
+  it('deletes a NodeClaim past its expireAfter whatever the budgets say, and not before', async () => {
+    const t = await disruptionWorld([bound('web-1')], (spec) => ({
+      ...spec,
+      disruption: { consolidateAfter: '0s', budgets: [{ nodes: '0' }] },
+    }));
+    w = t.pw;
+    expect(claim(w, t.claimName).spec.expireAfter).toBe('720h');
+    w.world.time.advance(719 * 3_600_000);
+    expect(await t.disrupt()).toMatchObject({ expired: 0 });
+    w.world.time.advance(3_600_000);
+    expect(await t.disrupt()).toMatchObject({ expired: 1 });
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(t.seen.total('DisruptionCommands', { method: 'expiration' })).toBe(1);
+  });
+
+  it('yields to an invocation holding the cluster Lease', async () => {
+    const t = await disruptionWorld([]);
+    w = t.pw;
+    await w.world.ports.lease.acquire('provisioner/other', 120);
+    expect(await t.disrupt()).toMatchObject({ ran: false });
+  });
+});
