@@ -47,7 +47,12 @@ export function* clusterObjects(shape: ClusterShape): Generator<[ResourceRef, ob
       'nodeclaims.karpenter.sh',
       {
         ...claim,
-        metadata: { ...claim.metadata, labels, finalizers: ['karpenter.sh/termination'] },
+        metadata: {
+          ...claim.metadata,
+          labels,
+          annotations: { 'podlift.dev/hourly-price': '0.384' },
+          finalizers: ['karpenter.sh/termination'],
+        },
         status: {
           providerID,
           nodeName: name,

@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadClusterSnapshot } from '../../functions/cluster-snapshot';
 import { composePorts } from '../../functions/compose';
+import { runDisruption } from '../../functions/disruption/loop';
+import { runProvisioner } from '../../functions/provisioner/loop';
 import { runtimeOf } from '../../functions/runtime';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
 import { RecordingObservability } from '../../sim/fakes/ports/recording-observability';
@@ -18,7 +20,7 @@ export interface InvocationMeasurement {
 }
 
 /** The invocations the bench can measure. */
-export const STATE_LOAD_KINDS = ['snapshot'] as const;
+export const STATE_LOAD_KINDS = ['snapshot', 'provisioner', 'disruption'] as const;
 export type StateLoadKind = (typeof STATE_LOAD_KINDS)[number];
 
 /** Runs before the measured ones start, forcing collections (see gc-trace.ts runPeaks). */
@@ -61,10 +63,18 @@ export async function measureInvocations(
   for (let r = 0; r < runs; r++) {
     gc();
     const start = performance.now();
-    const { snapshot } = await loadClusterSnapshot(ports, runtime.begin(context), runtime.unavailable, {
-      resolveNodeClasses: true,
-    });
+    const invocation = runtime.begin(context);
+    if (kind === 'provisioner') await runProvisioner(runtime, invocation);
+    if (kind === 'disruption') await runDisruption(runtime, invocation);
+    const { snapshot } =
+      kind === 'snapshot'
+        ? await loadClusterSnapshot(ports, invocation, runtime.unavailable, { resolveNodeClasses: true })
+        : { snapshot: undefined };
     runsMs.push(performance.now() - start);
+    if (!snapshot) {
+      gc();
+      continue;
+    }
     last = {
       pods: snapshot.pendingPods.length + snapshot.nodes.reduce((sum, node) => sum + node.pods.length, 0),
       nodes: snapshot.nodes.length,

@@ -25,8 +25,8 @@ const RESULT_MARKER = 'STATE-LOAD-RESULT ';
 const RUNS = 4;
 const TARGET = { pods: 10_000, seconds: 1.5, heapMB: 512 };
 const SHAPES: readonly ClusterShape[] = [
-  { nodes: 1_000, podsPerNode: 10, pendingPods: 0 },
-  { nodes: 5_000, podsPerNode: 10, pendingPods: 0 },
+  { nodes: 1_000, podsPerNode: 10, pendingPods: 100 },
+  { nodes: 5_000, podsPerNode: 10, pendingPods: 100 },
 ];
 
 interface Result extends InvocationMeasurement {
@@ -39,13 +39,14 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       child: { type: 'string' },
-      kind: { type: 'string', default: 'snapshot' },
+      kind: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
   });
-  const kind = values.kind as StateLoadKind;
-  if (!STATE_LOAD_KINDS.includes(kind)) {
+  const kinds = (values.kind?.split(',') ?? [...STATE_LOAD_KINDS]) as StateLoadKind[];
+  const kind = kinds[0];
+  if (!kinds.every((k) => STATE_LOAD_KINDS.includes(k))) {
     console.error(
       `bench:state: --kind ${JSON.stringify(values.kind)}: expected one of ${STATE_LOAD_KINDS.join(', ')}`,
     );
@@ -57,7 +58,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const results: Result[] = [];
-  for (const shape of SHAPES) results.push(await measureShape(shape, kind));
+  for (const shape of SHAPES) for (const k of kinds) results.push(await measureShape(shape, k));
   if (values.json) console.log(JSON.stringify(results, null, 2));
   else console.log(report(results));
   return 0;

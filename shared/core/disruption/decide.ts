@@ -10,6 +10,13 @@ import {
   simulateConsolidation,
 } from './methods';
 
+/**
+ * Single-node consolidation simulates at most this many candidates per run, the cheapest to
+ * disrupt first (Karpenter caps its multi-node search at 100 candidates for the same reason: a
+ * decision must stay within seconds on a large cluster). The next run goes on with what changed.
+ */
+export const MAX_CONSOLIDATION_SIMULATIONS = 100;
+
 /** What the disruption loop may start this run, and the candidates it had to pass over. */
 export interface DisruptionDecision {
   readonly command?: DisruptionCommand;
@@ -76,7 +83,8 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
 
   const underutilized = candidates
     .filter((c) => c.pool.disruption.consolidationPolicy === 'WhenEmptyOrUnderutilized' && c.pods.length > 0)
-    .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price);
+    .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price)
+    .slice(0, MAX_CONSOLIDATION_SIMULATIONS);
   for (const c of underutilized) {
     if (c.blocked) {
       pass(c, c.blocked);

@@ -2,7 +2,7 @@ import type { Catalog } from '../catalog/instance-type';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import type { ValidationError } from '../model/errors';
-import { LABEL_NODEPOOL } from '../model/labels';
+import { LABEL_NODEPOOL, UNREGISTERED_TAINT } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
@@ -86,7 +86,52 @@ export function schedulingCapacity(
       c.deletionTimestamp === undefined &&
       c.status.allocatable !== undefined,
   );
-  return [...snapshot.nodes, ...inFlight.map((c) => inFlightNode(c, snapshot.daemonSets))];
+  const initializing = new Map(
+    snapshot.nodeClaims.flatMap((c) =>
+      c.status.providerID && !c.deletionTimestamp && !isInitialized(c)
+        ? [[c.status.providerID, c] as const]
+        : [],
+    ),
+  );
+  const nodes = snapshot.nodes.map((node) => {
+    const claim = node.providerID ? initializing.get(node.providerID) : undefined;
+    return claim ? initializingNode(node, claim) : node;
+  });
+  return [...nodes, ...inFlight.map((c) => inFlightNode(c, snapshot.daemonSets))];
+}
+
+/** Taints a node carries only while it starts (kubernetes-sigs/karpenter pkg/scheduling/taints.go KnownEphemeralTaints). */
+const EPHEMERAL_TAINTS: readonly string[] = [
+  UNREGISTERED_TAINT.key,
+  'node.kubernetes.io/not-ready',
+  'node.kubernetes.io/unreachable',
+  'node.cloudprovider.kubernetes.io/uninitialized',
+];
+
+function isInitialized(claim: NodeClaim): boolean {
+  return claim.status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ?? false;
+}
+
+/**
+ * A Node that joined but is not initialized yet, as the scheduler should see it (Karpenter's
+ * StateNode: until initialization it trusts its NodeClaim): without the ephemeral taints and
+ * the claim's startup taints, with the claim's labels under its own, and the claim's allocatable
+ * while the kubelet has not reported one. Otherwise the pods it was launched for would look
+ * unplaceable for the minute between registration and Ready, and be launched for again.
+ */
+function initializingNode(node: StateNode, claim: NodeClaim): StateNode {
+  const startup = claim.spec.startupTaints;
+  const taints = node.taints.filter(
+    (t) =>
+      !EPHEMERAL_TAINTS.includes(t.key) && !startup.some((s) => s.key === t.key && s.effect === t.effect),
+  );
+  const reported = Object.keys(node.allocatable).length > 0;
+  return {
+    ...node,
+    labels: { ...claim.labels, ...node.labels },
+    taints,
+    allocatable: reported ? node.allocatable : (claim.status.allocatable ?? {}),
+  };
 }
 
 /** An in-flight NodeClaim as the scheduler's {@link StateNode} (see {@link schedulingCapacity}). */

@@ -72,6 +72,50 @@ describe('schedulingCapacity', () => {
   });
 });
 
+describe('schedulingCapacity of a Node that joined but is not initialized', () => {
+  const startup = { key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' as const };
+  const joining = stateNode({
+    name: 'ip-a',
+    taints: [
+      { key: 'karpenter.sh/unregistered', effect: 'NoExecute' },
+      { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+      startup,
+      { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+    ],
+    lifecycle: { providerID: 'aws:///us-east-1a/i-0000000000000000a' },
+  });
+
+  it('trusts its NodeClaim: the ephemeral and startup taints do not keep pods off it', () => {
+    const claim = launched('default-a', 'i-0000000000000000a', {
+      startupTaints: [startup],
+      labels: { team: 'a' },
+    });
+    const [node] = schedulingCapacity({ nodes: [joining], nodeClaims: [claim], daemonSets: [] });
+    expect(node.taints).toStrictEqual([{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]);
+    expect(node.labels.team).toBe('a');
+  });
+
+  it('takes the Node as it is once the NodeClaim is initialized', () => {
+    const claim = launched('default-a', 'i-0000000000000000a', {
+      startupTaints: [startup],
+      status: {
+        providerID: 'aws:///us-east-1a/i-0000000000000000a',
+        conditions: [
+          {
+            type: 'Initialized',
+            status: 'True',
+            reason: 'Initialized',
+            message: '',
+            lastTransitionTime: '2026-01-01T00:00:00Z',
+          },
+        ],
+      },
+    });
+    const [node] = schedulingCapacity({ nodes: [joining], nodeClaims: [claim], daemonSets: [] });
+    expect(node.taints).toHaveLength(4);
+  });
+});
+
 describe('inFlightNode', () => {
   it('labels the node with what its requirements pin, and gives it the allocatable its launch recorded', () => {
     const node = inFlightNode(launched('default-b', 'i-0000000000000000b'), []);
