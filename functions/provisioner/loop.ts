@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
 import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
-import { planCapacity } from '../../shared/core/scheduling/plan-capacity';
+import { staticPoolPlans } from '../../shared/core/provisioning/static-pools';
+import { instanceTypesByNodePool, planCapacity } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
@@ -61,8 +62,14 @@ export async function runProvisioner(
       nodeClaims: snapshot.nodeClaims.map((c) => repaired.get(c.name) ?? advanced.get(c.name) ?? c),
     };
     const provisioned = await provisionPods(runtime, invocation, current);
+    const staticLaunched = await provisionStaticPools(runtime, invocation, current);
     await runtime.ports.lease.saveUnavailableOfferings(runtime.unavailable.list());
-    return { lifecycleSteps: advanced.size, repaired: repaired.size, ...provisioned };
+    return {
+      lifecycleSteps: advanced.size,
+      repaired: repaired.size,
+      ...provisioned,
+      nodeClaimsLaunched: provisioned.nodeClaimsLaunched + staticLaunched,
+    };
   });
   if (!run.ran) {
     return {
@@ -149,4 +156,24 @@ async function reportNodeClasses(runtime: LoopRuntime, invocation: Invocation, s
       });
     });
   }
+}
+
+/** Launches the NodeClaims static NodePools are missing (core/provisioning/static-pools.ts). */
+async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
+  if (!snapshot.catalog) return 0;
+  const ready = snapshot.nodeClasses.filter((c) => {
+    const status = snapshot.nodeClassStatus.get(c.name);
+    return status !== undefined && nodeClassReady(status);
+  });
+  const pools = snapshot.nodePools.filter((p) => ready.some((c) => c.name === p.template.nodeClassRef.name));
+  const unavailable = runtime.unavailable.keys();
+  const types = instanceTypesByNodePool(pools, ready, snapshot.catalog, {
+    unavailableOfferings: unavailable,
+  });
+  const plans = staticPoolPlans(pools, snapshot.nodeClaims, types, unavailable);
+  if (plans.length === 0) return 0;
+  const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {
+    reason: 'static NodePool replicas',
+  });
+  return outcomes.filter((o) => 'launched' in o).length;
 }

@@ -1,6 +1,6 @@
 import { LABEL_NODEPOOL } from '../../shared/core/model/labels';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
-import { claimLaunchOptions } from '../../shared/core/provisioning/claim-options';
+import { launchOptions } from '../../shared/core/provisioning/claim-options';
 import { instanceTypesByNodePool } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { mapConcurrently } from '../concurrency';
@@ -45,7 +45,7 @@ export async function launchRecordedClaims(
       nodeClass,
       resolved,
       instanceTypes: new Map(types.map((t) => [t.name, t])),
-      options: claimLaunchOptions(claim, types, unavailable),
+      options: launchOptions(claim.spec.requirements, types, unavailable),
     });
     if (result.kind === 'launched') done.set(claim.name, result.nodeClaim);
   });
