@@ -2,7 +2,7 @@ import { disruptionCandidates } from '../../shared/core/disruption/candidates';
 import { commandStillValid, decideDisruption } from '../../shared/core/disruption/decide';
 import { expiredClaims, replacementPlans, VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
 import { ANNOTATIONS } from '../../shared/core/model/labels';
-import type { NodeClaim } from '../../shared/core/model/nodeclaim';
+import { conditionIsTrue } from '../../shared/core/model/nodeclaim';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import type { Invocation } from '../invocation';
@@ -19,9 +19,6 @@ export interface DisruptionSummary {
   /** What happened to commands: recorded, waiting, cancelled, replacing, executed. */
   readonly steps: readonly string[];
 }
-
-const initialized = (claim: NodeClaim) =>
-  claim.status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ?? false;
 
 /**
  * One disruption run, holding the cluster Lease. Expired NodeClaims are deleted (forceful, not
@@ -111,7 +108,7 @@ async function advance(
       return `cancelled ${command.id}`;
     }
     if (command.replace) return replace(runtime, invocation, snapshot, command);
-  } else if (!replacements.every(initialized)) {
+  } else if (!replacements.every((c) => conditionIsTrue(c, 'Initialized'))) {
     return `replacing ${command.id}`;
   }
   for (const c of candidates) await runtime.ports.cluster.deleteNodeClaim(c.name);

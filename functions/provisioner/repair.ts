@@ -1,5 +1,5 @@
 import { LABEL_NODEPOOL } from '../../shared/core/model/labels';
-import type { NodeClaim } from '../../shared/core/model/nodeclaim';
+import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
 import { launchOptions } from '../../shared/core/provisioning/claim-options';
 import { instanceTypesByNodePool } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
@@ -7,10 +7,6 @@ import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import type { LoopRuntime } from '../runtime';
 import { launchNodeClaim } from './launch';
-
-function launched(claim: NodeClaim): boolean {
-  return claim.status.conditions?.some((c) => c.type === 'Launched' && c.status === 'True') ?? false;
-}
 
 /**
  * Launches every NodeClaim recorded but not launched: a run that crashed or was throttled
@@ -24,7 +20,7 @@ export async function launchRecordedClaims(
   snapshot: ClusterSnapshot,
 ): Promise<Map<string, NodeClaim>> {
   const pending = snapshot.nodeClaims.filter(
-    (c) => !launched(c) && !c.deletionTimestamp && c.labels[LABEL_NODEPOOL] !== undefined,
+    (c) => !conditionIsTrue(c, 'Launched') && !c.deletionTimestamp && c.labels[LABEL_NODEPOOL] !== undefined,
   );
   const done = new Map<string, NodeClaim>();
   if (pending.length === 0 || !snapshot.catalog) return done;

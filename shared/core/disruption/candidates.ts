@@ -1,6 +1,6 @@
 import { labelSelectorMatches } from '../model/label-selector';
 import { ANNOTATIONS, LABEL_CAPACITY_TYPE, LABEL_NODEPOOL } from '../model/labels';
-import type { NodeClaim } from '../model/nodeclaim';
+import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import { isStaticNodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
@@ -28,16 +28,13 @@ export interface Candidate {
   readonly blocked?: string;
 }
 
-const conditionTrue = (claim: NodeClaim, type: string) =>
-  claim.status.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
-
 /** Every candidate of the snapshot, blocked ones included (they get an Event saying why). */
 export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
   const pools = new Map(snapshot.nodePools.map((p) => [p.name, p]));
   const candidates: Candidate[] = [];
   for (const { node, nodeClaim: claim } of joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims)) {
     if (!node || !claim || claim.deletionTimestamp || node.deleting) continue;
-    if (!conditionTrue(claim, 'Initialized')) continue;
+    if (!conditionIsTrue(claim, 'Initialized')) continue;
     const pool = pools.get(claim.labels[LABEL_NODEPOOL] ?? '');
     if (!pool) continue;
     const pods = node.pods.filter(isReschedulable);

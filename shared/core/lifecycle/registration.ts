@@ -4,8 +4,7 @@ import {
   LABEL_REGISTERED,
   UNREGISTERED_TAINT,
 } from '../model/labels';
-import type { NodeClaim } from '../model/nodeclaim';
-import { TERMINATION_FINALIZER } from '../model/nodeclaim';
+import { conditionIsTrue, type NodeClaim, TERMINATION_FINALIZER } from '../model/nodeclaim';
 import { CPU, EPHEMERAL_STORAGE, MEMORY, PODS } from '../model/resources';
 import type { Taint } from '../model/taints';
 import type { MetadataPatch, NodeClaimStatusUpdate, TaintChange } from '../ports/cluster';
@@ -32,10 +31,6 @@ export interface LifecycleStep {
 const REGISTERED = 'Registered';
 const INITIALIZED = 'Initialized';
 
-function isTrue(claim: NodeClaim, type: string): boolean {
-  return claim.status.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
-}
-
 /**
  * The next lifecycle step of `claim`, whose Node (joined by providerID) is `node`.
  *
@@ -51,8 +46,8 @@ function isTrue(claim: NodeClaim, type: string): boolean {
  */
 export function lifecycleStep(claim: NodeClaim, node: StateNode): LifecycleStep | undefined {
   if (claim.deletionTimestamp || node.deleting) return undefined;
-  if (!isTrue(claim, REGISTERED)) return registration(claim, node);
-  if (isTrue(claim, INITIALIZED)) return undefined;
+  if (!conditionIsTrue(claim, REGISTERED)) return registration(claim, node);
+  if (conditionIsTrue(claim, INITIALIZED)) return undefined;
   const pending = initializationBlocker(claim, node);
   if (pending) return undefined;
   return {

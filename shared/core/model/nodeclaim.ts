@@ -66,6 +66,14 @@ export interface NodeClaimStatus {
   readonly lastPodEventTime?: string;
 }
 
+/** Whether the NodeClaim's condition `type` is True (Launched, Registered, Initialized, …). */
+export function conditionIsTrue(
+  claim: Pick<NodeClaim, 'status'>,
+  type: NodeClaimConditionType | string,
+): boolean {
+  return claim.status.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+}
+
 /** What a launch produced, to be recorded on the NodeClaim. */
 export interface LaunchedInstance {
   readonly instanceId: string;

@@ -3,7 +3,7 @@ import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import type { ValidationError } from '../model/errors';
 import { LABEL_NODEPOOL, UNREGISTERED_TAINT } from '../model/labels';
-import type { NodeClaim } from '../model/nodeclaim';
+import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { Requirements } from '../model/requirements';
@@ -88,7 +88,7 @@ export function schedulingCapacity(
   );
   const initializing = new Map(
     snapshot.nodeClaims.flatMap((c) =>
-      c.status.providerID && !c.deletionTimestamp && !isInitialized(c)
+      c.status.providerID && !c.deletionTimestamp && !conditionIsTrue(c, 'Initialized')
         ? [[c.status.providerID, c] as const]
         : [],
     ),
@@ -107,10 +107,6 @@ const EPHEMERAL_TAINTS: readonly string[] = [
   'node.kubernetes.io/unreachable',
   'node.cloudprovider.kubernetes.io/uninitialized',
 ];
-
-function isInitialized(claim: NodeClaim): boolean {
-  return claim.status.conditions?.some((c) => c.type === 'Initialized' && c.status === 'True') ?? false;
-}
 
 /**
  * A Node that joined but is not initialized yet, as the scheduler should see it (Karpenter's

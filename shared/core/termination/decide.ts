@@ -1,7 +1,6 @@
 import { durationMs } from '../model/duration';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../model/labels';
-import type { NodeClaim } from '../model/nodeclaim';
-import { parseProviderID } from '../model/nodeclaim';
+import { conditionIsTrue, type NodeClaim, parseProviderID } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import type { CloudInstance } from '../ports/cloud';
 import type { PodRef } from '../ports/cluster';
@@ -48,8 +47,6 @@ export interface TerminationInput {
   readonly instances: readonly CloudInstance[];
 }
 
-const conditionTrue = (claim: NodeClaim, type: string) =>
-  claim.status.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
 const age = (now: number, timestamp: string | undefined) => (timestamp ? now - Date.parse(timestamp) : 0);
 
 /** Every action due now. */
@@ -107,10 +104,10 @@ function collectReason(
 ) {
   const created = age(now, claim.creationTimestamp);
   if (node?.deleting) return 'its Node is being deleted';
-  if (!conditionTrue(claim, 'Launched'))
+  if (!conditionIsTrue(claim, 'Launched'))
     return created > LAUNCH_TTL_MS ? 'not launched within 5 minutes' : undefined;
   if (!instance && created > ORPHAN_GRACE_MS) return 'its instance is gone';
-  if (!conditionTrue(claim, 'Registered') && created > REGISTRATION_TTL_MS)
+  if (!conditionIsTrue(claim, 'Registered') && created > REGISTRATION_TTL_MS)
     return 'its Node did not register within 15 minutes';
   return undefined;
 }
