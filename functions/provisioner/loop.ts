@@ -14,6 +14,7 @@ import { provisionerCapacity } from './capacity';
 import { advanceLifecycle } from './lifecycle';
 import { recordPodEvents } from './pod-events';
 import { launchRecordedClaims } from './repair';
+import { reportNodeClasses, reportNodePools } from './status';
 
 /** What one provisioner run did. */
 export interface ProvisionerSummary {
@@ -55,6 +56,7 @@ export async function runProvisioner(
       });
     }
     await reportNodeClasses(runtime, invocation, snapshot);
+    await reportNodePools(runtime, invocation, snapshot);
     const advanced = await advanceLifecycle(runtime, invocation, snapshot);
     const repaired = await launchRecordedClaims(runtime, invocation, snapshot);
     const current: ClusterSnapshot = {
@@ -136,26 +138,6 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
     nodeClaimsFailed: outcomes.length - launched.length,
     podsUnschedulable: result.unschedulable.length,
   };
-}
-
-/**
- * Writes each EC2NodeClass's resolved status and conditions (SubnetsReady, SecurityGroupsReady,
- * AMIsReady, InstanceProfileReady, Ready), so `kubectl get ec2nodeclass` says why one cannot
- * launch; a class that is not Ready is skipped by the planning, the others keep working.
- */
-async function reportNodeClasses(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
-  for (const [name, status] of snapshot.nodeClassStatus) {
-    if (!nodeClassReady(status)) {
-      const why = status.conditions.filter((c) => c.status !== 'True').map((c) => `${c.type}: ${c.message}`);
-      invocation.log.warn('EC2NodeClass not ready; its NodePools launch nothing', { nodeClass: name, why });
-    }
-    await runtime.ports.cluster.writeNodeClassStatus(name, status).catch((error: unknown) => {
-      invocation.log.warn('writing EC2NodeClass status failed', {
-        nodeClass: name,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    });
-  }
 }
 
 /** Launches the NodeClaims static NodePools are missing (core/provisioning/static-pools.ts). */

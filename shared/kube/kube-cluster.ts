@@ -11,6 +11,7 @@ import type {
   MetadataPatch,
   NewNodeClaim,
   NodeClaimStatusUpdate,
+  NodePoolStatusUpdate,
   ParsedList,
   PodRef,
   TaintChange,
@@ -38,6 +39,7 @@ import {
   updateNodeClaimStatus,
 } from './nodeclaims';
 import { readEC2NodeClasses, readNodePools } from './nodepool-reads';
+import { writeNodePoolStatus } from './nodepool-status-writer';
 import type { PendingPodOptions } from './pending-pods';
 import { readPodDisruptionBudgets } from './pod-disruption-budgets';
 import { readPendingPods, readPodsOnNode } from './pod-reads';
@@ -183,5 +185,9 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
 
   patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void> {
     return patchNodeMetadata(this.api, name, patch);
+  }
+
+  writeNodePoolStatus(name: string, status: NodePoolStatusUpdate): Promise<void> {
+    return writeNodePoolStatus(this.api, this.clock, name, status);
   }
 }

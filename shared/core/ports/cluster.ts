@@ -32,6 +32,13 @@ export interface TaintChange {
   readonly remove?: readonly Pick<Taint, 'key' | 'effect'>[];
 }
 
+/** What a NodePool's status says (kubernetes-sigs/karpenter pkg/controllers/nodepool/{counter,readiness,validation}). */
+export interface NodePoolStatusUpdate {
+  /** Capacity of its NodeClaims not being deleted, and their count as `nodes`. */
+  readonly resources: Resources;
+  readonly conditions: readonly ConditionUpdate[];
+}
+
 /** Labels and annotations to set (a string) or remove (null); other keys are kept. */
 export interface MetadataPatch {
   readonly labels?: Readonly<Record<string, string | null>>;
@@ -152,4 +159,6 @@ export interface ClusterWriter {
   patchNodeClaimMetadata(name: string, patch: MetadataPatch): Promise<void>;
   /** Sets and removes a Node's labels and annotations. @throws NotFoundError when gone. */
   patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void>;
+  /** Writes a NodePool's resources in use and conditions. @throws NotFoundError when gone. */
+  writeNodePoolStatus(name: string, status: NodePoolStatusUpdate): Promise<void>;
 }

@@ -113,6 +113,29 @@ describe('provisioner: NodePools and EC2NodeClasses that cannot launch', () => {
   });
 });
 
+describe('provisioner: NodePool status', () => {
+  it('reports resources in use and Ready, and why an invalid NodePool is skipped', async () => {
+    w = await provisionerWorld(['m5.large']);
+    const store = w.world.fakes.kube.store;
+    const bad = nodePoolManifest({ name: 'bad' }) as Json;
+    store.seed('nodepools.karpenter.sh', { ...bad, spec: { ...bad.spec, limits: { cpu: '-1' } } });
+    seedPendingPods(w.world, 1, '250m');
+    await run(w, 'r1');
+    await run(w, 'r2');
+    const status = (store.get('nodepools.karpenter.sh', 'default') as Json).status;
+    expect(status.resources).toMatchObject({ nodes: '1', cpu: '2' });
+    expect(Object.fromEntries(status.conditions.map((c: Json) => [c.type, c.status]))).toStrictEqual({
+      ValidationSucceeded: 'True',
+      NodeClassReady: 'True',
+      Ready: 'True',
+    });
+    const invalid = (store.get('nodepools.karpenter.sh', 'bad') as Json).status;
+    const validation = invalid.conditions.find((c: Json) => c.type === 'ValidationSucceeded');
+    expect(validation).toMatchObject({ status: 'False', reason: 'ValidationFailed' });
+    expect(validation.message).toContain('spec.limits.cpu');
+  });
+});
+
 describe('provisioner: registration and initialization', () => {
   it('registers the Node that joins with the claim’s providerID, then initializes it once Ready', async () => {
     w = await provisionerWorld(['m5.large']);

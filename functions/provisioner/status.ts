@@ -1,0 +1,75 @@
+import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
+import { nodePoolStatus } from '../../shared/core/provisioning/nodepool-status';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import type { Invocation } from '../invocation';
+import type { LoopRuntime } from '../runtime';
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Writes each EC2NodeClass's resolved status and conditions (SubnetsReady, SecurityGroupsReady,
+ * AMIsReady, InstanceProfileReady, Ready), so `kubectl get ec2nodeclass` says why one cannot
+ * launch; a class that is not Ready is skipped by the planning, the others keep working.
+ */
+export async function reportNodeClasses(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+) {
+  for (const [name, status] of snapshot.nodeClassStatus) {
+    if (!nodeClassReady(status)) {
+      const why = status.conditions.filter((c) => c.status !== 'True').map((c) => `${c.type}: ${c.message}`);
+      invocation.log.warn('EC2NodeClass not ready; its NodePools launch nothing', { nodeClass: name, why });
+    }
+    await runtime.ports.cluster.writeNodeClassStatus(name, status).catch((error: unknown) => {
+      invocation.log.warn('writing EC2NodeClass status failed', {
+        nodeClass: name,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  }
+}
+
+/**
+ * Writes each NodePool's status: resources in use and ValidationSucceeded, NodeClassReady and
+ * Ready, as Karpenter reports them, so `kubectl get nodepools` says why one launches nothing. A
+ * NodePool that failed validation gets ValidationSucceeded=False with the validation message,
+ * and is skipped by everything else.
+ */
+export async function reportNodePools(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+) {
+  const write = (name: string, status: ReturnType<typeof nodePoolStatus>) =>
+    runtime.ports.cluster.writeNodePoolStatus(name, status).catch((error: unknown) => {
+      invocation.log.warn('writing NodePool status failed', { nodePool: name, error: errorText(error) });
+    });
+  for (const pool of snapshot.nodePools) {
+    const status = snapshot.nodeClassStatus.get(pool.template.nodeClassRef.name);
+    const nodeClass = status && {
+      ready: nodeClassReady(status),
+      message: status.conditions
+        .filter((c) => c.status !== 'True')
+        .map((c) => `${c.type}: ${c.message}`)
+        .join('; '),
+    };
+    await write(pool.name, nodePoolStatus(pool, snapshot.nodeClaims, nodeClass));
+  }
+  for (const invalid of snapshot.invalid) {
+    const name = /^NodePool\/(.+)$/.exec(invalid.location?.object ?? '')?.[1];
+    if (!name) continue;
+    await write(name, {
+      resources: {},
+      conditions: [
+        {
+          type: 'ValidationSucceeded',
+          status: 'False',
+          reason: 'ValidationFailed',
+          message: invalid.message,
+        },
+        { type: 'Ready', status: 'False', reason: 'ValidationFailed', message: invalid.message },
+      ],
+    });
+  }
+}
