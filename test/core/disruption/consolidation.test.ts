@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import { decideDisruption } from '../../../shared/core/disruption/decide';
+import { simulateConsolidation } from '../../../shared/core/disruption/methods';
+import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Pod } from '../../../shared/core/model/pod';
+import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
+import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
+
+const T0 = Date.UTC(2026, 0, 1);
+const catalog = loadBundledCatalog('us-east-1');
+const initialized: Condition = {
+  type: 'Initialized',
+  status: 'True',
+  reason: 'Initialized',
+  message: '',
+  lastTransitionTime: new Date(T0).toISOString(),
+};
+
+/** A registered, initialized m5.xlarge (4 cpu) of NodePool default, `price` $/h, running `pods`. */
+function member(
+  name: string,
+  pods: readonly Pod[],
+  price = 0.192,
+  capacityType = 'on-demand',
+): [StateNode, NodeClaim] {
+  const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
+  const node = stateNode({
+    name,
+    nodePool: 'default',
+    allocatable: { cpu: '3920m', memory: '14Gi', pods: 58 },
+    pods: pods.map((p) => ({ ...p, nodeName: name })),
+    lifecycle: { providerID, ready: true },
+  });
+  const claim = nodeClaim({
+    name: `claim-${name}`,
+    creationTimestamp: new Date(T0).toISOString(),
+    labels: { 'karpenter.sh/capacity-type': capacityType, 'node.kubernetes.io/instance-type': 'm5.xlarge' },
+    annotations: { 'podlift.dev/hourly-price': String(price) },
+    status: { providerID, conditions: [initialized] },
+  });
+  return [node, claim];
+}
+
+function snapshot(members: readonly [StateNode, NodeClaim][], pool = nodePool()): ClusterSnapshot {
+  return {
+    now: T0,
+    pendingPods: [],
+    nodes: members.map(([n]) => n),
+    nodeClaims: members.map(([, c]) => c),
+    daemonSets: [],
+    podDisruptionBudgets: [],
+    nodePools: [pool],
+    nodeClasses: [nodeClass()],
+    nodeClassStatus: new Map(),
+    catalog,
+    unavailableOfferings: new Set(),
+    invalid: [],
+    warnings: [],
+  };
+}
+
+const web = (name: string, cpu = '500m') => pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' });
+
+describe('simulateConsolidation', () => {
+  it('deletes a node whose pods fit on the others', () => {
+    const s = snapshot([member('a', [web('a1'), web('a2')]), member('b', [web('b1')])]);
+    const [, b] = disruptionCandidates(s);
+    expect(simulateConsolidation(b, s)).toStrictEqual({ action: 'delete', savings: 0.192 });
+  });
+
+  it('replaces a lone node with a cheaper one that holds its pods', () => {
+    const s = snapshot([member('a', [web('a1', '250m')])]);
+    const [a] = disruptionCandidates(s);
+    const result = simulateConsolidation(a, s);
+    expect(result?.action).toBe('replace');
+    expect(result && result.action === 'replace' ? result.plan.price : Number.NaN).toBeLessThan(0.192);
+    expect(result?.savings).toBeGreaterThan(0);
+  });
+
+  it('does nothing when no cheaper node would hold the pods', () => {
+    const s = snapshot([member('a', [web('a1', '3'), web('a2', '700m')], 0.0001)]);
+    const [a] = disruptionCandidates(s);
+    expect(simulateConsolidation(a, s)).toBeUndefined();
+  });
+
+  it('moves spot to spot only with at least 15 cheaper spot types to choose from', () => {
+    const pool = nodePool({
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }],
+    });
+    const narrow = nodePool({
+      requirements: [
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
+        {
+          key: 'node.kubernetes.io/instance-type',
+          operator: 'In',
+          values: ['t3.small', 't3.medium', 'm5.xlarge'],
+        },
+      ],
+    });
+    const spot = member('a', [web('a1', '250m')], 0.2, 'spot');
+    const wide = snapshot([spot], pool);
+    expect(simulateConsolidation(disruptionCandidates(wide)[0], wide)?.action).toBe('replace');
+    const few = snapshot([spot], narrow);
+    expect(simulateConsolidation(disruptionCandidates(few)[0], few)).toBeUndefined();
+  });
+});
+
+describe('decideDisruption: consolidation', () => {
+  it('records a delete command for the node with the fewest pods, saving its price', () => {
+    const s = snapshot([member('a', [web('a1'), web('a2')]), member('b', [web('b1')])]);
+    const { command } = decideDisruption(s, T0 + 60_000);
+    expect(command).toMatchObject({
+      method: 'consolidation',
+      reason: 'Underutilized',
+      candidates: ['claim-b'],
+      replace: false,
+      savings: 0.192,
+    });
+  });
+
+  it('passes over a node with a pod that has no controller, and says so', () => {
+    const bare = pod({ name: 'bare', cpu: '100m' });
+    const s = snapshot([member('a', [web('a1'), web('a2')]), member('b', [bare])]);
+    const { command, passedOver } = decideDisruption(s, T0 + 60_000);
+    expect(command?.candidates).toStrictEqual(['claim-a']);
+    expect(passedOver).toContainEqual({
+      nodeClaim: 'claim-b',
+      node: 'b',
+      why: 'pod default/bare has no controller',
+    });
+  });
+
+  it('consolidates nothing under WhenEmpty', () => {
+    const base = nodePool();
+    const whenEmpty = {
+      ...base,
+      disruption: { ...base.disruption, consolidationPolicy: 'WhenEmpty' as const },
+    };
+    const s = snapshot([member('a', [web('a1')]), member('b', [web('b1')])], whenEmpty);
+    expect(decideDisruption(s, T0 + 60_000).command).toBeUndefined();
+  });
+});
