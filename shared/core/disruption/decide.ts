@@ -6,8 +6,10 @@ import {
   type DisruptionCommand,
   driftReason,
   emptyLongEnough,
+  multiNodeConsolidation,
   poolDisruptionCounts,
   simulateConsolidation,
+  simulateRemoval,
 } from './methods';
 
 /**
@@ -28,8 +30,9 @@ export interface DisruptionDecision {
  * The next command, trying the methods in Karpenter's order and stopping at the first that
  * finds one: emptiness (every empty candidate past consolidateAfter, within budget, in one
  * command), drift (one drifted candidate, replaced), then single-node consolidation for
- * NodePools with WhenEmptyOrUnderutilized (candidates with the fewest pods first; delete when
- * their pods fit elsewhere, else replace with one cheaper node).
+ * NodePools with WhenEmptyOrUnderutilized, multi-node first (the most candidates, fewest pods
+ * first, whose pods fit on the rest plus at most one cheaper node), then single-node (delete when
+ * its pods fit elsewhere, else replace it with one cheaper node).
  */
 export function decideDisruption(snapshot: ClusterSnapshot, now: number): DisruptionDecision {
   const candidates = disruptionCandidates(snapshot);
@@ -81,18 +84,31 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
       return { command: command('drift', 'Drifted', [c], true, 0), passedOver };
   }
 
-  const underutilized = candidates
+  const underutilized: Candidate[] = [];
+  for (const c of candidates
     .filter((c) => c.pool.disruption.consolidationPolicy === 'WhenEmptyOrUnderutilized' && c.pods.length > 0)
-    .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price)
-    .slice(0, MAX_CONSOLIDATION_SIMULATIONS);
-  for (const c of underutilized) {
-    if (c.blocked) {
-      pass(c, c.blocked);
-      continue;
-    }
+    .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price)) {
+    if (c.blocked) pass(c, c.blocked);
+    else if (withinBudget(c, 'Underutilized')) underutilized.push(c);
+  }
+  const considered = underutilized.slice(0, MAX_CONSOLIDATION_SIMULATIONS);
+  const multi = multiNodeConsolidation(considered, snapshot);
+  if (multi && withinBudgetTogether(multi.candidates, counts, now)) {
+    const { consolidation } = multi;
+    return {
+      command: command(
+        'consolidation',
+        'Underutilized',
+        multi.candidates,
+        consolidation.action === 'replace',
+        consolidation.savings,
+      ),
+      passedOver,
+    };
+  }
+  for (const c of considered) {
     const consolidation = simulateConsolidation(c, snapshot);
     if (!consolidation) continue;
-    if (!withinBudget(c, 'Underutilized')) continue;
     return {
       command: command(
         'consolidation',
@@ -107,6 +123,19 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
   return { passedOver };
 }
 
+/** Whether every NodePool's Underutilized budget allows all of `chosen` from it at once. */
+function withinBudgetTogether(
+  chosen: readonly Candidate[],
+  counts: ReadonlyMap<string, { nodes: number; disrupting: number }>,
+  now: number,
+): boolean {
+  const byPool = new Map<string, Candidate[]>();
+  for (const c of chosen) byPool.set(c.pool.name, [...(byPool.get(c.pool.name) ?? []), c]);
+  return [...byPool.values()].every(
+    (group) => budgetFor(group[0], 'Underutilized', counts, now) >= group.length,
+  );
+}
+
 /**
  * Whether `command` still holds at least {@link VALIDATION_DELAY_MS} after it was decided
  * (validation.go): every candidate is still a candidate, not blocked, and its method still
@@ -119,12 +148,24 @@ export function commandStillValid(
   now: number,
 ): boolean {
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
-  return command.candidates.every((name) => {
-    const c = byName.get(name);
-    if (!c || c.blocked) return false;
-    if (command.method === 'emptiness') return emptyLongEnough(c, now);
-    if (command.method === 'drift') return driftReason(c, snapshot) !== undefined;
-    const consolidation = simulateConsolidation(c, snapshot);
-    return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
-  });
+  return (
+    command.candidates.every((name) => {
+      const c = byName.get(name);
+      if (!c || c.blocked) return false;
+      if (command.method === 'emptiness') return emptyLongEnough(c, now);
+      if (command.method === 'drift') return driftReason(c, snapshot) !== undefined;
+      return true;
+    }) && consolidationHolds(command, byName, snapshot)
+  );
+}
+
+function consolidationHolds(
+  command: DisruptionCommand,
+  byName: ReadonlyMap<string, Candidate>,
+  snapshot: ClusterSnapshot,
+): boolean {
+  if (command.method !== 'consolidation') return true;
+  const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
+  const consolidation = simulateRemoval(chosen, snapshot);
+  return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }

@@ -108,13 +108,25 @@ export function simulateConsolidation(
   candidate: Candidate,
   snapshot: ClusterSnapshot,
 ): Consolidation | undefined {
-  if (!snapshot.catalog || candidate.price <= 0) return undefined;
-  const nodes = schedulingCapacity(snapshot).filter((n) => n.name !== candidate.node.name);
+  return simulateRemoval([candidate], snapshot);
+}
+
+/**
+ * The same for several candidates at once (multinodeconsolidation.go): all their pods on the
+ * capacity that stays plus at most one new node, cheaper than the candidates together.
+ */
+export function simulateRemoval(
+  candidates: readonly Candidate[],
+  snapshot: ClusterSnapshot,
+): Consolidation | undefined {
+  const price = candidates.reduce((sum, c) => sum + c.price, 0);
+  if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0)) return undefined;
+  const leaving = new Set(candidates.map((c) => c.node.name));
   const result = planCapacity(
     {
-      pods: candidate.pods.map((p) => ({ ...p, nodeName: undefined })),
+      pods: candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
       daemonSets: snapshot.daemonSets,
-      nodes,
+      nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
       nodePools: snapshot.nodePools,
       nodeClasses: snapshot.nodeClasses,
     },
@@ -122,17 +134,39 @@ export function simulateConsolidation(
     { unavailableOfferings: snapshot.unavailableOfferings },
   );
   if (result.unschedulable.length > 0) return undefined;
-  if (result.nodeClaims.length === 0) return { action: 'delete', savings: candidate.price };
+  if (result.nodeClaims.length === 0) return { action: 'delete', savings: price };
   if (result.nodeClaims.length > 1) return undefined;
   const [plan] = result.nodeClaims;
-  if (plan.price >= candidate.price) return undefined;
-  if (candidate.capacityType === 'spot' && plan.capacityType === 'spot') {
-    const cheaper = plan.instanceTypeOptions.filter(
-      (o) => o.capacityType === 'spot' && o.price < candidate.price,
-    );
+  if (plan.price >= price) return undefined;
+  if (candidates.every((c) => c.capacityType === 'spot') && plan.capacityType === 'spot') {
+    const cheaper = plan.instanceTypeOptions.filter((o) => o.capacityType === 'spot' && o.price < price);
     if (new Set(cheaper.map((o) => o.name)).size < MIN_SPOT_TO_SPOT_OPTIONS) return undefined;
   }
-  return { action: 'replace', plan, savings: candidate.price - plan.price };
+  return { action: 'replace', plan, savings: price - plan.price };
+}
+
+/**
+ * The largest prefix of `ordered` (cheapest to disrupt first) that can be removed together, by
+ * binary search as Karpenter's multi-node consolidation does (`firstNConsolidationOption`); at
+ * least two candidates, or undefined.
+ */
+export function multiNodeConsolidation(
+  ordered: readonly Candidate[],
+  snapshot: ClusterSnapshot,
+): { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined {
+  let best: { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined;
+  let low = 2;
+  let high = ordered.length;
+  while (low <= high) {
+    const mid = Math.floor((low + high) / 2);
+    const prefix = ordered.slice(0, mid);
+    const consolidation = simulateRemoval(prefix, snapshot);
+    if (consolidation) {
+      best = { candidates: prefix, consolidation };
+      low = mid + 1;
+    } else high = mid - 1;
+  }
+  return best;
 }
 
 /** Nodes of each NodePool, and how many are being disrupted (deleting or under a command). */

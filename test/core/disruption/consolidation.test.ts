@@ -121,6 +121,15 @@ describe('decideDisruption: consolidation', () => {
     });
   });
 
+  it('takes several nodes at once when the budget allows: two nodes whose pods fit on the third', () => {
+    const base = nodePool();
+    const open = { ...base, disruption: { ...base.disruption, budgets: [{ nodes: '100%' }] } };
+    const s = snapshot([member('a', [web('a1')]), member('b', [web('b1')]), member('c', [web('c1')])], open);
+    const { command } = decideDisruption(s, T0 + 60_000);
+    expect(command).toMatchObject({ candidates: ['claim-a', 'claim-b'], replace: false });
+    expect(command?.savings).toBeCloseTo(0.384, 6);
+  });
+
   it('passes over a node with a pod that has no controller, and says so', () => {
     const bare = pod({ name: 'bare', cpu: '100m' });
     const s = snapshot([member('a', [web('a1'), web('a2')]), member('b', [bare])]);
