@@ -1,7 +1,8 @@
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
-import { nodePoolStatus } from '../../shared/core/provisioning/nodepool-status';
+import { nodePoolCost, nodePoolStatus } from '../../shared/core/provisioning/nodepool-status';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import type { Invocation } from '../invocation';
+import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -32,7 +33,8 @@ export async function reportNodeClasses(
 
 /**
  * Writes each NodePool's status: resources in use and ValidationSucceeded, NodeClassReady and
- * Ready, as Karpenter reports them, so `kubectl get nodepools` says why one launches nothing. A
+ * Ready, as Karpenter reports them, so `kubectl get nodepools` says why one launches nothing,
+ * and its $/h (`NodePoolDollarsPerHour`, the launch prices its NodeClaims carry). A
  * NodePool that failed validation gets ValidationSucceeded=False with the validation message,
  * and is skipped by everything else.
  */
@@ -55,6 +57,9 @@ export async function reportNodePools(
         .join('; '),
     };
     await write(pool.name, nodePoolStatus(pool, snapshot.nodeClaims, nodeClass));
+    invocation.metrics.add(METRICS.costPerHour, 'None', nodePoolCost(pool.name, snapshot.nodeClaims), {
+      nodePool: pool.name,
+    });
   }
   for (const invalid of snapshot.invalid) {
     const name = /^NodePool\/(.+)$/.exec(invalid.location?.object ?? '')?.[1];

@@ -1,4 +1,4 @@
-import { LABEL_NODEPOOL } from '../model/labels';
+import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { NODES_LIMIT, type NodePool } from '../model/nodepool';
 import { addInto, type MutableResources } from '../model/resources';
@@ -37,4 +37,14 @@ export function nodePoolStatus(
     resources,
     conditions: [{ type: 'ValidationSucceeded', status: 'True' }, classReady, ready],
   };
+}
+
+/** USD per hour of a NodePool's NodeClaims not being deleted, from the price each recorded at launch. */
+export function nodePoolCost(pool: string, claims: readonly NodeClaim[]): number {
+  let sum = 0;
+  for (const claim of claims) {
+    if (claim.labels[LABEL_NODEPOOL] !== pool || claim.deletionTimestamp) continue;
+    sum += Number(claim.annotations[ANNOTATIONS.hourlyPrice] ?? 0) || 0;
+  }
+  return sum;
 }

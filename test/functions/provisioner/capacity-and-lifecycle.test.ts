@@ -124,6 +124,12 @@ describe('provisioner: NodePool status', () => {
     await run(w, 'r2');
     const status = (store.get('nodepools.karpenter.sh', 'default') as Json).status;
     expect(status.resources).toMatchObject({ nodes: '1', cpu: '2' });
+    const [claim] = claims(w);
+    const price = Number(claim.metadata.annotations['podlift.dev/hourly-price']);
+    const perPool = w.seen.metrics.filter(
+      (m) => m.name === 'NodePoolDollarsPerHour' && m.dimensions.nodePool === 'default',
+    );
+    expect(perPool.at(-1)?.value).toBeCloseTo(price, 9);
     expect(Object.fromEntries(status.conditions.map((c: Json) => [c.type, c.status]))).toStrictEqual({
       ValidationSucceeded: 'True',
       NodeClassReady: 'True',
