@@ -56,9 +56,15 @@ function parseRational(text: string): Rational | undefined {
   return { num, den };
 }
 
+/**
+ * num/den rounded away from zero, as Quantity.Value() and MilliValue() round
+ * (k8s.io/apimachinery pkg/api/resource/scale_int.go `negativeScaleInt64` and inf.RoundUp):
+ * 1.5 → 2 and -1.5 → -2.
+ */
 function ceilDiv(num: bigint, den: bigint): bigint {
   const q = num / den;
-  return num % den !== 0n && num > 0n ? q + 1n : q;
+  if (num % den === 0n) return q;
+  return num > 0n ? q + 1n : q - 1n;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FleetPlan } from '../../../shared/aws/fleet/fleet-plan';
-import { readFleetOutput } from '../../../shared/aws/fleet/fleet-result';
+import { readFleetOutput, UNFULFILLABLE_CAPACITY_CODES } from '../../../shared/aws/fleet/fleet-result';
 
 const plan: Pick<FleetPlan, 'capacityType' | 'configs'> = {
   capacityType: 'spot',
@@ -45,15 +45,15 @@ describe('readFleetOutput', () => {
       plan,
     );
 
-    expect(outcome.launched).toEqual({
+    expect(outcome.launched).toStrictEqual({
       instanceId: 'i-0000000000000000a',
       instanceType: 'm5.large',
       zone: 'us-east-1b',
       capacityType: 'spot',
       imageId: 'ami-1',
     });
-    expect(outcome.extra.map((i) => i.instanceId)).toEqual(['i-0000000000000000b']);
-    expect(outcome.refused).toEqual([
+    expect(outcome.extra.map((i) => i.instanceId)).toStrictEqual(['i-0000000000000000b']);
+    expect(outcome.refused).toStrictEqual([
       {
         instanceType: 'm5.large',
         zone: 'us-east-1a',
@@ -62,7 +62,7 @@ describe('readFleetOutput', () => {
         message: 'There is no Spot capacity available that matches your request.',
       },
     ]);
-    expect(outcome.failed).toEqual([
+    expect(outcome.failed).toStrictEqual([
       {
         instanceType: 'c5.large',
         zone: 'us-east-1a',
@@ -81,7 +81,9 @@ describe('readFleetOutput', () => {
       'Unsupported',
       'InsufficientFreeAddressesInSubnet',
       'MaxFleetCountExceeded',
+      'ReservationCapacityExceeded',
     ];
+    expect([...UNFULFILLABLE_CAPACITY_CODES].sort()).toStrictEqual([...codes].sort());
     const outcome = readFleetOutput(
       {
         Errors: [...codes, 'SpotMaxPriceTooLow'].map((ErrorCode) => ({
@@ -94,7 +96,7 @@ describe('readFleetOutput', () => {
       plan,
     );
     expect(outcome.launched).toBeUndefined();
-    expect(outcome.refused.map((r) => r.code)).toEqual(codes);
-    expect(outcome.failed.map((r) => r.code)).toEqual(['SpotMaxPriceTooLow']);
+    expect(outcome.refused.map((r) => r.code)).toStrictEqual(codes);
+    expect(outcome.failed.map((r) => r.code)).toStrictEqual(['SpotMaxPriceTooLow']);
   });
 });

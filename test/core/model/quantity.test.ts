@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidationError } from '../../../shared/core/model/errors';
+import { isValidationError, ValidationError } from '../../../shared/core/model/errors';
 import {
   formatQuantity,
   isQuantity,
@@ -52,7 +52,9 @@ describe('parseQuantity', () => {
     ['1001m', 2n],
     ['1.0000001', 2n],
     ['2e-1', 1n],
-  ])('rounds %s up to %s, as Quantity.Value()', (text, expected) => {
+    ['-1.5', -2n],
+    ['-1m', -1n],
+  ])('rounds %s away from zero to %s, as Quantity.Value()', (text, expected) => {
     expect(parseQuantity(text)).toBe(expected);
   });
 });
@@ -73,6 +75,8 @@ describe('parseQuantityMilli', () => {
     ['1500u', 2n],
     ['0.0001', 1n],
     ['-500m', -500n],
+    ['-1.5', -1500n],
+    ['-1500u', -2n],
   ])('%s = %sm', (text, expected) => {
     expect(parseQuantityMilli(text)).toBe(expected);
   });
@@ -97,7 +101,8 @@ describe('garbage', () => {
     '∞',
   ])('rejects %j', (text) => {
     expect(isQuantity(text)).toBe(false);
-    expect(() => parseQuantity(text)).toThrow();
+    expect(() => parseQuantity(text)).toThrow(ValidationError);
+    expect(() => parseQuantityMilli(text)).toThrow(/not a Kubernetes quantity/);
     let error: unknown;
     try {
       parseQuantityMilli(text);
