@@ -39,6 +39,9 @@ export async function loadClusterSnapshot(
   parts: SnapshotParts = {},
 ): Promise<LoadedSnapshot> {
   const { cluster } = ports;
+  // An unsupported cluster fails here, once per container and by name, rather than as the
+  // evictions and lists that would break on it later.
+  await cluster.checkServerVersion();
   const [pending, nodes, nodeClaims, daemonSets, pdbs, crdPools, crdClasses, ssm, catalog, stored] =
     await Promise.all([
       parts.pendingPods === false ? { items: [], invalid: [] } : cluster.pendingPods(),

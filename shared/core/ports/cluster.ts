@@ -125,6 +125,11 @@ export interface ClusterReader {
   nodeClaims(): Promise<ParsedList<NodeClaim>>;
   /** NodeClaim `name`. @throws NotFoundError when it does not exist. */
   nodeClaim(name: string): Promise<NodeClaim>;
+  /**
+   * The cluster's Kubernetes version, checked once per adapter instance (a warm Lambda).
+   * @throws PodliftError naming the version when the cluster is older than podlift supports.
+   */
+  checkServerVersion(): Promise<{ readonly major: number; readonly minor: number; readonly gitVersion: string }>;
 }
 
 /** Writes; deletes and evictions of objects already gone succeed. */

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeProvisionerHandler } from '../../../functions/provisioner/handler';
+import { runtimeOf } from '../../../functions/runtime';
 import {
   ANNOTATIONS,
   LABEL_CAPACITY_TYPE,
@@ -6,6 +8,8 @@ import {
   LABEL_NODEPOOL,
 } from '../../../shared/core/model/labels';
 import type { KubeObject } from '../../../sim/fakes/kube';
+import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
+import { clusterWorld } from '../../../sim/world/cluster-world';
 import {
   lambdaContext,
   type ProvisionerWorld,
@@ -129,5 +133,21 @@ describe('provisioner: pending pods become NodeClaims, then instances', () => {
     const bad = { ...podsPendingEvent([]), detail: { schemaVersion: 99 } };
     await expect(w.handler(bad, lambdaContext('r2'))).resolves.toBeUndefined();
     expect(w.seen.lines.filter((l) => l.message.startsWith('ignoring an event'))).toHaveLength(2);
+  });
+
+  it('fails an invocation against a cluster older than 1.25 by naming its version, before reading anything', async () => {
+    const world = await clusterWorld({ kubernetesVersion: 'v1.24.17-eks-1234567', loop: 'provisioner' });
+    try {
+      const seen = new RecordingObservability();
+      const handler = makeProvisionerHandler(() =>
+        runtimeOf('provisioner', world.ports, world.time, seen.log, seen.metricsPort),
+      );
+      await expect(handler(scheduledEvent(), lambdaContext('r1'))).rejects.toThrow(
+        /v1\.24\.17-eks-1234567; podlift needs Kubernetes 1\.25/,
+      );
+      expect(world.fakes.kube.requests.filter((r) => r.path.endsWith('/pods'))).toHaveLength(0);
+    } finally {
+      await world.close();
+    }
   });
 });
