@@ -1,12 +1,11 @@
 import {
   claimsByInstance,
   decideInterruption,
-  INTERRUPTION_ANNOTATION,
   type InterruptionDecision,
 } from '../../shared/core/interruption/decide';
 import { classifyInterruption } from '../../shared/core/interruption/messages';
 import type { CapacityType } from '../../shared/core/model/capacity-type';
-import { DISRUPTED_TAINT } from '../../shared/core/model/labels';
+import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import type { Invocation } from '../invocation';
 import { METRICS } from '../observability';
@@ -127,7 +126,7 @@ async function act(
   if (d.cordon) {
     if (d.node) await cluster.taintNode(d.node, { add: [DISRUPTED_TAINT] });
     await cluster.patchNodeClaimMetadata(d.nodeClaim, {
-      annotations: { [INTERRUPTION_ANNOTATION]: d.cordon.annotation },
+      annotations: { [ANNOTATIONS.interruption]: d.cordon.annotation },
     });
   }
   if (d.event && d.node) {

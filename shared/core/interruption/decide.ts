@@ -1,4 +1,4 @@
-import { ANNOTATIONS, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../model/labels';
+import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { parseProviderID } from '../model/nodeclaim';
 import type { InterruptionMessage } from './messages';
@@ -109,6 +109,3 @@ function offeringOf(claim: NodeClaim) {
   const capacityType = claim.labels[LABEL_CAPACITY_TYPE];
   return instanceType && zone && capacityType ? { instanceType, zone, capacityType } : undefined;
 }
-
-/** The annotation key the interruption is recorded under. */
-export const INTERRUPTION_ANNOTATION = ANNOTATIONS.interruption;

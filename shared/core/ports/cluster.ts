@@ -129,7 +129,11 @@ export interface ClusterReader {
    * The cluster's Kubernetes version, checked once per adapter instance (a warm Lambda).
    * @throws PodliftError naming the version when the cluster is older than podlift supports.
    */
-  checkServerVersion(): Promise<{ readonly major: number; readonly minor: number; readonly gitVersion: string }>;
+  checkServerVersion(): Promise<{
+    readonly major: number;
+    readonly minor: number;
+    readonly gitVersion: string;
+  }>;
 }
 
 /** Writes; deletes and evictions of objects already gone succeed. */
