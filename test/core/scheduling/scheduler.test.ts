@@ -496,6 +496,64 @@ describe('schedule', () => {
       expect(r.nodeClaims.map((c) => c.pods.length)).toEqual([1, 1, 1, 1]);
     });
 
+    it.each([
+      ['the pod with the term first', true],
+      ['the pod with the term last', false],
+    ])('keeps required anti-affinity between pods of one plan both ways (%s)', (_, termFirst) => {
+      const guarded = pod({
+        name: 'guarded',
+        cpu: '100m',
+        labels: { app: 'guarded' },
+        podAntiAffinity: [{ labelSelector: selectsWeb, topologyKey: LABEL_HOSTNAME }],
+      });
+      const plain = pod({ name: 'web-1', cpu: '100m', labels: web });
+      const r = run({ nodePools: [nodePool()], pods: termFirst ? [guarded, plain] : [plain, guarded] });
+      expect(r.unschedulable).toStrictEqual([]);
+      const nodeOf = (name: string) => r.nodeClaims.findIndex((c) => c.pods.some((p) => p.name === name));
+      expect(nodeOf('guarded')).not.toBe(nodeOf('web-1'));
+    });
+
+    it('scopes an affinity term to the pod’s own namespace unless it names others', () => {
+      const term = { labelSelector: selectsWeb, topologyKey: LABEL_HOSTNAME };
+      const other = pod({ name: 'web-other', namespace: 'other', cpu: '100m', labels: web });
+      const sameNs = run({
+        nodePools: [nodePool()],
+        pods: [other, pod({ name: 'guarded', namespace: 'team', cpu: '100m', podAntiAffinity: [term] })],
+      });
+      expect(sameNs.nodeClaims).toHaveLength(1);
+      const named = run({
+        nodePools: [nodePool()],
+        pods: [
+          other,
+          pod({
+            name: 'guarded',
+            namespace: 'team',
+            cpu: '100m',
+            podAntiAffinity: [{ ...term, namespaces: ['other'] }],
+          }),
+        ],
+      });
+      expect(named.nodeClaims).toHaveLength(2);
+    });
+
+    it('follows preferred anti-affinity when it costs nothing to, and ignores it when it cannot', () => {
+      const preferApart = {
+        weight: 100,
+        podAffinityTerm: { labelSelector: selectsWeb, topologyKey: LABEL_ZONE },
+      };
+      const r = run({
+        nodePools: [inThreeZones()],
+        pods: pods(3, { cpu: '1', labels: web, preferredPodAntiAffinity: [preferApart] }),
+      });
+      expect(r.unschedulable).toStrictEqual([]);
+      expect(Object.keys(podsPerZone(r))).toHaveLength(3);
+      const crowded = run({
+        nodePools: [inThreeZones()],
+        pods: pods(5, { cpu: '1', labels: web, preferredPodAntiAffinity: [preferApart] }),
+      });
+      expect(crowded.unschedulable).toStrictEqual([]);
+    });
+
     it('puts one pod per zone with zonal anti-affinity and explains the rest', () => {
       const r = run({
         nodePools: [inThreeZones()],
