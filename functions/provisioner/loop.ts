@@ -98,10 +98,7 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
   if (pods.length === 0 || !snapshot.catalog) return none;
   // Only NodePools whose EC2NodeClass resolved can launch; pods only they could take are
   // reported unschedulable with the scheduler's reason.
-  const nodeClasses = snapshot.nodeClasses.filter((c) => {
-    const status = snapshot.nodeClassStatus.get(c.name);
-    return status !== undefined && nodeClassReady(status);
-  });
+  const nodeClasses = readyNodeClasses(snapshot);
   const started = performance.now();
   const result = planCapacity(
     {
@@ -143,10 +140,7 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
 /** Launches the NodeClaims static NodePools are missing (core/provisioning/static-pools.ts). */
 async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
   if (!snapshot.catalog) return 0;
-  const ready = snapshot.nodeClasses.filter((c) => {
-    const status = snapshot.nodeClassStatus.get(c.name);
-    return status !== undefined && nodeClassReady(status);
-  });
+  const ready = readyNodeClasses(snapshot);
   const pools = snapshot.nodePools.filter((p) => ready.some((c) => c.name === p.template.nodeClassRef.name));
   const unavailable = runtime.unavailable.keys();
   const types = instanceTypesByNodePool(pools, ready, snapshot.catalog, {
@@ -158,4 +152,12 @@ async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation
     reason: 'static NodePool replicas',
   });
   return outcomes.filter((o) => 'launched' in o).length;
+}
+
+/** The EC2NodeClasses that resolved and are Ready: the only ones anything launches through. */
+function readyNodeClasses(snapshot: ClusterSnapshot) {
+  return snapshot.nodeClasses.filter((c) => {
+    const status = snapshot.nodeClassStatus.get(c.name);
+    return status !== undefined && nodeClassReady(status);
+  });
 }
