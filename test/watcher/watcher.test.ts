@@ -323,6 +323,9 @@ describe('Watcher: list and watch', () => {
     expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1);
     h.time.advance(1);
     await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
+    // Every stalled watch restarts on its own: wait for each, not only for the count of open ones
+    // (the old nodeclaims watch may still be counted open while its restart is under way).
+    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1));
     await watchesOpen(server);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1);
