@@ -1,0 +1,83 @@
+import { aws_logs as logs } from 'aws-cdk-lib';
+import { WatcherImage } from './parts/watcher-image';
+import type { ClusterAccessProps, PodliftProps } from './props';
+
+/**
+ * The app's context keys (`-c key=value` or cdk.json's `context`):
+ *
+ * | key | meaning | default |
+ * | --- | --- | --- |
+ * | `cluster` | the cluster name (required) | — |
+ * | `clusterAccess` | `eks` or `kops` | `eks` |
+ * | `kopsParameterKeyArn` | KMS key of the kOps access parameter | `aws/ssm` |
+ * | `watcherOidcProviderArn`, `watcherOidcIssuer` | kOps: IAM OIDC provider for the watcher's role | no watcher role |
+ * | `watcherImageUri` | an existing watcher image | built from watcher/Dockerfile at deploy |
+ * | `watcherArchitecture` | `amd64` or `arm64`, for the built image | `amd64` |
+ * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses for SSM | none |
+ * | `rebalanceAction` | `event` or `replace` | `event` |
+ * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
+ * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
+ */
+export function podliftPropsFromContext(get: (key: string) => unknown): PodliftProps {
+  const text = (key: string): string | undefined => {
+    const value = get(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string')
+      throw new Error(`context ${key}: expected a string, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  const cluster = text('cluster');
+  if (cluster === undefined) {
+    throw new Error('context cluster is missing: run `cdk synth -c cluster=<your EKS cluster name>`');
+  }
+  const access = text('clusterAccess') ?? 'eks';
+  let clusterAccess: ClusterAccessProps;
+  if (access === 'eks') clusterAccess = { kind: 'eks' };
+  else if (access === 'kops') {
+    const keyArn = text('kopsParameterKeyArn');
+    const providerArn = text('watcherOidcProviderArn');
+    const issuer = text('watcherOidcIssuer');
+    if ((providerArn === undefined) !== (issuer === undefined)) {
+      throw new Error(
+        `context watcherOidcProviderArn ${JSON.stringify(providerArn)} and watcherOidcIssuer ${JSON.stringify(issuer)}: give both or neither`,
+      );
+    }
+    clusterAccess = {
+      kind: 'kops',
+      ...(keyArn ? { parameterKeyArn: keyArn } : {}),
+      ...(providerArn && issuer ? { watcherOidcProvider: { providerArn, issuer } } : {}),
+    };
+  } else throw new Error(`context clusterAccess ${JSON.stringify(access)} must be eks or kops`);
+  const imageUri = text('watcherImageUri');
+  const architecture = text('watcherArchitecture') ?? 'amd64';
+  if (architecture !== 'amd64' && architecture !== 'arm64') {
+    throw new Error(`context watcherArchitecture ${JSON.stringify(architecture)} must be amd64 or arm64`);
+  }
+  const files = text('nodePoolFiles')
+    ?.split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
+  const rebalance = text('rebalanceAction');
+  const leaseNamespace = text('leaseNamespace');
+  const leaseName = text('leaseName');
+  const retention = text('logRetentionDays');
+  return {
+    clusterName: cluster,
+    clusterAccess,
+    watcherImage: imageUri ? WatcherImage.fromUri(imageUri) : WatcherImage.fromBuild({ architecture }),
+    ...(files?.length ? { nodePools: { files } } : {}),
+    ...(rebalance ? { rebalanceAction: rebalance as 'event' | 'replace' } : {}),
+    ...(leaseNamespace ? { leaseNamespace } : {}),
+    ...(leaseName ? { leaseName } : {}),
+    ...(retention ? { logRetention: retentionDays(retention) } : {}),
+  };
+}
+
+function retentionDays(value: string): logs.RetentionDays {
+  const days = Number(value);
+  const allowed = Object.values(logs.RetentionDays).filter((v): v is number => typeof v === 'number');
+  if (!allowed.includes(days)) {
+    throw new Error(`context logRetentionDays ${JSON.stringify(value)} must be one of ${allowed.join(', ')}`);
+  }
+  return days as logs.RetentionDays;
+}

@@ -1,0 +1,105 @@
+import { Validations } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+const P = '<AWS::Partition>';
+const R = '<AWS::Region>';
+const A = '<AWS::AccountId>';
+
+/** Constructs the acknowledgements attach to (each finding acknowledged where it arises). */
+export interface NagScopes {
+  readonly clusterName: string;
+  readonly controllerPolicy: IConstruct;
+  /** Absent when the caller brought its own node role. */
+  readonly nodeRole?: IConstruct;
+  readonly functions: IConstruct;
+}
+
+const wildcard = (resource: string, reason: string) => ({
+  id: `AwsSolutions-IAM5[Resource::${resource}]`,
+  reason,
+});
+
+/**
+ * The cdk-nag AwsSolutions findings podlift accepts, each with its reason; anything else fails
+ * `cdk synth`. Every IAM5 (wildcard) finding is one of Karpenter's own controller-policy
+ * resources, scoped by the same conditions (tests in test/infra list them).
+ */
+export function acknowledgeFindings(scopes: NagScopes): void {
+  const launchReason = (what: string) =>
+    `${what}: the ids are chosen at launch (EC2NodeClass selectors, CreateFleet); as in Karpenter's controller policy, creation needs the cluster's request tags (aws:RequestTag/kubernetes.io/cluster/${scopes.clusterName}=owned, karpenter.sh/nodepool) and deletion the same resource tags`;
+  Validations.of(scopes.controllerPolicy).acknowledge(
+    wildcard(
+      '*',
+      'EC2 Describe* and pricing:GetProducts support no resource-level permissions (Describe* limited to this region by aws:RequestedRegion); instance-profile create/tag/add-role/remove-role are scoped by aws:RequestTag/aws:ResourceTag kubernetes.io/cluster/<cluster>=owned, topology.kubernetes.io/region and karpenter.k8s.aws/ec2nodeclass, as Karpenter does',
+    ),
+    wildcard(
+      `arn:${P}:ec2:${R}::image/*`,
+      launchReason('AMIs chosen by amiSelectorTerms, public or owned by other accounts'),
+    ),
+    wildcard(`arn:${P}:ec2:${R}::snapshot/*`, launchReason('snapshots behind the chosen AMIs')),
+    wildcard(
+      `arn:${P}:ec2:${R}:*:subnet/*`,
+      launchReason('subnets chosen by subnetSelectorTerms (shared VPCs belong to other accounts)'),
+    ),
+    wildcard(
+      `arn:${P}:ec2:${R}:*:security-group/*`,
+      launchReason('security groups chosen by securityGroupSelectorTerms'),
+    ),
+    wildcard(`arn:${P}:ec2:${R}:*:spot-instances-request/*`, launchReason('spot requests CreateFleet makes')),
+    wildcard(
+      `arn:${P}:ec2:${R}:*:launch-template/*`,
+      launchReason('launch templates podlift creates, named by content hash'),
+    ),
+    wildcard(`arn:${P}:ec2:${R}:*:fleet/*`, launchReason('fleets CreateFleet creates')),
+    wildcard(
+      `arn:${P}:ec2:${R}:*:instance/*`,
+      launchReason('instances CreateFleet launches and termination ends'),
+    ),
+    wildcard(`arn:${P}:ec2:${R}:*:volume/*`, launchReason('volumes created with the instances')),
+    wildcard(
+      `arn:${P}:ec2:${R}:*:network-interface/*`,
+      launchReason('network interfaces created with the instances'),
+    ),
+    wildcard(
+      `arn:${P}:ssm:${R}::parameter/aws/service/*`,
+      'The public EKS-optimized and Bottlerocket AMI parameters (Karpenter: AllowSSMReadActions); the version and variant in the name come from the cluster and EC2NodeClass at run time',
+    ),
+    wildcard(
+      `arn:${P}:ssm:${R}:${A}:parameter/podlift/${scopes.clusterName}/*`,
+      "This cluster's own parameters: NodePools and EC2NodeClasses under nodepools/ and nodeclasses/, read with GetParametersByPath",
+    ),
+    wildcard(
+      `arn:${P}:iam::${A}:instance-profile/*`,
+      'iam:GetInstanceProfile (read only) on an EC2NodeClass spec.instanceProfile, which names any profile of the account; Karpenter grants it on *',
+    ),
+  );
+  if (scopes.nodeRole) {
+    const managed = (name: string, reason: string) => ({
+      id: `AwsSolutions-IAM4[Policy::arn:${P}:iam::aws:policy/${name}]`,
+      reason,
+    });
+    Validations.of(scopes.nodeRole).acknowledge(
+      managed(
+        'AmazonEKSWorkerNodePolicy',
+        'Required by EKS for a worker node (kubelet registration, EC2 describe calls); AWS maintains it as EKS evolves',
+      ),
+      managed(
+        'AmazonEKS_CNI_Policy',
+        'The VPC CNI on the node assigns ENIs and IPs with it (EKS documentation; Karpenter attaches it too)',
+      ),
+      managed(
+        'AmazonEC2ContainerRegistryPullOnly',
+        'Pull-only ECR access for kubelet image pulls, the narrowest managed ECR policy',
+      ),
+      managed(
+        'AmazonSSMManagedInstanceCore',
+        'SSM Session Manager access to nodes instead of SSH keys, as Karpenter’s node role has',
+      ),
+    );
+  }
+  Validations.of(scopes.functions).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason:
+      'Node.js 22 on purpose: the code is tested on Node 20/22 and bundled for node22; nodejs24.x (the latest) is adopted once CI runs Node 24',
+  });
+}

@@ -1,0 +1,218 @@
+import { Aws, aws_iam as iam } from 'aws-cdk-lib';
+import { LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_REGION } from '../../shared/core/model/labels';
+
+/** What the functions' statements are scoped to. */
+export interface ControllerPolicyScope {
+  readonly clusterName: string;
+  readonly nodeRoleArn: string;
+  readonly eventBusArn: string;
+  /** kOps mode: the access parameter the functions read instead of DescribeCluster. */
+  readonly kopsParameterArn?: string;
+  /** kOps mode with a customer-managed key on that parameter. */
+  readonly kopsParameterKeyArn?: string;
+}
+
+const ec2 = (resource: string, account = '*') =>
+  `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${account}:${resource}`;
+
+/**
+ * The functions' IAM statements, matched to Karpenter's controller policy
+ * (aws/karpenter-provider-aws, website/content/en/preview/getting-started/getting-started-with-karpenter/
+ * cloudformation.yaml, `KarpenterControllerPolicy`), statement by statement, with podlift's own
+ * tag keys (shared/aws/fleet/launch-tags.ts, shared/aws/launch-templates/launch-template-data.ts,
+ * shared/aws/nodeclass/instance-profile-name.ts) and only the actions podlift's code calls:
+ *
+ * - no `AllowScopedResourceTagging` (podlift never calls CreateTags after launch: the NodeClaim
+ *   and Name tags are set by CreateFleet) and no `iam:DeleteInstanceProfile` (instance-profile
+ *   garbage collection is not implemented);
+ * - Describe* lists only the eight calls podlift makes (no DescribeAvailabilityZones);
+ * - `iam:GetInstanceProfile` on this account's profiles instead of `*`;
+ * - SSM reads split: the public AMI parameters (`GetParameters`, what amis.ts calls), the
+ *   cluster's NodePool parameters (`GetParametersByPath`), and in kOps mode the access parameter;
+ * - the interruption queue's actions come from the SQS event source (sqs-consume), and
+ *   events:PutEvents on the cluster's bus replaces nothing of Karpenter's (it has no bus).
+ *
+ * Every statement has a Sid so `@aws-cdk/aws-iam:minimizePolicies` never merges two of them.
+ */
+export function controllerStatements(scope: ControllerPolicyScope): iam.PolicyStatement[] {
+  const clusterTag = `kubernetes.io/cluster/${scope.clusterName}`;
+  const requestTagged = {
+    StringEquals: { [`aws:RequestTag/${clusterTag}`]: 'owned' },
+    StringLike: { [`aws:RequestTag/${LABEL_NODEPOOL}`]: '*' },
+  };
+  const statements = [
+    new iam.PolicyStatement({
+      sid: 'AllowScopedEC2InstanceActions',
+      actions: ['ec2:RunInstances', 'ec2:CreateFleet'],
+      resources: [
+        `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::image/*`,
+        `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::snapshot/*`,
+        ec2('spot-instances-request/*'),
+        ec2('security-group/*'),
+        ec2('subnet/*'),
+        ec2('launch-template/*'),
+      ],
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowScopedEC2InstanceActionsWithTags',
+      actions: ['ec2:RunInstances', 'ec2:CreateFleet', 'ec2:CreateLaunchTemplate'],
+      resources: [
+        ec2('fleet/*'),
+        ec2('instance/*'),
+        ec2('volume/*'),
+        ec2('network-interface/*'),
+        ec2('launch-template/*'),
+      ],
+      conditions: requestTagged,
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowScopedResourceCreationTagging',
+      actions: ['ec2:CreateTags'],
+      resources: [
+        ec2('fleet/*'),
+        ec2('instance/*'),
+        ec2('volume/*'),
+        ec2('network-interface/*'),
+        ec2('launch-template/*'),
+      ],
+      conditions: {
+        StringEquals: {
+          [`aws:RequestTag/${clusterTag}`]: 'owned',
+          'ec2:CreateAction': ['RunInstances', 'CreateFleet', 'CreateLaunchTemplate'],
+        },
+        StringLike: { [`aws:RequestTag/${LABEL_NODEPOOL}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowScopedDeletion',
+      actions: ['ec2:TerminateInstances', 'ec2:DeleteLaunchTemplate'],
+      resources: [ec2('instance/*'), ec2('launch-template/*')],
+      conditions: {
+        StringEquals: { [`aws:ResourceTag/${clusterTag}`]: 'owned' },
+        StringLike: { [`aws:ResourceTag/${LABEL_NODEPOOL}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowRegionalReadActions',
+      actions: [
+        'ec2:DescribeImages',
+        'ec2:DescribeInstances',
+        'ec2:DescribeInstanceTypeOfferings',
+        'ec2:DescribeInstanceTypes',
+        'ec2:DescribeLaunchTemplates',
+        'ec2:DescribeSecurityGroups',
+        'ec2:DescribeSpotPriceHistory',
+        'ec2:DescribeSubnets',
+      ],
+      // EC2 Describe* calls support no resource-level permissions.
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:RequestedRegion': Aws.REGION } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowSSMReadActions',
+      actions: ['ssm:GetParameters'],
+      resources: [`arn:${Aws.PARTITION}:ssm:${Aws.REGION}::parameter/aws/service/*`],
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowClusterParameterReads',
+      actions: ['ssm:GetParametersByPath'],
+      resources: [
+        `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter/podlift/${scope.clusterName}/*`,
+      ],
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowPricingReadActions',
+      actions: ['pricing:GetProducts'],
+      // The Price List API has no resource-level permissions.
+      resources: ['*'],
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowPassingInstanceRole',
+      actions: ['iam:PassRole'],
+      resources: [scope.nodeRoleArn],
+      conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowScopedInstanceProfileCreationActions',
+      actions: ['iam:CreateInstanceProfile'],
+      // CreateInstanceProfile is authorised on the new profile's ARN: its path is fixed by
+      // podlift (/karpenter/<region>/<cluster>/), but the request tags are what scopes it.
+      resources: ['*'],
+      conditions: {
+        StringEquals: {
+          [`aws:RequestTag/${clusterTag}`]: 'owned',
+          [`aws:RequestTag/${LABEL_REGION}`]: Aws.REGION,
+        },
+        StringLike: { [`aws:RequestTag/${LABEL_NODECLASS}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
+      // CreateInstanceProfile with Tags also needs iam:TagInstanceProfile.
+      sid: 'AllowScopedInstanceProfileTagActions',
+      actions: ['iam:TagInstanceProfile'],
+      resources: ['*'],
+      conditions: {
+        StringEquals: {
+          [`aws:ResourceTag/${clusterTag}`]: 'owned',
+          [`aws:ResourceTag/${LABEL_REGION}`]: Aws.REGION,
+          [`aws:RequestTag/${clusterTag}`]: 'owned',
+          [`aws:RequestTag/${LABEL_REGION}`]: Aws.REGION,
+        },
+        StringLike: {
+          [`aws:ResourceTag/${LABEL_NODECLASS}`]: '*',
+          [`aws:RequestTag/${LABEL_NODECLASS}`]: '*',
+        },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowScopedInstanceProfileActions',
+      actions: ['iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile'],
+      resources: ['*'],
+      conditions: {
+        StringEquals: {
+          [`aws:ResourceTag/${clusterTag}`]: 'owned',
+          [`aws:ResourceTag/${LABEL_REGION}`]: Aws.REGION,
+        },
+        StringLike: { [`aws:ResourceTag/${LABEL_NODECLASS}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowInstanceProfileReadActions',
+      actions: ['iam:GetInstanceProfile'],
+      resources: [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`],
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowClusterBusPublishing',
+      actions: ['events:PutEvents'],
+      resources: [scope.eventBusArn],
+    }),
+  ];
+  if (scope.kopsParameterArn === undefined) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'AllowAPIServerEndpointDiscovery',
+        actions: ['eks:DescribeCluster'],
+        resources: [`arn:${Aws.PARTITION}:eks:${Aws.REGION}:${Aws.ACCOUNT_ID}:cluster/${scope.clusterName}`],
+      }),
+    );
+  } else {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'AllowKopsAccessParameterRead',
+        actions: ['ssm:GetParameter'],
+        resources: [scope.kopsParameterArn],
+      }),
+    );
+    if (scope.kopsParameterKeyArn !== undefined) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'AllowKopsAccessParameterDecrypt',
+          actions: ['kms:Decrypt'],
+          resources: [scope.kopsParameterKeyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `ssm.${Aws.REGION}.amazonaws.com` } },
+        }),
+      );
+    }
+  }
+  return statements;
+}

@@ -1,0 +1,129 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  Duration,
+  type aws_iam as iam,
+  aws_lambda as lambda,
+  aws_lambda_event_sources as lambdaEvents,
+  aws_logs as logs,
+  aws_lambda_nodejs as nodejs,
+  RemovalPolicy,
+  type aws_sqs as sqs,
+} from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import type { FunctionName } from '../../shared/core/contracts/routing';
+
+/** The repository root: entries, lock file and esbuild are found from here. */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** How one function is sized. */
+export interface FunctionSizing {
+  readonly memoryMb: number;
+  readonly timeout: Duration;
+  /** 1 where two concurrent runs for one cluster would only contend for the Lease. */
+  readonly reservedConcurrency?: number;
+}
+
+/**
+ * Sizes from the README's Scale figures (`npm run bench:state`): a provisioner run reads 1,000
+ * nodes / 10,000 pods in 1.3–1.8 s with 126 MB of heap, a disruption run 2.2–3.2 s, and
+ * 5.0–6.5 s / 250 MB at 5,000 nodes / 50,000 pods. Lambda's CPU grows with memory (one full vCPU
+ * at 1,769 MB), so 1,024 MB buys CPU more than heap; the one-minute timeout matches the
+ * schedule, and a run that needs it is already one tick late. Provisioner and disruption hold the
+ * cluster Lease for their whole run: a second concurrent invocation could only yield, so
+ * reserved concurrency 1 keeps it from starting (EventBridge retries a throttled async call).
+ * Interruption is fed by SQS, where reserved concurrency 1 would throttle the poller; the event
+ * source's maximum concurrency (2, the minimum) bounds it instead. Termination takes no Lease
+ * and every step is idempotent.
+ */
+export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
+  provisioner: { memoryMb: 1024, timeout: Duration.seconds(60), reservedConcurrency: 1 },
+  disruption: { memoryMb: 1024, timeout: Duration.seconds(60), reservedConcurrency: 1 },
+  interruption: { memoryMb: 1024, timeout: Duration.seconds(30) },
+  termination: { memoryMb: 512, timeout: Duration.seconds(60) },
+};
+
+/** The createRequire banner: bundled CommonJS dependencies (client-node) `require` Node built-ins. */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+/** Props of {@link PodliftFunctions}. */
+export interface PodliftFunctionsProps {
+  readonly role: iam.IRole;
+  /** The functions' environment (functions/config.ts FUNCTION_ENVIRONMENT, less AWS_REGION). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: logs.RetentionDays;
+  readonly interruptionQueue: sqs.IQueue;
+}
+
+/**
+ * The four functions as NodejsFunctions bundled by the local esbuild (never Docker): Node.js 22,
+ * arm64, ESM with the createRequire banner, minified, with source maps. Everything is bundled,
+ * the AWS SDK included: the code is tested against the locked SDK and @smithy versions
+ * (signature-v4 with @smithy/core's Hash), not whatever copy the runtime carries.
+ */
+export class PodliftFunctions extends Construct {
+  readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
+
+  constructor(scope: Construct, id: string, props: PodliftFunctionsProps) {
+    super(scope, id);
+    const make = (name: FunctionName): nodejs.NodejsFunction => {
+      const sizing = FUNCTION_SIZING[name];
+      const logGroup = new logs.LogGroup(this, `${capitalise(name)}Logs`, {
+        retention: props.logRetention,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      logGroup.grantWrite(props.role);
+      return new nodejs.NodejsFunction(this, capitalise(name), {
+        description: `podlift ${name} loop`,
+        entry: join(REPO_ROOT, 'functions', name, 'handler.ts'),
+        handler: 'handler',
+        projectRoot: REPO_ROOT,
+        depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+        runtime: lambda.Runtime.NODEJS_22_X,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: sizing.memoryMb,
+        timeout: sizing.timeout,
+        ...(sizing.reservedConcurrency === undefined
+          ? {}
+          : { reservedConcurrentExecutions: sizing.reservedConcurrency }),
+        role: props.role,
+        logGroup,
+        loggingFormat: lambda.LoggingFormat.JSON,
+        // Both are read by Node, not by podlift: source maps for stack traces (the bundle is minified).
+        environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+        bundling: {
+          format: nodejs.OutputFormat.ESM,
+          target: 'node22',
+          mainFields: ['module', 'main'],
+          minify: true,
+          sourceMap: true,
+          sourcesContent: false,
+          banner: ESM_REQUIRE_BANNER,
+          externalModules: [],
+          // esbuild's size summary flags bundles over 1 MB; the CI synth fails on any warning line.
+          logLevel: nodejs.LogLevel.WARNING,
+          forceDockerBundling: false,
+        },
+      });
+    };
+    this.functions = {
+      provisioner: make('provisioner'),
+      interruption: make('interruption'),
+      disruption: make('disruption'),
+      termination: make('termination'),
+    };
+    this.functions.interruption.addEventSource(
+      new lambdaEvents.SqsEventSource(props.interruptionQueue, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+        maxConcurrency: 2,
+      }),
+    );
+  }
+}
+
+function capitalise(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

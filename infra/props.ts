@@ -1,0 +1,127 @@
+import type { aws_iam as iam, aws_logs as logs } from 'aws-cdk-lib';
+import type { NodePoolSources } from './parts/node-pool-parameters';
+import type { WatcherImage } from './parts/watcher-image';
+
+/** How the functions reach the cluster's API server (functions/config.ts `CLUSTER_ACCESS`). */
+export type ClusterAccessProps = EksAccessProps | KopsAccessProps;
+
+/** An EKS cluster: DescribeCluster for endpoint and CA, an IAM token mapped by an access entry. */
+export interface EksAccessProps {
+  readonly kind: 'eks';
+}
+
+/**
+ * A non-EKS (kOps) cluster. The functions read endpoint, CA, service-account token, Kubernetes
+ * version and service CIDR from one SSM SecureString, `/podlift/<cluster>/cluster`
+ * (shared/aws/eks/kops-cluster-parameter.ts). CloudFormation cannot create SecureStrings and the
+ * token must not appear in a template, so the operator writes it (README, kOps guide); the stack
+ * only grants the functions `ssm:GetParameter` on it.
+ */
+export interface KopsAccessProps {
+  readonly kind: 'kops';
+  /**
+   * The customer-managed KMS key the SecureString is encrypted with, if not `aws/ssm`.
+   * @default the AWS-managed `aws/ssm` key (no KMS grant needed)
+   */
+  readonly parameterKeyArn?: string;
+  /**
+   * The cluster's service-account issuer as an IAM OIDC provider, for the watcher's role (IRSA):
+   * kOps has no Pod Identity. Without it no watcher role is created and the watcher needs
+   * credentials from elsewhere.
+   * @default no watcher role
+   */
+  readonly watcherOidcProvider?: { readonly providerArn: string; readonly issuer: string };
+}
+
+/** What {@link Podlift} is built from. Only `clusterName` is required. */
+export interface PodliftProps {
+  /** The cluster podlift serves: tags, parameter paths, the Lease, and `CLUSTER_NAME`. */
+  readonly clusterName: string;
+  /**
+   * How the functions reach the API server.
+   * @default { kind: 'eks' }
+   */
+  readonly clusterAccess?: ClusterAccessProps;
+  /**
+   * The watcher's container image.
+   * @default WatcherImage.fromBuild(): built from watcher/Dockerfile by `cdk deploy` (needs Docker there)
+   */
+  readonly watcherImage?: WatcherImage;
+  /**
+   * NodePools and EC2NodeClasses stored as SSM parameters under `/podlift/<cluster>/`,
+   * validated at synth time.
+   * @default none (NodePools come from the cluster's CRDs)
+   */
+  readonly nodePools?: NodePoolSources;
+  /**
+   * The role podlift's nodes run with; EC2NodeClasses name it in `spec.role`.
+   * @default a new role `PodliftNodeRole-<cluster>` with the four EKS worker policies
+   */
+  readonly nodeRole?: iam.IRole;
+  /**
+   * What a rebalance recommendation does (`REBALANCE_ACTION`).
+   * @default 'event'
+   */
+  readonly rebalanceAction?: 'event' | 'replace';
+  /**
+   * Namespace of the cluster Lease (`LEASE_NAMESPACE`); manifests/ creates `podlift`.
+   * @default 'podlift'
+   */
+  readonly leaseNamespace?: string;
+  /**
+   * Name of the cluster Lease (`LEASE_NAME`).
+   * @default 'podlift'
+   */
+  readonly leaseName?: string;
+  /**
+   * How long the functions' logs are kept.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/** {@link PodliftProps} with every default applied. */
+export interface ResolvedPodliftProps {
+  readonly clusterName: string;
+  readonly clusterAccess: ClusterAccessProps;
+  readonly rebalanceAction: 'event' | 'replace';
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+}
+
+// The same rules functions/config.ts applies at run time, checked at synth so a bad value never deploys.
+const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Applies defaults and validates `props`.
+ * @throws Error naming the prop and echoing the bad value
+ */
+export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
+  const bad = (field: string, value: unknown, rule: string) =>
+    new Error(`Podlift: props.${field} ${JSON.stringify(value)} ${rule}`);
+  if (typeof props.clusterName !== 'string' || !CLUSTER_NAME.test(props.clusterName)) {
+    throw bad(
+      'clusterName',
+      props.clusterName,
+      'must be 1-100 letters, digits, hyphens or underscores, starting with a letter or digit',
+    );
+  }
+  const clusterAccess = props.clusterAccess ?? { kind: 'eks' };
+  if (clusterAccess.kind !== 'eks' && clusterAccess.kind !== 'kops') {
+    throw bad('clusterAccess.kind', (clusterAccess as { kind: unknown }).kind, "must be 'eks' or 'kops'");
+  }
+  const rebalanceAction = props.rebalanceAction ?? 'event';
+  if (rebalanceAction !== 'event' && rebalanceAction !== 'replace') {
+    throw bad('rebalanceAction', rebalanceAction, "must be 'event' or 'replace'");
+  }
+  const leaseNamespace = props.leaseNamespace ?? 'podlift';
+  const leaseName = props.leaseName ?? 'podlift';
+  for (const [field, value] of [
+    ['leaseNamespace', leaseNamespace],
+    ['leaseName', leaseName],
+  ] as const) {
+    if (!DNS_LABEL.test(value) || value.length > 63) throw bad(field, value, 'must be a DNS label');
+  }
+  return { clusterName: props.clusterName, clusterAccess, rebalanceAction, leaseNamespace, leaseName };
+}

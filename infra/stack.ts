@@ -1,0 +1,56 @@
+import { CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Podlift } from './podlift';
+import type { PodliftProps } from './props';
+
+/** A stack holding one {@link Podlift}, with the outputs the install needs. */
+export class PodliftStack extends Stack {
+  readonly podlift: Podlift;
+
+  constructor(scope: Construct, id: string, props: StackProps & { readonly podlift: PodliftProps }) {
+    super(scope, id, props);
+    this.podlift = new Podlift(this, 'Podlift', props.podlift);
+    const p = this.podlift;
+    const output = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    output('EventBusName', p.eventBus.eventBusName, 'EVENT_BUS_NAME for manifests/kustomization.yaml');
+    output('InterruptionQueueUrl', p.interruptionQueue.queueUrl, 'The interruption queue');
+    output(
+      'FunctionsRoleArn',
+      p.functionsRole.roleArn,
+      'The functions role (access entry: group podlift:functions)',
+    );
+    output('NodeRoleArn', p.nodeRole.roleArn, 'The node role');
+    output('NodeRoleName', p.nodeRole.roleName, 'spec.role of your EC2NodeClasses');
+    output('InstanceProfileName', p.instanceProfile.instanceProfileName, 'or spec.instanceProfile');
+    if (p.watcherRole) output('WatcherRoleArn', p.watcherRole.roleArn, "The watcher's role");
+    output('WatcherImageUri', p.watcherImageUri, 'The watcher image');
+    output(
+      'ApplyManifestsCommand',
+      applyManifestsCommand(p.clusterName, p.eventBus.eventBusName, this.region, p.watcherImageUri),
+      'Run from the repository root',
+    );
+  }
+}
+
+/**
+ * The command that points manifests/ at this stack (image, CLUSTER_NAME, EVENT_BUS_NAME,
+ * AWS_REGION in kustomization.yaml) and applies it. GNU sed; the literals' keys each occur
+ * once with `=` in kustomization.yaml.
+ */
+export function applyManifestsCommand(
+  clusterName: string,
+  busName: string,
+  region: string,
+  imageUri: string,
+): string {
+  return Fn.join('', [
+    `cd manifests && kustomize edit set image podlift/watcher=`,
+    imageUri,
+    ` && sed -i -e 's|CLUSTER_NAME=.*|CLUSTER_NAME=${clusterName}|' -e 's|EVENT_BUS_NAME=.*|EVENT_BUS_NAME=`,
+    busName,
+    `|' -e 's|AWS_REGION=.*|AWS_REGION=`,
+    region,
+    `|' kustomization.yaml && kubectl apply -k .`,
+  ]);
+}
