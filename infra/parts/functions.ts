@@ -90,7 +90,7 @@ export class PodliftFunctions extends Construct {
         role: props.role,
         logGroup,
         loggingFormat: lambda.LoggingFormat.JSON,
-        // Both are read by Node, not by podlift: source maps for stack traces (the bundle is minified).
+        // Read by Node, not by podlift: stack traces through the source maps (the bundle is minified).
         environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
         bundling: {
           format: nodejs.OutputFormat.ESM,

@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { podliftPropsFromContext } from '../../infra/context';
+import { nodePoolParameters } from '../../infra/parts/node-pool-parameters';
+import { WatcherImage } from '../../infra/parts/watcher-image';
+import { resolveProps } from '../../infra/props';
+import { removeTestApps, synthStack } from './test-app';
+
+const dir = mkdtempSync(join(tmpdir(), 'podlift-nodepools-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  removeTestApps();
+});
+
+const NODE_CLASS = {
+  apiVersion: 'karpenter.k8s.aws/v1',
+  kind: 'EC2NodeClass',
+  metadata: { name: 'default' },
+  spec: {
+    role: 'PodliftNodeRole-demo',
+    amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+  },
+};
+const NODE_POOL = {
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name: 'general' },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
+      },
+    },
+    limits: { cpu: '100' },
+  },
+};
+
+describe('props', () => {
+  it('rejects a bad cluster name, echoing it', () => {
+    expect(() => resolveProps({ clusterName: 'bad name!' })).toThrow(
+      'Podlift: props.clusterName "bad name!" must be 1-100 letters',
+    );
+  });
+
+  it('rejects a bad lease name and rebalance action, echoing them', () => {
+    expect(() => resolveProps({ clusterName: 'demo', leaseName: 'Not_A_Label' })).toThrow(
+      'props.leaseName "Not_A_Label" must be a DNS label',
+    );
+    expect(() => resolveProps({ clusterName: 'demo', rebalanceAction: 'drain' as never })).toThrow(
+      `props.rebalanceAction "drain" must be 'event' or 'replace'`,
+    );
+  });
+
+  it('applies the documented defaults', () => {
+    expect(resolveProps({ clusterName: 'demo' })).toEqual({
+      clusterName: 'demo',
+      clusterAccess: { kind: 'eks' },
+      rebalanceAction: 'event',
+      leaseNamespace: 'podlift',
+      leaseName: 'podlift',
+    });
+  });
+
+  it('rejects an image URI that is not an image reference', () => {
+    expect(() => WatcherImage.fromUri('not an image')).toThrow('"not an image" is not an image reference');
+  });
+});
+
+describe('context', () => {
+  const context = (values: Record<string, unknown>) => (key: string) => values[key];
+
+  it('needs the cluster', () => {
+    expect(() => podliftPropsFromContext(context({}))).toThrow('context cluster is missing');
+  });
+
+  it('reads kOps mode with its OIDC provider, and refuses half of one', () => {
+    const props = podliftPropsFromContext(
+      context({
+        cluster: 'k',
+        clusterAccess: 'kops',
+        watcherOidcProviderArn: 'arn:p',
+        watcherOidcIssuer: 'https://i',
+      }),
+    );
+    expect(props.clusterAccess).toEqual({
+      kind: 'kops',
+      watcherOidcProvider: { providerArn: 'arn:p', issuer: 'https://i' },
+    });
+    expect(() =>
+      podliftPropsFromContext(
+        context({ cluster: 'k', clusterAccess: 'kops', watcherOidcProviderArn: 'arn:p' }),
+      ),
+    ).toThrow('give both or neither');
+    expect(() => podliftPropsFromContext(context({ cluster: 'k', clusterAccess: 'gke' }))).toThrow(
+      'context clusterAccess "gke" must be eks or kops',
+    );
+  });
+
+  it('rejects a retention CloudWatch does not offer, echoing it', () => {
+    expect(() => podliftPropsFromContext(context({ cluster: 'k', logRetentionDays: '31' }))).toThrow(
+      'context logRetentionDays "31" must be one of',
+    );
+  });
+
+  it('makes the functions use kOps access in the environment', () => {
+    const { template } = synthStack({ clusterAccess: { kind: 'kops' } });
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.CLUSTER_ACCESS).toBe('kops');
+    }
+  });
+});
+
+describe('NodePool and EC2NodeClass parameters', () => {
+  it('stores typed manifests and YAML files under /podlift/<cluster>/nodepools|nodeclasses/', () => {
+    const file = join(dir, 'pools.yaml');
+    writeFileSync(
+      file,
+      `---\n${JSON.stringify({ ...NODE_POOL, metadata: { name: 'spot' } })}\n---\n# empty documents are skipped\n`,
+    );
+    const { template } = synthStack({ nodePools: { manifests: [NODE_CLASS, NODE_POOL], files: [file] } });
+    template.resourceCountIs('AWS::SSM::Parameter', 3);
+    const names = Object.values(template.findResources('AWS::SSM::Parameter'))
+      .map((p) => p.Properties.Name)
+      .sort();
+    expect(names).toEqual([
+      '/podlift/demo/nodeclasses/default',
+      '/podlift/demo/nodepools/general',
+      '/podlift/demo/nodepools/spot',
+    ]);
+    template.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/podlift/demo/nodepools/general',
+      Type: 'String',
+      Tier: 'Standard',
+      Value: JSON.stringify(NODE_POOL),
+    });
+  });
+
+  it('fails synth on a bad NodePool, naming the source, the object, the field and the value', () => {
+    const bad = { ...NODE_POOL, spec: { ...NODE_POOL.spec, limits: { cpu: 'lots' } } };
+    expect(() => synthStack({ nodePools: { manifests: [bad] } })).toThrow(
+      /props\.nodePools\.manifests\[0\], NodePool\/general: spec\.limits\.cpu: .*\(got "lots"\)/,
+    );
+  });
+
+  it('names the file and document of a bad EC2NodeClass in YAML', () => {
+    const file = join(dir, 'bad-class.yaml');
+    writeFileSync(
+      file,
+      `kind: NodePool\nmetadata: {name: ok}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: broken\nspec:\n  role: r\n  amiSelectorTerms: [{alias: windows@latest}]\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n`,
+    );
+    expect(() => nodePoolParameters('demo', { files: [file] })).toThrow(`${file}, document 0, NodePool/ok`);
+    writeFileSync(
+      file,
+      `apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: broken\nspec:\n  role: r\n  amiSelectorTerms: [{alias: windows@latest}]\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n`,
+    );
+    expect(() => nodePoolParameters('demo', { files: [file] })).toThrow(
+      new RegExp(`${file}, document 0, EC2NodeClass/broken: spec\\.amiSelectorTerms.*windows@latest`),
+    );
+  });
+
+  it('refuses other kinds and a name defined twice', () => {
+    expect(() =>
+      nodePoolParameters('demo', { manifests: [{ kind: 'Deployment', metadata: { name: 'x' } }] }),
+    ).toThrow('kind: must be NodePool or EC2NodeClass (got "Deployment")');
+    expect(() => nodePoolParameters('demo', { manifests: [NODE_POOL, NODE_POOL] })).toThrow(
+      'NodePool/general: metadata.name: is defined twice (first in props.nodePools.manifests[0])',
+    );
+  });
+});
