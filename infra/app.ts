@@ -9,11 +9,12 @@ import { PodliftStack } from './stack';
  * synth). Context keys: see infra/context.ts.
  */
 const app = new App();
-const props = podliftPropsFromContext((key) => app.node.tryGetContext(key));
-new PodliftStack(app, `Podlift-${props.clusterName.replaceAll('_', '-')}`, {
-  podlift: props,
+const context = (key: string): unknown => app.node.tryGetContext(key);
+const cluster = podliftPropsFromContext(context).clusterName;
+new PodliftStack(app, `Podlift-${cluster.replaceAll('_', '-')}`, {
+  podlift: (stack) => podliftPropsFromContext(context, stack),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  description: `podlift for cluster ${props.clusterName}`,
+  description: `podlift for cluster ${cluster}`,
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 app.synth();

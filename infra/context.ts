@@ -1,4 +1,5 @@
-import { aws_logs as logs } from 'aws-cdk-lib';
+import { aws_iam as iam, aws_logs as logs } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
 import { WatcherImage } from './parts/watcher-image';
 import type { ClusterAccessProps, PodliftProps } from './props';
 
@@ -13,12 +14,17 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `watcherOidcProviderArn`, `watcherOidcIssuer` | kOps: IAM OIDC provider for the watcher's role | no watcher role |
  * | `watcherImageUri` | an existing watcher image | built from watcher/Dockerfile at deploy |
  * | `watcherArchitecture` | `amd64` or `arm64`, for the built image | `amd64` |
+ * | `nodeRoleArn` | an existing node role (e.g. Karpenter's), with its access entry | a new role |
  * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses for SSM | none |
  * | `rebalanceAction` | `event` or `replace` | `event` |
  * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
  * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
  */
-export function podliftPropsFromContext(get: (key: string) => unknown): PodliftProps {
+/**
+ * @param scope where an existing node role (`nodeRoleArn`) is imported; without it the key is
+ * validated but not used (reading the cluster name only)
+ */
+export function podliftPropsFromContext(get: (key: string) => unknown, scope?: Construct): PodliftProps {
   const text = (key: string): string | undefined => {
     const value = get(key);
     if (value === undefined || value === null || value === '') return undefined;
@@ -61,6 +67,10 @@ export function podliftPropsFromContext(get: (key: string) => unknown): PodliftP
   const leaseNamespace = text('leaseNamespace');
   const leaseName = text('leaseName');
   const retention = text('logRetentionDays');
+  const nodeRoleArn = text('nodeRoleArn');
+  if (nodeRoleArn !== undefined && !/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(nodeRoleArn)) {
+    throw new Error(`context nodeRoleArn ${JSON.stringify(nodeRoleArn)} is not an IAM role ARN`);
+  }
   return {
     clusterName: cluster,
     clusterAccess,
@@ -70,6 +80,9 @@ export function podliftPropsFromContext(get: (key: string) => unknown): PodliftP
     ...(leaseNamespace ? { leaseNamespace } : {}),
     ...(leaseName ? { leaseName } : {}),
     ...(retention ? { logRetention: retentionDays(retention) } : {}),
+    ...(nodeRoleArn && scope
+      ? { nodeRole: iam.Role.fromRoleArn(scope, 'ImportedNodeRole', nodeRoleArn, { mutable: false }) }
+      : {}),
   };
 }
 

@@ -101,6 +101,7 @@ export class Podlift extends Construct {
       access: clusterAccess,
       nodeRole: this.nodeRole,
       functionsRole: this.functionsRole,
+      nodeAccessEntry: props.nodeRole === undefined,
     });
     if (identities.watcherRole) {
       this.watcherRole = identities.watcherRole;

@@ -54,8 +54,10 @@ export interface PodliftProps {
    */
   readonly nodePools?: NodePoolSources;
   /**
-   * The role podlift's nodes run with; EC2NodeClasses name it in `spec.role`.
-   * @default a new role `PodliftNodeRole-<cluster>` with the four EKS worker policies
+   * The role podlift's nodes run with; EC2NodeClasses name it in `spec.role`. A given role is
+   * expected to have its EKS access entry already (Karpenter's node role, when migrating).
+   * @default a new role `PodliftNodeRole-<cluster>` with the four EKS worker policies and an
+   * EC2_LINUX access entry
    */
   readonly nodeRole?: iam.IRole;
   /**

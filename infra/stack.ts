@@ -7,9 +7,18 @@ import type { PodliftProps } from './props';
 export class PodliftStack extends Stack {
   readonly podlift: Podlift;
 
-  constructor(scope: Construct, id: string, props: StackProps & { readonly podlift: PodliftProps }) {
+  /**
+   * @param props.podlift the Podlift props, or a function building them in this stack (to import
+   * an existing role into it)
+   */
+  constructor(
+    scope: Construct,
+    id: string,
+    props: StackProps & { readonly podlift: PodliftProps | ((stack: Stack) => PodliftProps) },
+  ) {
     super(scope, id, props);
-    this.podlift = new Podlift(this, 'Podlift', props.podlift);
+    const podliftProps = typeof props.podlift === 'function' ? props.podlift(this) : props.podlift;
+    this.podlift = new Podlift(this, 'Podlift', podliftProps);
     const p = this.podlift;
     const output = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });

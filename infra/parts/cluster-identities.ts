@@ -50,6 +50,11 @@ export interface ClusterIdentitiesProps {
   readonly access: ClusterAccessProps;
   readonly nodeRole: iam.IRole;
   readonly functionsRole: iam.IRole;
+  /**
+   * Whether to create the node role's access entry: a role the caller brings (Karpenter's, when
+   * migrating) usually has one already, and EKS refuses a second for the same principal.
+   */
+  readonly nodeAccessEntry: boolean;
 }
 
 /**
@@ -67,11 +72,13 @@ export class ClusterIdentities extends Construct {
     super(scope, id);
     const { access, clusterName } = props;
     if (access.kind === 'eks') {
-      new eks.CfnAccessEntry(this, 'NodeAccessEntry', {
-        clusterName,
-        principalArn: props.nodeRole.roleArn,
-        type: 'EC2_LINUX',
-      });
+      if (props.nodeAccessEntry) {
+        new eks.CfnAccessEntry(this, 'NodeAccessEntry', {
+          clusterName,
+          principalArn: props.nodeRole.roleArn,
+          type: 'EC2_LINUX',
+        });
+      }
       new eks.CfnAccessEntry(this, 'FunctionsAccessEntry', {
         clusterName,
         principalArn: props.functionsRole.roleArn,

@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { podliftPropsFromContext } from '../../infra/context';
 import { nodePoolParameters } from '../../infra/parts/node-pool-parameters';
 import { WatcherImage } from '../../infra/parts/watcher-image';
 import { resolveProps } from '../../infra/props';
-import { removeTestApps, synthStack } from './test-app';
+import { PodliftStack } from '../../infra/stack';
+import { removeTestApps, synthStack, testApp } from './test-app';
 
 const dir = mkdtempSync(join(tmpdir(), 'podlift-nodepools-'));
 afterAll(() => {
@@ -105,6 +107,39 @@ describe('context', () => {
     expect(() => podliftPropsFromContext(context({ cluster: 'k', logRetentionDays: '31' }))).toThrow(
       'context logRetentionDays "31" must be one of',
     );
+  });
+
+  it("imports an existing node role (Karpenter's, when migrating) and leaves its access entry alone", () => {
+    expect(() => podliftPropsFromContext(context({ cluster: 'k', nodeRoleArn: 'my-role' }))).toThrow(
+      'context nodeRoleArn "my-role" is not an IAM role ARN',
+    );
+    const app = testApp();
+    const stack = new PodliftStack(app, 'Podlift-k', {
+      podlift: (scope) =>
+        podliftPropsFromContext(
+          context({
+            cluster: 'k',
+            nodeRoleArn: 'arn:aws:iam::123456789012:role/KarpenterNodeRole-k',
+            watcherImageUri: 'example.com/podlift/watcher:1',
+          }),
+          scope,
+        ),
+    });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::IAM::Role', 2);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 1);
+    template.hasResourceProperties('AWS::EKS::AccessEntry', { Type: 'STANDARD' });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'AllowPassingInstanceRole',
+            Resource: 'arn:aws:iam::123456789012:role/KarpenterNodeRole-k',
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::InstanceProfile', { Roles: ['KarpenterNodeRole-k'] });
   });
 
   it('makes the functions use kOps access in the environment', () => {
