@@ -27,4 +27,7 @@ for asset in cdk.out/asset.*/index.mjs; do
   bundles=$((bundles + 1))
 done
 [ "$bundles" -eq 4 ] || { echo "expected 4 function bundles, found $bundles" >&2; exit 1; }
+# The watcher's build context: its Dockerfile and the bundle it copies (docker build runs at deploy).
+watcher=$(ls -d cdk.out/asset.*/ | while read -r d; do [ -f "$d/Dockerfile" ] && echo "$d"; done)
+[ -n "$watcher" ] && [ -s "$watcher/main.mjs" ] || { echo "no watcher build context with main.mjs" >&2; exit 1; }
 echo "cdk synth: clean, 4 function bundles, $(($(date +%s) - start)) s"

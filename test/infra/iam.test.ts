@@ -1,7 +1,10 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { aws_iam as iam } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WatcherImage } from '../../infra/parts/watcher-image';
+import { PodliftStack } from '../../infra/stack';
 import { normalStatement } from './policy-text';
-import { removeTestApps, synthStack } from './test-app';
+import { removeTestApps, synthStack, TEST_IMAGE, testApp } from './test-app';
 
 afterAll(removeTestApps);
 
@@ -288,6 +291,41 @@ describe('IAM: every statement, exactly', () => {
     ]);
     template.resourceCountIs('AWS::EKS::AccessEntry', 0);
     template.resourceCountIs('AWS::EKS::PodIdentityAssociation', 0);
+  });
+
+  it('grant helpers give exactly what they name', () => {
+    const stack = new PodliftStack(testApp(), 'Podlift-demo', {
+      podlift: { clusterName: 'demo', watcherImage: WatcherImage.fromUri(TEST_IMAGE) },
+    });
+    const operator = new iam.Role(stack, 'Operator', { assumedBy: new iam.AccountRootPrincipal() });
+    stack.podlift.grantPassNodeRole(operator);
+    stack.podlift.grantConsumeDeadLetters(operator);
+    stack.podlift.grantPutEvents(operator);
+    const statements = statementsOfRole(Template.fromStack(stack), 'Operator');
+    expect(statements.sort(bySid)).toEqual(
+      [
+        {
+          Effect: 'Allow',
+          Action: ['iam:PassRole'],
+          Resource: ['<PodliftNodeRole.Arn>'],
+          Condition: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
+        },
+        {
+          Effect: 'Allow',
+          Action: [
+            'sqs:ChangeMessageVisibility',
+            'sqs:DeleteMessage',
+            'sqs:GetQueueAttributes',
+            'sqs:GetQueueUrl',
+            'sqs:ReceiveMessage',
+          ],
+          Resource: ['<PodliftRoutingInterruptionDeadLetterQueue.Arn>'],
+        },
+        { Effect: 'Allow', Action: ['events:PutEvents'], Resource: ['<PodliftRoutingBus.Arn>'] },
+      ]
+        .map(normalStatement)
+        .sort(bySid),
+    );
   });
 
   it('has no inline or managed policy on any other role than those listed', () => {
