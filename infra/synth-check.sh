@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Synthesizes the demo cluster's stack offline, bundling included (local esbuild, no Docker),
 # with cdk-nag and CloudFormation's built-in validation, and fails on any error or warning line.
-# Then checks each function bundle is ESM with the createRequire banner and has its source map.
+# Then checks each function bundle is ESM with the createRequire banner, has its source map and
+# loads with a `handler` export, and that the watcher's build context holds its bundle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CDK_DISABLE_VERSION_CHECK=1 CDK_DISABLE_CLI_TELEMETRY=true AWS_EC2_METADATA_DISABLED=true \
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-rm -rf cdk.out
 start=$(date +%s)
-if ! npx cdk synth -c cluster=demo --quiet --no-notices >"$log" 2>&1; then
+# CHECK_ONLY=1 checks an existing cdk.out without synthesizing again.
+if [ "${CHECK_ONLY:-}" = 1 ]; then
+  : >"$log"
+else
+  rm -rf cdk.out
+fi
+if [ "${CHECK_ONLY:-}" != 1 ] && ! npx cdk synth -c cluster=demo --quiet --no-notices >"$log" 2>&1; then
   cat "$log"
   echo "cdk synth failed" >&2
   exit 1
@@ -24,10 +30,22 @@ bundles=0
 for asset in cdk.out/asset.*/index.mjs; do
   head -c 200 "$asset" | grep -q 'createRequire(import.meta.url)' || { echo "$asset: no createRequire banner" >&2; exit 1; }
   [ -s "$asset.map" ] || { echo "$asset: no source map" >&2; exit 1; }
+  # Load it as Lambda does, from an .mjs file (node -e would hide a missing `require`).
+  runner="$(mktemp --suffix=.mjs)"
+  printf "const m = await import(%s);\nif (typeof m.handler !== 'function') throw new Error('no handler export');\n" \
+    "'$(realpath "$asset")'" >"$runner"
+  node "$runner" || { rm -f "$runner"; echo "$asset: does not load" >&2; exit 1; }
+  rm -f "$runner"
   bundles=$((bundles + 1))
 done
 [ "$bundles" -eq 4 ] || { echo "expected 4 function bundles, found $bundles" >&2; exit 1; }
 # The watcher's build context: its Dockerfile and the bundle it copies (docker build runs at deploy).
-watcher=$(ls -d cdk.out/asset.*/ | while read -r d; do [ -f "$d/Dockerfile" ] && echo "$d"; done)
-[ -n "$watcher" ] && [ -s "$watcher/main.mjs" ] || { echo "no watcher build context with main.mjs" >&2; exit 1; }
+watcher=""
+for d in cdk.out/asset.*/; do
+  if [ -f "$d/Dockerfile" ]; then watcher="$d"; fi
+done
+if [ -z "$watcher" ] || [ ! -s "$watcher/main.mjs" ]; then
+  echo "no watcher build context with main.mjs" >&2
+  exit 1
+fi
 echo "cdk synth: clean, 4 function bundles, $(($(date +%s) - start)) s"
