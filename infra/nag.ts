@@ -8,7 +8,8 @@ const A = '<AWS::AccountId>';
 /** Constructs the acknowledgements attach to (each finding acknowledged where it arises). */
 export interface NagScopes {
   readonly clusterName: string;
-  readonly controllerPolicy: IConstruct;
+  /** The functions' policies (the launching functions' and termination's). */
+  readonly policies: readonly IConstruct[];
   /** Absent when the caller brought its own node role. */
   readonly nodeRole?: IConstruct;
   readonly functions: IConstruct;
@@ -27,7 +28,7 @@ const wildcard = (resource: string, reason: string) => ({
 export function acknowledgeFindings(scopes: NagScopes): void {
   const launchReason = (what: string) =>
     `${what}: the ids are chosen at launch (EC2NodeClass selectors, CreateFleet); as in Karpenter's controller policy, creation needs the cluster's request tags (aws:RequestTag/kubernetes.io/cluster/${scopes.clusterName}=owned, karpenter.sh/nodepool) and deletion the same resource tags`;
-  Validations.of(scopes.controllerPolicy).acknowledge(
+  const acknowledgements = [
     wildcard(
       '*',
       'EC2 Describe* and pricing:GetProducts support no resource-level permissions (Describe* limited to this region by aws:RequestedRegion); instance-profile create/tag/add-role/remove-role are scoped by aws:RequestTag/aws:ResourceTag kubernetes.io/cluster/<cluster>=owned, topology.kubernetes.io/region and karpenter.k8s.aws/ec2nodeclass, as Karpenter does',
@@ -72,7 +73,8 @@ export function acknowledgeFindings(scopes: NagScopes): void {
       `arn:${P}:iam::${A}:instance-profile/*`,
       'iam:GetInstanceProfile (read only) on an EC2NodeClass spec.instanceProfile, which names any profile of the account; Karpenter grants it on *',
     ),
-  );
+  ];
+  for (const policy of scopes.policies) Validations.of(policy).acknowledge(...acknowledgements);
   if (scopes.nodeRole) {
     const managed = (name: string, reason: string) => ({
       id: `AwsSolutions-IAM4[Policy::arn:${P}:iam::aws:policy/${name}]`,

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import type { FunctionName } from '../shared/core/contracts/routing';
 import { acknowledgeFindings } from './nag';
 import { ClusterIdentities, kopsParameterArn, NodeIdentity } from './parts/cluster-identities';
-import { controllerStatements } from './parts/controller-policy';
+import { controllerStatements, terminationStatements } from './parts/controller-policy';
 import { FUNCTION_SIZING, PodliftFunctions } from './parts/functions';
 import { NodePoolParameters } from './parts/node-pool-parameters';
 import { Routing } from './parts/routing';
@@ -30,8 +30,10 @@ export class Podlift extends Construct {
   readonly interruptionQueue: sqs.Queue;
   /** Where messages go after three failed receives. */
   readonly deadLetterQueue: sqs.Queue;
-  /** The role the four functions share (one access entry maps it into the cluster). */
+  /** The role of provisioner, interruption and disruption, which launch capacity. */
   readonly functionsRole: iam.Role;
+  /** The termination function's role: it lists and terminates the cluster's instances, nothing more. */
+  readonly terminationRole: iam.Role;
   /** The node role; EC2NodeClasses name it in `spec.role`. */
   readonly nodeRole: iam.IRole;
   readonly instanceProfile: iam.InstanceProfile;
@@ -68,20 +70,34 @@ export class Podlift extends Construct {
       description: `podlift functions of cluster ${clusterName}`,
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
     });
+    this.terminationRole = new iam.Role(this, 'TerminationRole', {
+      description: `podlift termination function of cluster ${clusterName}`,
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
     const kops = clusterAccess.kind === 'kops' ? clusterAccess : undefined;
+    const policyScope = {
+      clusterName,
+      nodeRoleArn: this.nodeRole.roleArn,
+      eventBusArn: this.eventBus.eventBusArn,
+      ...(kops ? { kopsParameterArn: kopsParameterArn(clusterName) } : {}),
+      ...(kops?.parameterKeyArn ? { kopsParameterKeyArn: kops.parameterKeyArn } : {}),
+    };
     const controllerPolicy = new iam.Policy(this, 'ControllerPolicy', {
       roles: [this.functionsRole],
-      statements: controllerStatements({
-        clusterName,
-        nodeRoleArn: this.nodeRole.roleArn,
-        eventBusArn: this.eventBus.eventBusArn,
-        ...(kops ? { kopsParameterArn: kopsParameterArn(clusterName) } : {}),
-        ...(kops?.parameterKeyArn ? { kopsParameterKeyArn: kops.parameterKeyArn } : {}),
-      }),
+      statements: controllerStatements(policyScope),
+    });
+    const terminationPolicy = new iam.Policy(this, 'TerminationPolicy', {
+      roles: [this.terminationRole],
+      statements: terminationStatements(policyScope),
     });
 
     const functions = new PodliftFunctions(this, 'Functions', {
-      role: this.functionsRole,
+      roles: {
+        provisioner: this.functionsRole,
+        interruption: this.functionsRole,
+        disruption: this.functionsRole,
+        termination: this.terminationRole,
+      },
       environment: {
         CLUSTER_NAME: clusterName,
         EVENT_BUS_NAME: this.eventBus.eventBusName,
@@ -100,7 +116,7 @@ export class Podlift extends Construct {
       clusterName,
       access: clusterAccess,
       nodeRole: this.nodeRole,
-      functionsRole: this.functionsRole,
+      functionRoles: { Functions: this.functionsRole, Termination: this.terminationRole },
       nodeAccessEntry: props.nodeRole === undefined,
     });
     if (identities.watcherRole) {
@@ -111,7 +127,7 @@ export class Podlift extends Construct {
     if (props.nodePools) new NodePoolParameters(this, 'NodePools', { clusterName, sources: props.nodePools });
     acknowledgeFindings({
       clusterName,
-      controllerPolicy,
+      policies: [controllerPolicy, terminationPolicy],
       functions,
       ...(props.nodeRole ? {} : { nodeRole: nodes.role }),
     });

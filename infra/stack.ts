@@ -27,7 +27,12 @@ export class PodliftStack extends Stack {
     output(
       'FunctionsRoleArn',
       p.functionsRole.roleArn,
-      'The functions role (access entry: group podlift:functions)',
+      'The provisioner, interruption and disruption role (access entry: group podlift:functions)',
+    );
+    output(
+      'TerminationRoleArn',
+      p.terminationRole.roleArn,
+      'The termination function role (access entry: group podlift:functions)',
     );
     output('NodeRoleArn', p.nodeRole.roleArn, 'The node role');
     output('NodeRoleName', p.nodeRole.roleName, 'spec.role of your EC2NodeClasses');

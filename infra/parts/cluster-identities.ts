@@ -49,7 +49,8 @@ export interface ClusterIdentitiesProps {
   readonly clusterName: string;
   readonly access: ClusterAccessProps;
   readonly nodeRole: iam.IRole;
-  readonly functionsRole: iam.IRole;
+  /** The functions' roles, each mapped to {@link FUNCTIONS_KUBERNETES_GROUP} by its own access entry. */
+  readonly functionRoles: Readonly<Record<string, iam.IRole>>;
   /**
    * Whether to create the node role's access entry: a role the caller brings (Karpenter's, when
    * migrating) usually has one already, and EKS refuses a second for the same principal.
@@ -59,7 +60,7 @@ export interface ClusterIdentitiesProps {
 
 /**
  * How the cluster knows podlift's identities. EKS: access entries (the node role as EC2_LINUX,
- * the functions' role in {@link FUNCTIONS_KUBERNETES_GROUP} with no access policy: RBAC from
+ * the functions' roles in {@link FUNCTIONS_KUBERNETES_GROUP} with no access policy: RBAC from
  * manifests/ decides) and a Pod Identity association for the watcher's service account. kOps:
  * the watcher's role is trusted through the cluster's OIDC issuer (IRSA) when one is given; the
  * node and function identities are the kOps operator's (README, kOps guide).
@@ -79,12 +80,14 @@ export class ClusterIdentities extends Construct {
           type: 'EC2_LINUX',
         });
       }
-      new eks.CfnAccessEntry(this, 'FunctionsAccessEntry', {
-        clusterName,
-        principalArn: props.functionsRole.roleArn,
-        type: 'STANDARD',
-        kubernetesGroups: [FUNCTIONS_KUBERNETES_GROUP],
-      });
+      for (const [id, role] of Object.entries(props.functionRoles)) {
+        new eks.CfnAccessEntry(this, `${id}AccessEntry`, {
+          clusterName,
+          principalArn: role.roleArn,
+          type: 'STANDARD',
+          kubernetesGroups: [FUNCTIONS_KUBERNETES_GROUP],
+        });
+      }
       // EKS Pod Identity: the pods.eks.amazonaws.com principal assumes the role with session tags.
       this.watcherRole = new iam.Role(this, 'WatcherRole', {
         description: `podlift watcher of cluster ${clusterName}: publishes hints to the cluster's bus`,

@@ -113,13 +113,7 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
       actions: ['ssm:GetParameters'],
       resources: [`arn:${Aws.PARTITION}:ssm:${Aws.REGION}::parameter/aws/service/*`],
     }),
-    new iam.PolicyStatement({
-      sid: 'AllowClusterParameterReads',
-      actions: ['ssm:GetParametersByPath'],
-      resources: [
-        `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter/podlift/${scope.clusterName}/*`,
-      ],
-    }),
+    clusterParameterReads(scope),
     new iam.PolicyStatement({
       sid: 'AllowPricingReadActions',
       actions: ['pricing:GetProducts'],
@@ -187,6 +181,16 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
       resources: [scope.eventBusArn],
     }),
   ];
+  statements.push(...clusterAccessStatements(scope));
+  return statements;
+}
+
+/**
+ * How a function reaches the API server: eks:DescribeCluster on this cluster (the bearer token
+ * is a presigned STS call and needs no permission), or in kOps mode the access parameter.
+ */
+function clusterAccessStatements(scope: ControllerPolicyScope): iam.PolicyStatement[] {
+  const statements: iam.PolicyStatement[] = [];
   if (scope.kopsParameterArn === undefined) {
     statements.push(
       new iam.PolicyStatement({
@@ -215,4 +219,43 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     }
   }
   return statements;
+}
+
+/**
+ * The termination function's statements: it lists the cluster's instances, terminates them, and
+ * reads what every loop reads (the API server's access, the NodePool parameters). It never
+ * launches, tags, passes a role or touches instance profiles (functions/termination/loop.ts,
+ * execute.ts; shared/aws/fleet/ec2-instances.ts), so its role cannot either.
+ */
+export function terminationStatements(scope: ControllerPolicyScope): iam.PolicyStatement[] {
+  const clusterTag = `kubernetes.io/cluster/${scope.clusterName}`;
+  return [
+    new iam.PolicyStatement({
+      sid: 'AllowScopedInstanceTermination',
+      actions: ['ec2:TerminateInstances'],
+      resources: [ec2('instance/*')],
+      conditions: {
+        StringEquals: { [`aws:ResourceTag/${clusterTag}`]: 'owned' },
+        StringLike: { [`aws:ResourceTag/${LABEL_NODEPOOL}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowRegionalInstanceReads',
+      actions: ['ec2:DescribeInstances'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:RequestedRegion': Aws.REGION } },
+    }),
+    clusterParameterReads(scope),
+    ...clusterAccessStatements(scope),
+  ];
+}
+
+function clusterParameterReads(scope: ControllerPolicyScope): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'AllowClusterParameterReads',
+    actions: ['ssm:GetParametersByPath'],
+    resources: [
+      `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter/podlift/${scope.clusterName}/*`,
+    ],
+  });
 }

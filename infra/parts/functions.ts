@@ -49,7 +49,8 @@ export const ESM_REQUIRE_BANNER =
 
 /** Props of {@link PodliftFunctions}. */
 export interface PodliftFunctionsProps {
-  readonly role: iam.IRole;
+  /** The role of each function (termination has its own, narrower one). */
+  readonly roles: Readonly<Record<FunctionName, iam.IRole>>;
   /** The functions' environment (functions/config.ts FUNCTION_ENVIRONMENT, less AWS_REGION). */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
@@ -73,7 +74,7 @@ export class PodliftFunctions extends Construct {
         retention: props.logRetention,
         removalPolicy: RemovalPolicy.DESTROY,
       });
-      logGroup.grantWrite(props.role);
+      logGroup.grantWrite(props.roles[name]);
       return new nodejs.NodejsFunction(this, capitalise(name), {
         description: `podlift ${name} loop`,
         entry: join(REPO_ROOT, 'functions', name, 'handler.ts'),
@@ -87,7 +88,7 @@ export class PodliftFunctions extends Construct {
         ...(sizing.reservedConcurrency === undefined
           ? {}
           : { reservedConcurrentExecutions: sizing.reservedConcurrency }),
-        role: props.role,
+        role: props.roles[name],
         logGroup,
         loggingFormat: lambda.LoggingFormat.JSON,
         // Read by Node, not by podlift: stack traces through the source maps (the bundle is minified).

@@ -180,7 +180,6 @@ const FUNCTION_ROLE_DEFAULT_STATEMENTS = [
       '<PodliftFunctionsDisruptionLogs.Arn>',
       '<PodliftFunctionsInterruptionLogs.Arn>',
       '<PodliftFunctionsProvisionerLogs.Arn>',
-      '<PodliftFunctionsTerminationLogs.Arn>',
     ],
   },
   {
@@ -193,6 +192,39 @@ const FUNCTION_ROLE_DEFAULT_STATEMENTS = [
       'sqs:ReceiveMessage',
     ],
     Resource: ['<PodliftRoutingInterruptionQueue.Arn>'],
+  },
+];
+
+/** Every statement of the termination function's role (EKS): list, terminate, read its parameters, nothing else. */
+const TERMINATION_STATEMENTS = [
+  {
+    Sid: 'AllowScopedInstanceTermination',
+    Effect: 'Allow',
+    Action: ['ec2:TerminateInstances'],
+    Resource: [ec2('instance/*')],
+    Condition: {
+      StringEquals: { 'aws:ResourceTag/kubernetes.io/cluster/demo': 'owned' },
+      StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
+    },
+  },
+  {
+    Sid: 'AllowRegionalInstanceReads',
+    Effect: 'Allow',
+    Action: ['ec2:DescribeInstances'],
+    Resource: ['*'],
+    Condition: { StringEquals: { 'aws:RequestedRegion': '<Region>' } },
+  },
+  {
+    Sid: 'AllowClusterParameterReads',
+    Effect: 'Allow',
+    Action: ['ssm:GetParametersByPath'],
+    Resource: ['arn:<Partition>:ssm:<Region>:<AccountId>:parameter/podlift/demo/*'],
+  },
+  EKS_DISCOVERY,
+  {
+    Effect: 'Allow',
+    Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+    Resource: ['<PodliftFunctionsTerminationLogs.Arn>'],
   },
 ];
 
@@ -221,6 +253,13 @@ describe('IAM: every statement, exactly', () => {
       normalStatement,
     );
     expect(statementsOfRole(template, 'PodliftFunctionsRole').sort(bySid)).toEqual(expected.sort(bySid));
+  });
+
+  it("gives the termination function's own role only what termination calls: no launch, tag, PassRole or IAM", () => {
+    const { template } = synthStack();
+    expect(statementsOfRole(template, 'PodliftTerminationRole').sort(bySid)).toEqual(
+      TERMINATION_STATEMENTS.map(normalStatement).sort(bySid),
+    );
   });
 
   it('in kOps mode reads the access parameter (and decrypts with its key) instead of DescribeCluster', () => {
@@ -334,7 +373,11 @@ describe('IAM: every statement, exactly', () => {
     const roles = policies.flatMap((p) =>
       (p.Properties.Roles as { Ref: string }[]).map((r) => r.Ref.slice(0, -8)),
     );
-    expect([...new Set(roles)].sort()).toEqual(['PodliftFunctionsRole', 'PodliftIdentitiesWatcherRole']);
+    expect([...new Set(roles)].sort()).toEqual([
+      'PodliftFunctionsRole',
+      'PodliftIdentitiesWatcherRole',
+      'PodliftTerminationRole',
+    ]);
     template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
   });
 });

@@ -126,8 +126,8 @@ describe('context', () => {
         ),
     });
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::IAM::Role', 2);
-    template.resourceCountIs('AWS::EKS::AccessEntry', 1);
+    template.resourceCountIs('AWS::IAM::Role', 3);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
     template.hasResourceProperties('AWS::EKS::AccessEntry', { Type: 'STANDARD' });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {

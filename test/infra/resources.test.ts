@@ -59,6 +59,13 @@ describe('the functions', () => {
   const byName = (name: string) =>
     Object.entries(functions).find(([id]) => id.startsWith(`PodliftFunctions${name}`))?.[1].Properties;
 
+  it('run with the launching role, termination with its own', () => {
+    const roleOf = (name: string) => byName(name)?.Role['Fn::GetAtt'][0] as string;
+    for (const name of ['Provisioner', 'Interruption', 'Disruption'])
+      expect(roleOf(name)).toMatch(/^PodliftFunctionsRole/);
+    expect(roleOf('Termination')).toMatch(/^PodliftTerminationRole/);
+  });
+
   it('are four Node.js 22 arm64 ESM bundles with handler index.handler', () => {
     expect(Object.keys(functions)).toHaveLength(4);
     for (const fn of Object.values(functions)) {
@@ -152,22 +159,24 @@ describe('identities', () => {
     });
   });
 
-  it('maps the node role as EC2_LINUX and the functions role to podlift:functions (no access policy)', () => {
-    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+  it('maps the node role as EC2_LINUX and both function roles to podlift:functions (no access policy)', () => {
+    template.resourceCountIs('AWS::EKS::AccessEntry', 3);
     template.hasResourceProperties('AWS::EKS::AccessEntry', {
       ClusterName: 'demo',
       Type: 'EC2_LINUX',
       PrincipalArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PodliftNodeRole'), 'Arn'] },
     });
-    const functionsEntry = Object.values(template.findResources('AWS::EKS::AccessEntry')).find(
-      (e) => e.Properties.Type === 'STANDARD',
+    const standard = Object.values(template.findResources('AWS::EKS::AccessEntry'))
+      .filter((e) => e.Properties.Type === 'STANDARD')
+      .map((e) => e.Properties);
+    expect(standard).toEqual(
+      ['PodliftFunctionsRole', 'PodliftTerminationRole'].map((role) => ({
+        ClusterName: 'demo',
+        Type: 'STANDARD',
+        KubernetesGroups: ['podlift:functions'],
+        PrincipalArn: { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${role}[0-9A-F]{8}$`)), 'Arn'] },
+      })),
     );
-    expect(functionsEntry?.Properties).toEqual({
-      ClusterName: 'demo',
-      Type: 'STANDARD',
-      KubernetesGroups: ['podlift:functions'],
-      PrincipalArn: { 'Fn::GetAtt': [expect.stringMatching(/^PodliftFunctionsRole/), 'Arn'] },
-    });
   });
 
   it("associates the watcher's service account with its role through Pod Identity", () => {
@@ -192,6 +201,7 @@ describe('outputs', () => {
         'InterruptionQueueUrl',
         'NodeRoleArn',
         'NodeRoleName',
+        'TerminationRoleArn',
         'WatcherImageUri',
         'WatcherRoleArn',
       ].sort(),
