@@ -4,8 +4,9 @@ import type { ClusterAccessProps } from '../props';
 
 /** The Kubernetes group manifests/functions-rbac.yaml binds the functions' rights to. */
 export const FUNCTIONS_KUBERNETES_GROUP = 'podlift:functions';
-/** The watcher's namespace and service account (manifests/watcher-deployment.yaml). */
+/** The watcher's namespace (manifests/namespace.yaml). */
 export const WATCHER_NAMESPACE = 'podlift';
+/** The watcher's service account (manifests/watcher-rbac.yaml, watcher-deployment.yaml). */
 export const WATCHER_SERVICE_ACCOUNT = 'podlift-watcher';
 
 /**

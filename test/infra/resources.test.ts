@@ -123,6 +123,28 @@ describe('the functions', () => {
     }
   });
 
+  it('may be invoked by EventBridge only from their own rules', () => {
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).map(
+      (p) => p.Properties,
+    );
+    const rules = Object.entries(template.findResources('AWS::Events::Rule'));
+    // One permission per rule that targets a function: three on the cluster bus, three schedules.
+    const functionRules = rules.filter(([, r]) =>
+      JSON.stringify(r.Properties.Targets).includes('PodliftFunctions'),
+    );
+    expect(functionRules).toHaveLength(6);
+    expect(permissions).toHaveLength(6);
+    for (const [ruleId, rule] of functionRules) {
+      const fn = rule.Properties.Targets[0].Arn['Fn::GetAtt'][0];
+      expect(permissions).toContainEqual({
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [fn, 'Arn'] },
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] },
+      });
+    }
+  });
+
   it('feed the interruption function from the queue with partial batch responses', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
