@@ -23,6 +23,7 @@ import {
   LABEL_INSTANCE_MEMORY,
   LABEL_INSTANCE_NETWORK_BANDWIDTH,
   LABEL_INSTANCE_SIZE,
+  LABEL_INSTANCE_TENANCY,
   LABEL_INSTANCE_TYPE,
   LABEL_OS,
   LABEL_REGION,
@@ -45,6 +46,7 @@ import { isOfferingUnavailable } from './unavailable-offerings';
 const WINDOWS_BUILDS: Partial<Record<AmiFamily, string>> = {
   Windows2019: '10.0.17763',
   Windows2022: '10.0.20348',
+  Windows2025: '10.0.26100',
 };
 
 /** The node class settings that change instance types. */
@@ -113,6 +115,8 @@ export function instanceTypeRequirements(
     // Bare metal has an empty hypervisor, and Karpenter still sets the label (to "").
     Requirement.of(LABEL_INSTANCE_HYPERVISOR, 'In', [info.hypervisor ?? '']),
     Requirement.of(LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT, 'In', [String(info.encryptionInTransitSupported)]),
+    // Every type can run on shared or dedicated hardware (Karpenter's computeRequirements).
+    Requirement.of(LABEL_INSTANCE_TENANCY, 'In', ['default', 'dedicated']),
   );
 }
 
