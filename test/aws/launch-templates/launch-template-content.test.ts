@@ -137,6 +137,71 @@ describe('launch template content', () => {
     }
   });
 
+  it("lists the EC2NodeClass's network interfaces with the security groups, and no IP settings on efa-only ones", async () => {
+    const data = await templateData(
+      launchRequest({
+        nodeClass: {
+          ...nodeClass({ associatePublicIPAddress: true }),
+          connectionTracking: { tcpEstablishedTimeout: 3600, udpTimeout: 30 },
+          networkInterfaces: [
+            { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+            { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+          ],
+        },
+      }),
+    );
+    const groups = ['sg-0000000000000000a', 'sg-0000000000000000b'];
+    expect(data?.SecurityGroupIds).toBeUndefined();
+    expect(data?.NetworkInterfaces).toEqual([
+      {
+        NetworkCardIndex: 0,
+        DeviceIndex: 0,
+        InterfaceType: 'interface',
+        Groups: groups,
+        AssociatePublicIpAddress: true,
+        ConnectionTrackingSpecification: { TcpEstablishedTimeout: 3600, UdpTimeout: 30 },
+      },
+      { NetworkCardIndex: 1, DeviceIndex: 0, InterfaceType: 'efa-only', Groups: groups },
+    ]);
+  });
+
+  it('puts connection tracking on a primary interface, and nested virtualization in the CPU options', async () => {
+    const data = await templateData(
+      launchRequest({
+        nodeClass: {
+          ...nodeClass(),
+          connectionTracking: { udpStreamTimeout: 120 },
+          cpuOptions: { nestedVirtualization: 'enabled' },
+        },
+      }),
+    );
+    expect(data?.NetworkInterfaces).toEqual([
+      {
+        DeviceIndex: 0,
+        Groups: ['sg-0000000000000000a', 'sg-0000000000000000b'],
+        ConnectionTrackingSpecification: { UdpStreamTimeout: 120 },
+      },
+    ]);
+    expect(data?.CpuOptions).toEqual({ NestedVirtualization: 'enabled' });
+  });
+
+  it('launches on dedicated hardware only when the NodeClaim excludes default tenancy, as Karpenter does', async () => {
+    const tenancy = (values: string[] | undefined) =>
+      templateData(
+        launchRequest({
+          nodeClaim: nodeClaim({
+            requirements:
+              values === undefined
+                ? []
+                : [{ key: 'karpenter.k8s.aws/instance-tenancy', operator: 'In', values }],
+          }),
+        }),
+      ).then((d) => d?.Placement);
+    expect(await tenancy(['dedicated'])).toEqual({ Tenancy: 'dedicated' });
+    expect(await tenancy(['default', 'dedicated'])).toBeUndefined();
+    expect(await tenancy(undefined)).toBeUndefined();
+  });
+
   it('rejects a volume size that is not a quantity, naming the field', async () => {
     const { provider } = launchTemplateWorld();
     const error = await provider
