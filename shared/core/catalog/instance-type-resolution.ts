@@ -33,6 +33,7 @@ import {
 import { Requirement, Requirements } from '../model/requirements';
 import { allocatableOf, capacityOf, overheadOf } from './allocatable';
 import type { Catalog, InstanceType, InstanceTypeInfo, Offering } from './instance-type';
+import { type CompatibilityNodeClass, compatibleWithNodeClass } from './nodeclass-compatibility';
 import { isOfferingUnavailable } from './unavailable-offerings';
 
 /**
@@ -51,7 +52,8 @@ const WINDOWS_BUILDS: Partial<Record<AmiFamily, string>> = {
 
 /** The node class settings that change instance types. */
 export type InstanceTypeNodeClass = Pick<EC2NodeClass, 'kubelet' | 'rootVolumeBytes' | 'amiFamily'> &
-  Partial<Pick<EC2NodeClass, 'instanceStorePolicy'>>;
+  Partial<Pick<EC2NodeClass, 'instanceStorePolicy'>> &
+  CompatibilityNodeClass;
 
 /** EC2 uses lower kebab case for label values ("Radeon Pro V520" → "radeon-pro-v520"). */
 function lowerKebabCase(value: string): string {
@@ -199,6 +201,7 @@ function resolveOne(
   nodeClass: InstanceTypeNodeClass | undefined,
 ): InstanceType | undefined {
   const amiFamily = nodeClass?.amiFamily ?? 'AL2023';
+  if (nodeClass !== undefined && !compatibleWithNodeClass(info, nodeClass)) return undefined;
   const placement = placementOf(catalog, info, amiFamily);
   if (placement === null) return undefined;
   const kubelet = nodeClass?.kubelet;
@@ -274,6 +277,8 @@ export function resolveInstanceTypes(
     rootVolumeBytes: nodeClass?.rootVolumeBytes ?? DEFAULT_ROOT_VOLUME_BYTES,
     amiFamily: nodeClass?.amiFamily ?? 'AL2023',
     instanceStorePolicy: nodeClass?.instanceStorePolicy ?? null,
+    connectionTracking: nodeClass?.connectionTracking !== undefined,
+    networkInterfaces: nodeClass?.networkInterfaces ?? null,
   });
   let resolved = byNodeClass.get(key);
   if (resolved === undefined) {

@@ -31,17 +31,12 @@ export function launchWarnings(
   }
   if ((spec.networkInterfaces?.length ?? 0) > 0) {
     warnings.push(
-      'spec.networkInterfaces is applied to the launch template, but instance types are not filtered by their network cards and EFA interfaces as Karpenter does: a type without them fails at launch and is marked unavailable',
-    );
-  }
-  if (spec.connectionTracking !== undefined) {
-    warnings.push(
-      'spec.connectionTracking is applied to the launch template, but instance types are not limited to Nitro ones as Karpenter does: a Xen type fails at launch and is marked unavailable',
+      'spec.networkInterfaces is applied to the launch template and instance types are filtered by their EFA interfaces and default-card slots, but not by their other network cards as Karpenter does: a type without the card fails at launch',
     );
   }
   if (spec.cpuOptions?.nestedVirtualization === 'enabled') {
     warnings.push(
-      'spec.cpuOptions.nestedVirtualization is applied to the launch template, but instance types are not limited to those supporting nested virtualization as Karpenter does: another type fails at launch and is marked unavailable',
+      'spec.cpuOptions.nestedVirtualization is applied to the launch template, but instance types are not limited to those supporting nested virtualization as Karpenter does: another type fails at launch',
     );
   }
   if ((spec.capacityReservationSelectorTerms?.length ?? 0) > 0) {

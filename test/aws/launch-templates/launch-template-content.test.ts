@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { launchTemplateContent } from '../../../shared/aws/launch-templates/launch-template-data';
 import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import { isValidationError } from '../../../shared/core/model/errors';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
@@ -137,7 +138,7 @@ describe('launch template content', () => {
     }
   });
 
-  it("lists the EC2NodeClass's network interfaces with the security groups, and no IP settings on efa-only ones", async () => {
+  it("lists the EC2NodeClass's network interfaces with the security groups and IP settings", async () => {
     const data = await templateData(
       launchRequest({
         nodeClass: {
@@ -145,21 +146,51 @@ describe('launch template content', () => {
           connectionTracking: { tcpEstablishedTimeout: 3600, udpTimeout: 30 },
           networkInterfaces: [
             { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
-            { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+            { networkCardIndex: 0, deviceIndex: 1, interfaceType: 'interface' },
           ],
         },
       }),
     );
-    const groups = ['sg-0000000000000000a', 'sg-0000000000000000b'];
+    const settings = {
+      InterfaceType: 'interface',
+      Groups: ['sg-0000000000000000a', 'sg-0000000000000000b'],
+      AssociatePublicIpAddress: true,
+      ConnectionTrackingSpecification: { TcpEstablishedTimeout: 3600, UdpTimeout: 30 },
+    };
     expect(data?.SecurityGroupIds).toBeUndefined();
     expect(data?.NetworkInterfaces).toEqual([
+      { NetworkCardIndex: 0, DeviceIndex: 0, ...settings },
+      { NetworkCardIndex: 0, DeviceIndex: 1, ...settings },
+    ]);
+  });
+
+  it('gives efa-only interfaces no public IP, prefixes or connection tracking, which EC2 refuses on them', () => {
+    const { data } = launchTemplateContent({
+      cluster: 'demo',
+      nodeClass: {
+        ...nodeClass({ associatePublicIPAddress: true }),
+        ipPrefixCount: 1,
+        connectionTracking: { udpTimeout: 30 },
+        networkInterfaces: [
+          { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+          { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+        ],
+      },
+      nodePoolName: 'default',
+      resolved: resolved(),
+      imageId: 'ami-0123',
+      capacityType: 'on-demand',
+    });
+    const groups = ['sg-0000000000000000a', 'sg-0000000000000000b'];
+    expect(data.NetworkInterfaces).toEqual([
       {
         NetworkCardIndex: 0,
         DeviceIndex: 0,
         InterfaceType: 'interface',
         Groups: groups,
         AssociatePublicIpAddress: true,
-        ConnectionTrackingSpecification: { TcpEstablishedTimeout: 3600, UdpTimeout: 30 },
+        Ipv4PrefixCount: 1,
+        ConnectionTrackingSpecification: { UdpTimeout: 30 },
       },
       { NetworkCardIndex: 1, DeviceIndex: 0, InterfaceType: 'efa-only', Groups: groups },
     ]);
