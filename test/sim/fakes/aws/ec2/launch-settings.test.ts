@@ -5,7 +5,8 @@ import {
   type RequestLaunchTemplateData,
 } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { ec2World } from '../../../../../sim/world/aws/ec2-world';
+import { instanceTypeInfo } from '../../../../../sim/fakes/aws/ec2';
+import { ec2World, instanceTypes } from '../../../../../sim/world/aws/ec2-world';
 import { SUBNET_A } from '../../../../../sim/world/aws/region';
 
 /**
@@ -123,5 +124,22 @@ describe('FakeEc2 launch settings', () => {
       ],
     });
     expect((await launchErrors(client, fine)).instances).toHaveLength(1);
+  });
+
+  it('refuses at launch connection tracking on a type not built on Nitro', async () => {
+    const xen = instanceTypeInfo({ name: 'm4.large', vcpu: 2, memoryMiB: 8192, hypervisor: 'xen' });
+    const { client } = ec2World({ instanceTypes: [...instanceTypes, xen] });
+    const tracked = await template(client, 'tracked', {
+      NetworkInterfaces: [
+        { DeviceIndex: 0, Groups: GROUPS, ConnectionTrackingSpecification: { UdpStreamTimeout: 120 } },
+      ],
+    });
+    expect((await launchErrors(client, tracked, 'm4.large')).errors).toEqual([
+      [
+        'InvalidParameterCombination',
+        'Connection tracking configuration is not supported for instance type m4.large.',
+      ],
+    ]);
+    expect((await launchErrors(client, tracked, 'm5.large')).errors).toEqual([]);
   });
 });
