@@ -211,6 +211,9 @@ class PlanInputReader {
     const first = this.nodeClasses.get(nodeClass.name);
     if (first) throw duplicate('EC2NodeClass', nodeClass.name, first.location);
     this.nodeClasses.set(nodeClass.name, { nodeClass, location: o.location });
+    for (const w of nodeClass.warnings ?? []) {
+      this.warnings.push(`${where(o.location)}: EC2NodeClass/${nodeClass.name}: ${w}`);
+    }
   }
 
   private pod(o: Located): void {

@@ -178,6 +178,15 @@ describe('readPlanInput', () => {
     ]);
   });
 
+  it('warns about what an EC2NodeClass sets that podlift accepts without honouring it', () => {
+    const withGroup = nodeClass();
+    (withGroup.spec as Record<string, unknown>).placementGroupSelector = { name: 'hpc' };
+    const input = read(yamlStream(nodePool('default'), withGroup));
+    expect(input.warnings).toEqual([
+      `${FILE} document 1: EC2NodeClass/default: spec.placementGroupSelector (hpc) is ignored: podlift does not resolve placement groups, so instances launch outside it and carry no placement-group labels`,
+    ]);
+  });
+
   it("names another controller's NodePool and a static NodePool, which take no pending pods", () => {
     const autoMode = nodePool('auto');
     const spec = autoMode.spec as { template: { spec: Record<string, unknown> }; replicas?: number };

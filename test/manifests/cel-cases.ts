@@ -22,8 +22,6 @@ const REQUIREMENTS = 'spec.template.spec.requirements';
 
 /** The restricted label rules, on template labels (a map) and requirement keys (a string). */
 const labelRules: readonly { message: string; key: string }[] = [
-  { message: 'label domain "kubernetes.io" is restricted', key: 'kubernetes.io/role' },
-  { message: 'label domain "k8s.io" is restricted', key: 'example.k8s.io/tier' },
   { message: 'label domain "karpenter.sh" is restricted', key: 'karpenter.sh/initialized' },
   { message: 'label "karpenter.sh/nodepool" is restricted', key: 'karpenter.sh/nodepool' },
   { message: 'label "kubernetes.io/hostname" is restricted', key: 'kubernetes.io/hostname' },
@@ -130,7 +128,7 @@ export const celCases: readonly CelCase[] = [
     kind: 'EC2NodeClass',
     path: 'spec.amiSelectorTerms[].alias',
     message:
-      "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'",
+      "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'",
     breaking: { 'spec.amiSelectorTerms': [{ alias: 'ubuntu@latest' }] },
   },
   {
@@ -154,7 +152,7 @@ export const celCases: readonly CelCase[] = [
     path: 'spec.amiSelectorTerms',
     message:
       "'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms",
-    // The second term is fine: upstream's rule would let this list through, podlift's does not.
+    // Karpenter's rule for AMI terms is `!self.exists(...)`: one mixed term is enough.
     breaking: { 'spec.amiSelectorTerms': [{ id: 'ami-0123', name: 'my-ami' }, { name: 'other-ami' }] },
   },
   {
@@ -175,6 +173,7 @@ export const celCases: readonly CelCase[] = [
   aliasFamilyRule('Bottlerocket', 'bottlerocket', 'AL2023'),
   aliasFamilyRule('Windows2019', 'windows2019', 'Windows2022'),
   aliasFamilyRule('Windows2022', 'windows2022', 'Windows2019'),
+  aliasFamilyRule('Windows2025', 'windows2025', 'Windows2022'),
   {
     kind: 'EC2NodeClass',
     path: 'spec',
@@ -194,7 +193,8 @@ export const celCases: readonly CelCase[] = [
     path: 'spec.subnetSelectorTerms',
     message:
       "'id' is mutually exclusive, cannot be set with a combination of other fields in subnetSelectorTerms",
-    breaking: { 'spec.subnetSelectorTerms': [{ id: 'subnet-0123', tags: { a: 'b' } }, { tags: { c: 'd' } }] },
+    // `!self.all(...)`: only a list in which every term mixes them breaks it.
+    breaking: { 'spec.subnetSelectorTerms': [{ id: 'subnet-0123', tags: { a: 'b' } }] },
   },
   selectorTagRules('securityGroupSelectorTerms'),
   {
@@ -230,6 +230,46 @@ export const celCases: readonly CelCase[] = [
     message:
       "'id' is mutually exclusive, cannot be set with a combination of other fields in capacityReservationSelectorTerms",
     breaking: { 'spec.capacityReservationSelectorTerms': [{ id: 'cr-0123', instanceMatchCriteria: 'open' }] },
+  },
+  // EC2NodeClass: launch settings of Karpenter v1.14
+  {
+    kind: 'EC2NodeClass',
+    path: 'spec.placementGroupSelector',
+    message: "expected at least one, got none, ['name', 'id']",
+    breaking: { 'spec.placementGroupSelector': {} },
+  },
+  {
+    kind: 'EC2NodeClass',
+    path: 'spec.placementGroupSelector',
+    message: "'name' and 'id' are mutually exclusive",
+    breaking: { 'spec.placementGroupSelector': { name: 'my-pg', id: 'pg-0123' } },
+  },
+  {
+    kind: 'EC2NodeClass',
+    path: 'spec.networkInterfaces',
+    message: "networkInterfaces must include a primary interface with interfaceType='interface'",
+    breaking: {
+      'spec.networkInterfaces': [{ networkCardIndex: 0, deviceIndex: 0, interfaceType: 'efa-only' }],
+    },
+  },
+  {
+    kind: 'EC2NodeClass',
+    path: 'spec.networkInterfaces',
+    message:
+      'networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card',
+    breaking: {
+      'spec.networkInterfaces': [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+        { networkCardIndex: 1, deviceIndex: 1, interfaceType: 'efa-only' },
+      ],
+    },
+  },
+  {
+    kind: 'EC2NodeClass',
+    path: 'spec.connectionTracking',
+    message: 'at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set',
+    breaking: { 'spec.connectionTracking': {} },
   },
   // EC2NodeClass: block devices
   {
@@ -341,13 +381,8 @@ export const transitionRules: readonly { kind: CrdKind; path: string; message: s
   { kind: 'NodePool', path: 'spec.template.spec.nodeClassRef', message: 'nodeClassRef.group is immutable' },
   { kind: 'NodePool', path: 'spec.template.spec.nodeClassRef', message: 'nodeClassRef.kind is immutable' },
   { kind: 'NodeClaim', path: 'spec', message: 'spec is immutable' },
-  {
-    kind: 'EC2NodeClass',
-    path: 'spec',
-    message:
-      "changing from 'instanceProfile' to 'role' is not supported. You must delete and recreate this node class if you want to change this.",
-  },
-  { kind: 'EC2NodeClass', path: 'spec.role', message: 'immutable field changed' },
+  // No EC2NodeClass rule: Karpenter v1.7 dropped spec.role's immutability and the
+  // instanceProfile-to-role rule (aws/karpenter-provider-aws #8249).
 ];
 
 /**
@@ -399,5 +434,39 @@ export const coreOnly: readonly {
     kind: 'EC2NodeClass',
     changes: { 'spec.amiSelectorTerms.0.version': 'latest' },
     core: 'not a field of karpenter.k8s.aws/v1 EC2NodeClass',
+  },
+  {
+    what: 'a kubelet setting that is no KubeletConfiguration field (spec.kubelet keeps unknown fields)',
+    kind: 'EC2NodeClass',
+    changes: { 'spec.kubelet.shutdownGracePeriodSeconds': 30 },
+    core: 'not a setting of kubelet.config.k8s.io/v1beta1 KubeletConfiguration',
+  },
+  {
+    what: 'a kubelet setting the AMI family would drop (Karpenter reports it on the status)',
+    kind: 'EC2NodeClass',
+    changes: { 'spec.amiSelectorTerms': [{ alias: 'bottlerocket@latest' }], 'spec.amiFamily': undefined },
+    core: 'spec.kubelet has fields not applied by the Bottlerocket AMI family that would be silently dropped: shutdownGracePeriod',
+  },
+  {
+    what: 'a kubelet setting Karpenter sets itself',
+    kind: 'EC2NodeClass',
+    changes: { 'spec.kubelet.registerWithTaints': [] },
+    core: "registerWithTaints: can't be set",
+  },
+  {
+    what: 'an evictionSoftGracePeriod that is no Go duration (the CRD has no pattern for it)',
+    kind: 'EC2NodeClass',
+    changes: {
+      'spec.kubelet.evictionSoftGracePeriod': { 'memory.available': '1 minute', 'nodefs.available': '1m' },
+    },
+    core: 'must be a duration',
+  },
+  {
+    what: 'a negative evictionSoftGracePeriod',
+    kind: 'EC2NodeClass',
+    changes: {
+      'spec.kubelet.evictionSoftGracePeriod': { 'memory.available': '-1m', 'nodefs.available': '1m' },
+    },
+    core: "can't be a negative duration",
   },
 ];

@@ -383,11 +383,6 @@ const invalidEC2NodeClasses: readonly InvalidCase[] = [
     core: 'volumeSize',
   },
   {
-    what: 'volumeSize "Ti" (a bare unit)',
-    changes: { 'spec.blockDeviceMappings': [{ ebs: { volumeSize: 'Ti' } }] },
-    core: 'volumeSize',
-  },
-  {
     what: 'volumeSize 60000Gi',
     changes: { 'spec.blockDeviceMappings': [{ ebs: { volumeSize: '60000Gi' } }] },
     core: 'volumeSize',
@@ -431,11 +426,50 @@ const invalidEC2NodeClasses: readonly InvalidCase[] = [
     core: 'kubeReserved',
   },
   {
-    what: 'an evictionSoftGracePeriod "1 minute"',
+    what: 'placementGroupSelector id "placement-1"',
+    changes: { 'spec.placementGroupSelector': { id: 'placement-1' } },
+    core: 'placement group id',
+  },
+  {
+    what: 'an empty placement group name',
+    changes: { 'spec.placementGroupSelector': { name: '' } },
+    core: 'placementGroupSelector.name',
+  },
+  {
+    what: 'interfaceType "efa"',
+    changes: { 'spec.networkInterfaces': [{ networkCardIndex: 0, deviceIndex: 0, interfaceType: 'efa' }] },
+    core: 'interfaceType',
+  },
+  {
+    what: 'networkCardIndex -1',
     changes: {
-      'spec.kubelet.evictionSoftGracePeriod': { 'memory.available': '1 minute', 'nodefs.available': '1m' },
+      'spec.networkInterfaces': [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: -1, deviceIndex: 1, interfaceType: 'interface' },
+      ],
     },
-    core: 'evictionSoftGracePeriod',
+    core: 'networkCardIndex',
+  },
+  {
+    what: 'a network interface without deviceIndex',
+    changes: { 'spec.networkInterfaces': [{ networkCardIndex: 0, interfaceType: 'interface' }] },
+    core: 'deviceIndex',
+  },
+  {
+    what: 'tcpEstablishedTimeout 59',
+    changes: { 'spec.connectionTracking': { tcpEstablishedTimeout: 59 } },
+    core: 'tcpEstablishedTimeout',
+  },
+  {
+    what: 'udpStreamTimeout 181',
+    changes: { 'spec.connectionTracking': { udpStreamTimeout: 181 } },
+    core: 'udpStreamTimeout',
+  },
+  { what: 'udpTimeout 61', changes: { 'spec.connectionTracking': { udpTimeout: 61 } }, core: 'udpTimeout' },
+  {
+    what: 'nestedVirtualization "on"',
+    changes: { 'spec.cpuOptions': { nestedVirtualization: 'on' } },
+    core: 'nestedVirtualization',
   },
   { what: 'an empty role', changes: { 'spec.role': '' }, core: 'role cannot be empty' },
   { what: 'ipPrefixCount -1', changes: { 'spec.ipPrefixCount': -1 }, core: 'ipPrefixCount' },

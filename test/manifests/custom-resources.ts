@@ -64,7 +64,7 @@ export function completeNodePoolManifest(name = 'default'): Manifest {
   };
 }
 
-/** An EC2NodeClass that sets every field podlift's core knows (role, not instanceProfile). */
+/** An EC2NodeClass that sets every spec field of Karpenter v1.14 (role, not instanceProfile). */
 export function completeEc2NodeClassManifest(name = 'default'): Manifest {
   return {
     apiVersion: 'karpenter.k8s.aws/v1',
@@ -84,6 +84,8 @@ export function completeEc2NodeClassManifest(name = 'default'): Manifest {
         imageGCLowThresholdPercent: 80,
         cpuCFSQuota: true,
         clusterDNS: ['10.0.1.100'],
+        // Any other kubelet setting, as Karpenter's main branch accepts it (AL2023 applies it).
+        shutdownGracePeriod: '30s',
       },
       subnetSelectorTerms: [
         { tags: { 'karpenter.sh/discovery': 'my-cluster' } },
@@ -129,6 +131,13 @@ export function completeEc2NodeClassManifest(name = 'default'): Manifest {
         { deviceName: '/dev/xvdb', ebs: { snapshotID: 'snap-0123456789', volumeInitializationRate: 200 } },
       ],
       instanceStorePolicy: 'RAID0',
+      networkInterfaces: [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+      ],
+      placementGroupSelector: { name: 'my-placement-group' },
+      connectionTracking: { tcpEstablishedTimeout: 3600, udpStreamTimeout: 120, udpTimeout: 30 },
+      cpuOptions: { nestedVirtualization: 'enabled' },
       detailedMonitoring: true,
       context: 'cr-0123456789abcdef0',
     },

@@ -1,4 +1,5 @@
 import type {
+  ConnectionTrackingSpecificationRequest,
   LaunchTemplateBlockDeviceMappingRequest,
   LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
   LaunchTemplateTagSpecificationRequest,
@@ -32,6 +33,20 @@ export interface LaunchTemplateInput {
   readonly capacityType: CapacityType;
   /** Base64 user data; none for a Custom family without userData. */
   readonly userData?: string;
+  /**
+   * EC2 tenancy of the launch, from the NodeClaim's karpenter.k8s.aws/instance-tenancy
+   * requirement ({@link launchTenancy}).
+   * @default 'default'
+   */
+  readonly tenancy?: 'default' | 'dedicated';
+}
+
+/**
+ * The tenancy a NodeClaim launches with (Karpenter's instance.go getTenancyType): default when
+ * its requirements allow it or say nothing, dedicated only when they allow nothing else.
+ */
+export function launchTenancy(allows: (tenancy: string) => boolean): 'default' | 'dedicated' {
+  return !allows('default') && allows('dedicated') ? 'dedicated' : 'default';
 }
 
 const GiB = 1024 ** 3;
@@ -55,6 +70,7 @@ export function defaultBlockDeviceMappings(family: AmiFamily): readonly BlockDev
       ];
     case 'Windows2019':
     case 'Windows2022':
+    case 'Windows2025':
       return [{ deviceName: '/dev/sda1', ebs: { ...DEFAULT_EBS, volumeSize: '50Gi' } }];
     case 'Custom':
       return [];
@@ -114,9 +130,10 @@ function launchedResourceTags(input: LaunchTemplateInput): LaunchTemplateTagSpec
  * The launch template data Karpenter creates (launchtemplate.go createLaunchTemplate): image,
  * user data, instance profile, security groups, IMDS options (instance tags in IMDS always
  * disabled), block devices, detailed monitoring, tags for the network interfaces and spot
- * requests it makes, and a primary network interface when the EC2NodeClass sets
- * associatePublicIPAddress or ipPrefixCount (the security groups then go on the interface,
- * as EC2 requires). Instance tags are left to CreateFleet.
+ * requests it makes, CPU options (nested virtualization), dedicated tenancy when the NodeClaim
+ * asks for it, and network interfaces when the EC2NodeClass lists them or sets
+ * associatePublicIPAddress, ipPrefixCount or connectionTracking (the security groups then go on
+ * the interfaces, as EC2 requires). Instance tags are left to CreateFleet.
  *
  * @throws NotFoundError when the EC2NodeClass resolved no security group or instance profile
  * @throws ValidationError when a block device's volumeSize is not a quantity
@@ -141,15 +158,19 @@ export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplat
     nodeClass.blockDeviceMappings.length > 0
       ? nodeClass.blockDeviceMappings
       : defaultBlockDeviceMappings(nodeClass.amiFamily);
-  const networkInterface = primaryNetworkInterface(nodeClass, groups);
+  const interfaces = networkInterfaces(nodeClass, groups);
   const metadata = nodeClass.metadataOptions;
   const data: RequestLaunchTemplateData = {
     ImageId: input.imageId,
     ...(input.userData ? { UserData: input.userData } : {}),
     IamInstanceProfile: { Name: profile },
-    ...(networkInterface === undefined
-      ? { SecurityGroupIds: groups }
-      : { NetworkInterfaces: [networkInterface] }),
+    ...(interfaces === undefined ? { SecurityGroupIds: groups } : { NetworkInterfaces: interfaces }),
+    ...(nodeClass.cpuOptions?.nestedVirtualization !== undefined
+      ? { CpuOptions: { NestedVirtualization: nodeClass.cpuOptions.nestedVirtualization } }
+      : {}),
+    // Only dedicated is written: default is what EC2 does without it, and templates made before
+    // tenancy was honoured keep their names.
+    ...(input.tenancy === 'dedicated' ? { Placement: { Tenancy: 'dedicated' } } : {}),
     MetadataOptions: {
       HttpEndpoint: metadata.httpEndpoint,
       HttpProtocolIpv6: metadata.httpProtocolIPv6,
@@ -169,20 +190,47 @@ export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplat
   return { data, tags: launchTemplateTags(input.cluster, nodeClass, input.nodePoolName) };
 }
 
-function primaryNetworkInterface(
+/**
+ * The network interfaces of the template (Karpenter's generateNetworkInterfaces), or undefined
+ * when the security groups can go on the instance: the EC2NodeClass's networkInterfaces, each
+ * with the security groups, and for every one but efa-only interfaces its public IP, prefix count
+ * and connection tracking (EC2 refuses those on efa-only ones); else one primary interface when
+ * associatePublicIPAddress, ipPrefixCount or connectionTracking needs it.
+ */
+function networkInterfaces(
   nodeClass: EC2NodeClass,
   groups: string[],
-): LaunchTemplateInstanceNetworkInterfaceSpecificationRequest | undefined {
-  if (nodeClass.associatePublicIPAddress === undefined && nodeClass.ipPrefixCount === undefined)
-    return undefined;
-  return {
-    DeviceIndex: 0,
-    Groups: groups,
-    ...(nodeClass.associatePublicIPAddress !== undefined
-      ? { AssociatePublicIpAddress: nodeClass.associatePublicIPAddress }
-      : {}),
-    ...(nodeClass.ipPrefixCount !== undefined ? { Ipv4PrefixCount: nodeClass.ipPrefixCount } : {}),
-  };
+): LaunchTemplateInstanceNetworkInterfaceSpecificationRequest[] | undefined {
+  const tracking = connectionTracking(nodeClass.connectionTracking);
+  const ipSettings = withoutUndefined({
+    AssociatePublicIpAddress: nodeClass.associatePublicIPAddress,
+    Ipv4PrefixCount: nodeClass.ipPrefixCount,
+    ConnectionTrackingSpecification: tracking,
+  });
+  if ((nodeClass.networkInterfaces?.length ?? 0) > 0) {
+    return nodeClass.networkInterfaces!.map((ni) => ({
+      NetworkCardIndex: ni.networkCardIndex,
+      DeviceIndex: ni.deviceIndex,
+      InterfaceType: ni.interfaceType,
+      Groups: groups,
+      ...(ni.interfaceType === 'efa-only' ? {} : ipSettings),
+    }));
+  }
+  if (Object.keys(ipSettings).length === 0) return undefined;
+  return [{ DeviceIndex: 0, Groups: groups, ...ipSettings }];
+}
+
+/** spec.connectionTracking as EC2's ConnectionTrackingSpecificationRequest. */
+function connectionTracking(
+  ct: EC2NodeClass['connectionTracking'],
+): ConnectionTrackingSpecificationRequest | undefined {
+  if (ct === undefined) return undefined;
+  const spec = withoutUndefined({
+    TcpEstablishedTimeout: ct.tcpEstablishedTimeout,
+    UdpStreamTimeout: ct.udpStreamTimeout,
+    UdpTimeout: ct.udpTimeout,
+  });
+  return Object.keys(spec).length > 0 ? spec : undefined;
 }
 
 function blockDeviceMapping(

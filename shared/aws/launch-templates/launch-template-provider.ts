@@ -11,8 +11,8 @@ import { resolveInstanceTypes } from '../../core/catalog/instance-type-resolutio
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
 import { CloudError, NotFoundError } from '../../core/model/errors';
-import { LABEL_INSTANCE_TYPE } from '../../core/model/labels';
-import type { NodeSelectorRequirement } from '../../core/model/requirements';
+import { LABEL_INSTANCE_TENANCY, LABEL_INSTANCE_TYPE } from '../../core/model/labels';
+import { type NodeSelectorRequirement, Requirements } from '../../core/model/requirements';
 import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
 import type { Clock } from '../../core/ports/time';
@@ -26,6 +26,7 @@ import { launchCapacityType } from './launch-capacity-type';
 import {
   type LaunchTemplateContent,
   launchTemplateContent,
+  launchTenancy,
   TAG_MANAGED_BY_CLUSTER,
 } from './launch-template-data';
 import { launchTemplateName, launchTemplatePrefix } from './launch-template-name';
@@ -137,6 +138,8 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         `${doing}: no AMI of the EC2NodeClass (${resolved.amis.map((a) => a.id).join(', ')}) serves any of the ${capacityType} options (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''})`,
       );
     }
+    const tenancyRequirement = Requirements.from(nodeClaim.spec.requirements).get(LABEL_INSTANCE_TENANCY);
+    const tenancy = launchTenancy((t) => tenancyRequirement?.has(t) ?? true);
     const planned = new Map<string, PlannedTemplate>();
     for (const group of groups) {
       const userData = userDataBase64(
@@ -157,6 +160,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         resolved,
         imageId: group.ami.id,
         capacityType,
+        tenancy,
         ...(userData !== undefined ? { userData } : {}),
       });
       const name = launchTemplateName(cluster.name, content);

@@ -10,7 +10,7 @@ import type { NodeSelectorRequirement } from '../../core/model/requirements';
 export type AmiVariant = 'standard' | 'nvidia' | 'neuron';
 
 /** The families an alias may name. */
-export type AliasFamily = 'al2' | 'al2023' | 'bottlerocket' | 'windows2019' | 'windows2022';
+export type AliasFamily = 'al2' | 'al2023' | 'bottlerocket' | 'windows2019' | 'windows2022' | 'windows2025';
 
 const ALIAS_FAMILIES: readonly AliasFamily[] = [
   'al2',
@@ -18,6 +18,7 @@ const ALIAS_FAMILIES: readonly AliasFamily[] = [
   'bottlerocket',
   'windows2019',
   'windows2022',
+  'windows2025',
 ];
 
 /** `al2023@latest` → family al2023, version latest. */
@@ -45,9 +46,10 @@ export class UnsupportedAliasError extends Error {
 }
 
 /** Windows Server builds for the windows-build node label (Karpenter's Windows family Build). */
-const WINDOWS_BUILDS: Readonly<Record<'2019' | '2022', string>> = {
+const WINDOWS_BUILDS: Readonly<Record<'2019' | '2022' | '2025', string>> = {
   '2019': '10.0.17763',
   '2022': '10.0.20348',
+  '2025': '10.0.26100',
 };
 
 /**
@@ -95,7 +97,8 @@ export function variantRequirements(variant: AmiVariant): NodeSelectorRequiremen
  * (al2023.go, al2.go, bottlerocket.go, windows.go). `latest` maps to `recommended` for AL2 and
  * AL2023 and to `latest` for Bottlerocket; a pinned version names the release.
  *
- * @throws UnsupportedAliasError for AL2 on Kubernetes 1.33 and later, as Karpenter refuses it.
+ * @throws UnsupportedAliasError for AL2 on Kubernetes 1.33 and later, and Windows 2025 before
+ * 1.35, as Karpenter refuses them (amifamily/ami.go DescribeImageQueries).
  */
 export function aliasParameters(alias: AmiAlias, kubernetesVersion: string): AliasParameter[] {
   const k8s = kubernetesVersion;
@@ -149,8 +152,15 @@ export function aliasParameters(alias: AmiAlias, kubernetesVersion: string): Ali
       ];
     }
     case 'windows2019':
-    case 'windows2022': {
-      const year = alias.family === 'windows2019' ? '2019' : '2022';
+    case 'windows2022':
+    case 'windows2025': {
+      const year = alias.family.slice('windows'.length) as '2019' | '2022' | '2025';
+      const minor = Number(k8s.split('.')[1]);
+      if (year === '2025' && Number.isFinite(minor) && minor < 35) {
+        throw new UnsupportedAliasError(
+          `alias "windows2025@${alias.version}": Windows Server 2025 requires EKS version 1.35 or higher (Kubernetes ${k8s})`,
+        );
+      }
       return [
         {
           name: `/aws/service/ami-windows-latest/Windows_Server-${year}-English-Core-EKS_Optimized-${k8s}/image_id`,

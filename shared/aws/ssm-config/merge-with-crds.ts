@@ -22,7 +22,8 @@ export interface MergedNodePoolConfig extends NodePoolConfigSet {
  * CRDs and SSM parameters together. When a NodePool or EC2NodeClass of the same name exists
  * in both, the CRD wins (it is what `kubectl get` shows and what Karpenter would use) and a
  * warning names the parameter that was ignored. CRDs come first, in their order, then the
- * SSM-only objects in theirs. Pure.
+ * SSM-only objects in theirs. The warnings end with what each EC2NodeClass kept sets that
+ * podlift accepts but does not fully honour (EC2NodeClass.warnings). Pure.
  */
 export function mergeWithCrds(crd: NodePoolConfigSet, ssm: SsmConfigSet): MergedNodePoolConfig {
   const warnings = [...(ssm.warnings ?? [])];
@@ -45,9 +46,10 @@ export function mergeWithCrds(crd: NodePoolConfigSet, ssm: SsmConfigSet): Merged
     }
     return merged;
   };
-  return {
-    nodePools: pick('NodePool', crd.nodePools, ssm.nodePools),
-    nodeClasses: pick('EC2NodeClass', crd.nodeClasses, ssm.nodeClasses),
-    warnings,
-  };
+  const nodePools = pick('NodePool', crd.nodePools, ssm.nodePools);
+  const nodeClasses = pick('EC2NodeClass', crd.nodeClasses, ssm.nodeClasses);
+  // What each EC2NodeClass in use sets that podlift accepts without fully honouring it.
+  for (const c of nodeClasses)
+    warnings.push(...(c.warnings ?? []).map((w) => `EC2NodeClass/${c.name}: ${w}`));
+  return { nodePools, nodeClasses, warnings };
 }

@@ -1,18 +1,5 @@
 import { ValidationError } from '../../core/model/errors';
-
-/** Nanoseconds per Go duration unit (time.ParseDuration's unitMap). */
-const UNITS: Readonly<Record<string, bigint>> = {
-  ns: 1n,
-  us: 1_000n,
-  µs: 1_000n, // U+00B5 micro sign
-  μs: 1_000n, // U+03BC Greek mu
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-
-const COMPONENT = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
+import { goDurationNanoseconds } from '../../core/model/go-duration';
 
 /**
  * A Go duration (`1m30s`, `90s`, `1.5h`) written as Go's `time.Duration.String` writes it
@@ -28,27 +15,11 @@ export function goDurationString(text: string, field: string): string {
 
 /** time.ParseDuration, in nanoseconds. */
 function parseGoDuration(text: string, field: string): bigint {
-  const invalid = () =>
-    new ValidationError([{ field, value: text, message: 'not a duration such as "1m30s"' }]);
-  let rest = text;
-  let sign = 1n;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest.startsWith('-')) sign = -1n;
-    rest = rest.slice(1);
+  const nanoseconds = goDurationNanoseconds(text);
+  if (nanoseconds === undefined) {
+    throw new ValidationError([{ field, value: text, message: 'not a duration such as "1m30s"' }]);
   }
-  if (rest === '0') return 0n;
-  if (rest === '') throw invalid();
-  let total = 0n;
-  while (rest !== '') {
-    const match = COMPONENT.exec(rest);
-    const [whole = '', integer = '', fraction = '', unit = ''] = match ?? [];
-    if (match === null || (integer === '' && fraction === '')) throw invalid();
-    const perUnit = UNITS[unit] ?? 1n;
-    total += BigInt(integer || '0') * perUnit;
-    if (fraction !== '') total += (BigInt(fraction) * perUnit) / 10n ** BigInt(fraction.length);
-    rest = rest.slice(whole.length);
-  }
-  return sign * total;
+  return nanoseconds;
 }
 
 /** time.Duration.String. */

@@ -82,10 +82,15 @@ function nodeConfigYaml(options: BootstrapOptions): string {
   return `${GENERATED_NODE_CONFIG_HEADER}\n${stringifyYaml(config, { sortMapEntries: true, lineWidth: 0 })}`;
 }
 
-/** spec.kubelet as KubeletConfiguration fields (the EC2NodeClass uses kubelet's own field names). */
+/**
+ * spec.kubelet as KubeletConfiguration fields (the EC2NodeClass uses kubelet's own field names):
+ * every other kubelet setting it carries first, as written, then the typed ones, which nodeadm
+ * renders into its inline kubelet config as Karpenter's generateInlineKubeletConfiguration does.
+ */
 function kubeletConfig(kubelet: KubeletConfiguration): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(kubelet)) {
+  const { passthrough, ...typed } = kubelet;
+  const out: Record<string, unknown> = { ...passthrough };
+  for (const [key, value] of Object.entries(typed)) {
     if (value !== undefined) out[key] = value;
   }
   return out;

@@ -28,6 +28,7 @@ export function userDataText(family: AmiFamily, options: BootstrapOptions): stri
       return options.customUserData;
     case 'Windows2019':
     case 'Windows2022':
+    case 'Windows2025':
       throw new ValidationError(
         [
           {

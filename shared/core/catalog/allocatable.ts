@@ -1,4 +1,4 @@
-import type { AmiFamily, KubeletConfiguration } from '../model/ec2nodeclass';
+import { type AmiFamily, isWindowsFamily, type KubeletConfiguration } from '../model/ec2nodeclass';
 import { ValidationError } from '../model/errors';
 import { resourceValue } from '../model/quantity';
 import {
@@ -73,6 +73,7 @@ export function amiFamilyFeatures(family: AmiFamily): AmiFamilyFeatures {
       };
     case 'Windows2019':
     case 'Windows2022':
+    case 'Windows2025':
       return {
         usesEniLimitedMemoryOverhead: false,
         podsPerCoreEnabled: true,
@@ -81,10 +82,6 @@ export function amiFamilyFeatures(family: AmiFamily): AmiFamilyFeatures {
     default:
       return DEFAULT_FEATURES;
   }
-}
-
-function isWindows(family: AmiFamily): boolean {
-  return family === 'Windows2019' || family === 'Windows2022';
 }
 
 /**
@@ -170,7 +167,7 @@ export function capacityOf(
     [NEURON_CORE]: info.accelerator?.neuronCores ?? 0,
     [EFA]: info.efaCount,
   };
-  if (isWindows(amiFamily) && info.eni !== null) {
+  if (isWindowsFamily(amiFamily) && info.eni !== null) {
     extended[PRIVATE_IPV4_ADDRESS] = info.eni.ipv4PerInterface - 1;
   }
   for (const [name, value] of Object.entries(extended)) {

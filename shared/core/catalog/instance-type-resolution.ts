@@ -23,6 +23,7 @@ import {
   LABEL_INSTANCE_MEMORY,
   LABEL_INSTANCE_NETWORK_BANDWIDTH,
   LABEL_INSTANCE_SIZE,
+  LABEL_INSTANCE_TENANCY,
   LABEL_INSTANCE_TYPE,
   LABEL_OS,
   LABEL_REGION,
@@ -32,6 +33,7 @@ import {
 import { Requirement, Requirements } from '../model/requirements';
 import { allocatableOf, capacityOf, overheadOf } from './allocatable';
 import type { Catalog, InstanceType, InstanceTypeInfo, Offering } from './instance-type';
+import { type CompatibilityNodeClass, compatibleWithNodeClass } from './nodeclass-compatibility';
 import { isOfferingUnavailable } from './unavailable-offerings';
 
 /**
@@ -45,11 +47,13 @@ import { isOfferingUnavailable } from './unavailable-offerings';
 const WINDOWS_BUILDS: Partial<Record<AmiFamily, string>> = {
   Windows2019: '10.0.17763',
   Windows2022: '10.0.20348',
+  Windows2025: '10.0.26100',
 };
 
 /** The node class settings that change instance types. */
 export type InstanceTypeNodeClass = Pick<EC2NodeClass, 'kubelet' | 'rootVolumeBytes' | 'amiFamily'> &
-  Partial<Pick<EC2NodeClass, 'instanceStorePolicy'>>;
+  Partial<Pick<EC2NodeClass, 'instanceStorePolicy'>> &
+  CompatibilityNodeClass;
 
 /** EC2 uses lower kebab case for label values ("Radeon Pro V520" → "radeon-pro-v520"). */
 function lowerKebabCase(value: string): string {
@@ -113,6 +117,8 @@ export function instanceTypeRequirements(
     // Bare metal has an empty hypervisor, and Karpenter still sets the label (to "").
     Requirement.of(LABEL_INSTANCE_HYPERVISOR, 'In', [info.hypervisor ?? '']),
     Requirement.of(LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT, 'In', [String(info.encryptionInTransitSupported)]),
+    // Every type can run on shared or dedicated hardware (Karpenter's computeRequirements).
+    Requirement.of(LABEL_INSTANCE_TENANCY, 'In', ['default', 'dedicated']),
   );
 }
 
@@ -195,6 +201,7 @@ function resolveOne(
   nodeClass: InstanceTypeNodeClass | undefined,
 ): InstanceType | undefined {
   const amiFamily = nodeClass?.amiFamily ?? 'AL2023';
+  if (nodeClass !== undefined && !compatibleWithNodeClass(info, nodeClass)) return undefined;
   const placement = placementOf(catalog, info, amiFamily);
   if (placement === null) return undefined;
   const kubelet = nodeClass?.kubelet;
@@ -270,6 +277,8 @@ export function resolveInstanceTypes(
     rootVolumeBytes: nodeClass?.rootVolumeBytes ?? DEFAULT_ROOT_VOLUME_BYTES,
     amiFamily: nodeClass?.amiFamily ?? 'AL2023',
     instanceStorePolicy: nodeClass?.instanceStorePolicy ?? null,
+    connectionTracking: nodeClass?.connectionTracking !== undefined,
+    networkInterfaces: nodeClass?.networkInterfaces ?? null,
   });
   let resolved = byNodeClass.get(key);
   if (resolved === undefined) {

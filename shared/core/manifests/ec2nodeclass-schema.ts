@@ -4,272 +4,51 @@ import {
   type BlockDeviceMapping,
   DEFAULT_ROOT_VOLUME_BYTES,
   type EC2NodeClass,
-  type KubeletConfiguration,
 } from '../model/ec2nodeclass';
 import type { ValidationLocation } from '../model/errors';
-import { isQuantity, resourceValue } from '../model/quantity';
+import { resourceValue } from '../model/quantity';
+import { kubelet, kubeletFamilyProblem, toKubelet } from './ec2nodeclass-kubelet';
+import {
+  connectionTracking,
+  cpuOptions,
+  networkInterfaces,
+  placementGroupSelector,
+} from './ec2nodeclass-network';
+import {
+  aliasAmiFamily,
+  amiTerms,
+  capacityReservationTerms,
+  ignoredSelectorFields,
+  securityGroupTerms,
+  subnetTerms,
+} from './ec2nodeclass-terms';
+import { launchWarnings } from './ec2nodeclass-warnings';
 import { type ManifestKind, manifestHeader, parseManifest } from './manifest-schema';
 
 /**
- * Parsing and validating karpenter.k8s.aws/v1 EC2NodeClasses, as the AWS provider's CRD
- * (OpenAPI schema and CEL rules) does.
+ * Parsing and validating karpenter.k8s.aws/v1 EC2NodeClasses as Karpenter v1.14 does: the AWS
+ * provider's CRD (OpenAPI schema and CEL rules, aws/karpenter-provider-aws
+ * pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml) and, for spec.kubelet, the open kubelet
+ * settings of its main branch (see ec2nodeclass-kubelet.ts).
  *
  * Where we differ, and why:
  * - Unknown fields are errors rather than silently pruned (see parseNodePool).
- * - Selector-term exclusivity (`id` with `tags`, ...) is checked per term. The CRD's rules are
- *   written `!self.all(...)`, which only rejects a list in which every term mixes them; the
- *   documented intent, and what Karpenter's own webhook enforced, is per term.
  * - Cross-field rules run on a part of the object only once that part is well-typed.
- * - Rules comparing with the previous object (role immutability, role ↔ instanceProfile) are
- *   not checkable on one document.
+ * - What Karpenter accepts and podlift does not (fully) honour is accepted and listed in the
+ *   result's `warnings` (see ec2nodeclass-warnings.ts).
  */
 
 /** apiVersion of the EC2NodeClasses this module parses. */
 export const EC2NODECLASS_API_VERSION = 'karpenter.k8s.aws/v1';
 
-const QUANTITY =
-  /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
-// Note the CRD's "||": an empty threshold is accepted.
-const EVICTION_THRESHOLD =
-  /^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$/;
+/**
+ * The CRD's pattern. Its "||" alternatives also admit a bare "Ti" or "T", which Karpenter's
+ * resource.ParseQuantity reads as 0 (no digits parse as zero): accepted, as 0, with a warning.
+ */
 const VOLUME_SIZE =
   /^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$/;
-/** A Go time.Duration ("1m30s", "500ms"), as metav1.Duration accepts. */
-const GO_DURATION = /^(0|[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+)$/;
-
-const EVICTION_SIGNALS = [
-  'memory.available',
-  'nodefs.available',
-  'nodefs.inodesFree',
-  'imagefs.available',
-  'imagefs.inodesFree',
-  'pid.available',
-];
-const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'];
-const ALIAS_FAMILIES: Readonly<Record<string, AmiFamily>> = {
-  al2: 'AL2',
-  al2023: 'AL2023',
-  bottlerocket: 'Bottlerocket',
-  windows2019: 'Windows2019',
-  windows2022: 'Windows2022',
-};
-
-/** Tags of a selector term: at most 20, keys and values non-empty. */
-const selectorTags = z.record(z.string(), z.string()).superRefine((tags, ctx) => {
-  const keys = Object.keys(tags);
-  if (keys.length > 20) ctx.addIssue({ code: 'custom', message: 'must have at most 20 tags' });
-  for (const key of keys) {
-    if (key === '' || tags[key] === '') {
-      ctx.addIssue({ code: 'custom', message: "empty tag keys or values aren't supported", path: [key] });
-    }
-  }
-});
-
-type Present = Readonly<Record<string, unknown>>;
-
-/** Issues for a selector term that sets none of `anyOf`, or sets `exclusive` with any of `others`. */
-function termRules(
-  anyOf: readonly string[],
-  exclusive: readonly (readonly [string, readonly string[]])[],
-  list: string,
-) {
-  return (term: Present, ctx: z.RefinementCtx): void => {
-    const has = (k: string) => term[k] !== undefined;
-    if (!anyOf.some(has)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected at least one, got none, [${anyOf.map((k) => `'${k}'`).join(', ')}]`,
-      });
-    }
-    for (const [field, others] of exclusive) {
-      if (has(field) && others.some(has)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `'${field}' is mutually exclusive, cannot be set with a combination of other fields in ${list} (found ${others.filter(has).join(', ')})`,
-          path: [field],
-        });
-      }
-    }
-  };
-}
-
-const subnetTerm = z
-  .strictObject({
-    tags: selectorTags.optional(),
-    id: z
-      .string()
-      .regex(/^subnet-[0-9a-z]+$/, 'must be a subnet id ("subnet-0123abcd")')
-      .optional(),
-    cidr: z.string().optional(),
-  })
-  .superRefine(termRules(['tags', 'id', 'cidr'], [['id', ['tags']]], 'subnetSelectorTerms'));
-
-const securityGroupTerm = z
-  .strictObject({
-    tags: selectorTags.optional(),
-    id: z
-      .string()
-      .regex(/^sg-[0-9a-z]+$/, 'must be a security group id ("sg-0123abcd")')
-      .optional(),
-    name: z.string().optional(),
-  })
-  .superRefine(
-    termRules(
-      ['tags', 'id', 'name'],
-      [
-        ['id', ['tags', 'name']],
-        ['name', ['tags', 'id']],
-      ],
-      'securityGroupSelectorTerms',
-    ),
-  );
-
-const capacityReservationTerm = z
-  .strictObject({
-    tags: selectorTags.optional(),
-    id: z
-      .string()
-      .regex(/^cr-[0-9a-z]+$/, 'must be a capacity reservation id ("cr-0123abcd")')
-      .optional(),
-    ownerID: z
-      .string()
-      .regex(/^[0-9]{12}$/, 'must be a 12-digit AWS account id')
-      .optional(),
-    instanceMatchCriteria: z.enum(['open', 'targeted']).optional(),
-  })
-  .superRefine(
-    termRules(
-      ['tags', 'id', 'instanceMatchCriteria'],
-      [['id', ['tags', 'ownerID', 'instanceMatchCriteria']]],
-      'capacityReservationSelectorTerms',
-    ),
-  );
-
-const alias = z
-  .string()
-  .max(30)
-  .superRefine((value, ctx) => {
-    if (!/^[a-zA-Z0-9]+@.+$/.test(value)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: "'alias' is improperly formatted, must match the format 'family@version'",
-      });
-      return;
-    }
-    const [family, version] = value.split('@');
-    if (!(family in ALIAS_FAMILIES)) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022'",
-      });
-    } else if (family.startsWith('windows') && version !== 'latest') {
-      ctx.addIssue({ code: 'custom', message: "windows families may only specify version 'latest'" });
-    }
-  });
-
-const amiTerm = z
-  .strictObject({
-    alias: alias.optional(),
-    tags: selectorTags.optional(),
-    id: z
-      .string()
-      .regex(/^ami-[0-9a-z]+$/, 'must be an AMI id ("ami-0123abcd")')
-      .optional(),
-    name: z.string().optional(),
-    owner: z.string().optional(),
-    ssmParameter: z.string().optional(),
-  })
-  .superRefine(
-    termRules(
-      ['tags', 'id', 'name', 'alias', 'ssmParameter'],
-      [
-        ['id', ['alias', 'tags', 'name', 'owner']],
-        ['alias', ['id', 'tags', 'name', 'owner']],
-      ],
-      'amiSelectorTerms',
-    ),
-  );
-
-function keyedMap<V extends z.ZodType>(value: V, allowed: readonly string[], field: string) {
-  return z.record(z.string(), value).superRefine((map, ctx) => {
-    for (const key of Object.keys(map)) {
-      if (!allowed.includes(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `valid keys for ${field} are [${allowed.map((k) => `'${k}'`).join(',')}]`,
-          path: [key],
-        });
-      }
-    }
-  });
-}
-
-const reserved = (field: string) =>
-  keyedMap(
-    z
-      .string()
-      .regex(QUANTITY, 'must be a Kubernetes quantity ("100m", "1Gi")')
-      .refine((v) => !v.startsWith('-'), `${field} value cannot be a negative resource quantity`),
-    RESERVED_RESOURCES,
-    field,
-  );
-
-const evictionThresholds = (field: string) =>
-  keyedMap(
-    z.string().regex(EVICTION_THRESHOLD, 'must be a percentage ("10%") or a quantity ("100Mi")'),
-    EVICTION_SIGNALS,
-    field,
-  );
-
-const kubelet = z
-  .strictObject({
-    maxPods: z.int32().min(0).optional(),
-    podsPerCore: z.int32().min(0).optional(),
-    systemReserved: reserved('systemReserved').optional(),
-    kubeReserved: reserved('kubeReserved').optional(),
-    evictionHard: evictionThresholds('evictionHard').optional(),
-    evictionSoft: evictionThresholds('evictionSoft').optional(),
-    evictionSoftGracePeriod: keyedMap(
-      z.string().regex(GO_DURATION, 'must be a duration ("1m30s")'),
-      EVICTION_SIGNALS,
-      'evictionSoftGracePeriod',
-    ).optional(),
-    evictionMaxPodGracePeriod: z.int32().optional(),
-    imageGCHighThresholdPercent: z.int32().min(0).max(100).optional(),
-    imageGCLowThresholdPercent: z.int32().min(0).max(100).optional(),
-    cpuCFSQuota: z.boolean().optional(),
-    clusterDNS: z.array(z.string()).optional(),
-  })
-  .superRefine((k, ctx) => {
-    const high = k.imageGCHighThresholdPercent;
-    const low = k.imageGCLowThresholdPercent;
-    if (high !== undefined && low !== undefined && high <= low) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent (${low})`,
-        path: ['imageGCHighThresholdPercent'],
-      });
-    }
-    for (const signal of Object.keys(k.evictionSoft ?? {})) {
-      if (!(signal in (k.evictionSoftGracePeriod ?? {}))) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod',
-          path: ['evictionSoft', signal],
-        });
-      }
-    }
-    for (const signal of Object.keys(k.evictionSoftGracePeriod ?? {})) {
-      if (!(signal in (k.evictionSoft ?? {}))) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft',
-          path: ['evictionSoftGracePeriod', signal],
-        });
-      }
-    }
-  });
+/** A volume size without a number ("Ti", "T"). */
+const BARE_UNIT = /^(Ti|T)$/;
 
 const ebs = z
   .strictObject({
@@ -283,8 +62,6 @@ const ebs = z
     volumeSize: z
       .string({ error: 'must be a string with a unit: "100Gi", "100G", "1Ti" or "1T"' })
       .regex(VOLUME_SIZE, 'must be a size in Gi, G, Ti or T ("100Gi"), at most 59000Gi / 64000G / 58Ti / 64T')
-      // The CRD pattern's "||" also admits a bare unit ("Ti"), which is no quantity.
-      .refine(isQuantity, 'must be a size in Gi, G, Ti or T ("100Gi")')
       .optional(),
     volumeType: z.enum(['standard', 'io1', 'io2', 'gp2', 'sc1', 'st1', 'gp3']).optional(),
   })
@@ -326,33 +103,16 @@ const tags = z.record(z.string(), z.string()).superRefine((t, ctx) => {
 
 const spec = z
   .strictObject({
-    subnetSelectorTerms: z.array(subnetTerm).min(1, 'subnetSelectorTerms cannot be empty').max(30),
-    securityGroupSelectorTerms: z
-      .array(securityGroupTerm)
-      .min(1, 'securityGroupSelectorTerms cannot be empty')
-      .max(30),
-    capacityReservationSelectorTerms: z.array(capacityReservationTerm).max(30).optional(),
+    subnetSelectorTerms: subnetTerms,
+    securityGroupSelectorTerms: securityGroupTerms,
+    capacityReservationSelectorTerms: capacityReservationTerms.optional(),
+    placementGroupSelector: placementGroupSelector.optional(),
     associatePublicIPAddress: z.boolean().optional(),
     ipPrefixCount: z.int32().min(0).optional(),
-    amiSelectorTerms: z
-      .array(amiTerm)
-      .min(1, 'amiSelectorTerms cannot be empty')
-      .max(30)
-      .superRefine((terms, ctx) => {
-        if (terms.length > 1) {
-          terms.forEach((t, i) => {
-            if (t.alias !== undefined) {
-              ctx.addIssue({
-                code: 'custom',
-                message:
-                  "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms",
-                path: [i, 'alias'],
-              });
-            }
-          });
-        }
-      }),
-    amiFamily: z.enum(['AL2', 'AL2023', 'Bottlerocket', 'Custom', 'Windows2019', 'Windows2022']).optional(),
+    amiSelectorTerms: amiTerms,
+    amiFamily: z
+      .enum(['AL2', 'AL2023', 'Bottlerocket', 'Custom', 'Windows2019', 'Windows2022', 'Windows2025'])
+      .optional(),
     userData: z.string().optional(),
     role: z.string().min(1, 'role cannot be empty').optional(),
     instanceProfile: z.string().min(1, 'instanceProfile cannot be empty').optional(),
@@ -373,6 +133,7 @@ const spec = z
       })
       .optional(),
     instanceStorePolicy: z.enum(['RAID0']).optional(),
+    networkInterfaces: networkInterfaces.optional(),
     detailedMonitoring: z.boolean().optional(),
     metadataOptions: z
       .strictObject({
@@ -382,7 +143,9 @@ const spec = z
         httpTokens: z.enum(['required', 'optional']).optional(),
       })
       .optional(),
+    connectionTracking: connectionTracking.optional(),
     context: z.string().optional(),
+    cpuOptions: cpuOptions.optional(),
   })
   .superRefine((s, ctx) => {
     if ((s.role === undefined) === (s.instanceProfile === undefined)) {
@@ -412,12 +175,18 @@ const spec = z
         path: ['amiFamily'],
       });
     }
+    const family = s.amiFamily ?? aliasFamily;
+    const kubeletProblem = s.kubelet && family ? kubeletFamilyProblem(s.kubelet, family) : undefined;
+    if (kubeletProblem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: kubeletProblem, path: ['kubelet'] });
+    }
   });
 
 const EC2NODECLASS_KIND: ManifestKind = {
   kind: 'EC2NodeClass',
   apiVersion: EC2NODECLASS_API_VERSION,
   legacyApiVersion: 'karpenter.k8s.aws/v1beta1',
+  fieldsOf: 'Karpenter v1.14',
 };
 
 const ec2NodeClassManifest = z.strictObject({
@@ -428,12 +197,6 @@ const ec2NodeClassManifest = z.strictObject({
 
 type Manifest = z.infer<typeof ec2NodeClassManifest>;
 type Spec = Manifest['spec'];
-
-/** The family of the alias term, when the terms are an alias (validation allows only one). */
-function aliasAmiFamily(terms: readonly { alias?: string }[]): AmiFamily | undefined {
-  const a = terms.find((t) => t.alias !== undefined)?.alias;
-  return a === undefined ? undefined : ALIAS_FAMILIES[a.split('@')[0]];
-}
 
 /**
  * The device Karpenter mounts as the kubelet root for a family when no mapping says
@@ -448,6 +211,7 @@ function defaultRootDevice(family: AmiFamily): string | undefined {
       return '/dev/xvdb';
     case 'Windows2019':
     case 'Windows2022':
+    case 'Windows2025':
       return '/dev/sda1';
     case 'Custom':
       return undefined;
@@ -463,17 +227,19 @@ function rootVolumeBytes(mappings: readonly BlockDeviceMapping[], family: AmiFam
   return size !== undefined ? resourceValue('ephemeral-storage', size) : DEFAULT_ROOT_VOLUME_BYTES;
 }
 
-function toKubelet(k: NonNullable<Spec['kubelet']>): KubeletConfiguration {
-  // Every field is optional and already has the contract's shape; drop the absent ones.
-  return Object.fromEntries(Object.entries(k).filter(([, v]) => v !== undefined)) as KubeletConfiguration;
-}
-
 function toBlockDeviceMapping(m: NonNullable<Spec['blockDeviceMappings']>[number]): BlockDeviceMapping {
   return {
     ...(m.deviceName !== undefined ? { deviceName: m.deviceName } : {}),
     ...(m.rootVolume !== undefined ? { rootVolume: m.rootVolume } : {}),
     ...(m.ebs !== undefined
-      ? { ebs: Object.fromEntries(Object.entries(m.ebs).filter(([, v]) => v !== undefined)) }
+      ? {
+          ebs: Object.fromEntries(
+            Object.entries(m.ebs)
+              .filter(([, v]) => v !== undefined)
+              // A bare unit is Karpenter's zero quantity (see VOLUME_SIZE).
+              .map(([k, v]) => (k === 'volumeSize' && BARE_UNIT.test(String(v)) ? [k, `0${v}`] : [k, v])),
+          ),
+        }
       : {}),
   };
 }
@@ -495,6 +261,7 @@ function toEC2NodeClass(m: Manifest): EC2NodeClass {
     capacityReservationSelectorTerms: s.capacityReservationSelectorTerms ?? [],
     amiSelectorTerms: s.amiSelectorTerms,
     amiFamily,
+    ...optional('placementGroupSelector', s.placementGroupSelector),
     ...optional('associatePublicIPAddress', s.associatePublicIPAddress),
     ...optional('ipPrefixCount', s.ipPrefixCount),
     ...optional('role', s.role),
@@ -508,11 +275,15 @@ function toEC2NodeClass(m: Manifest): EC2NodeClass {
     },
     blockDeviceMappings,
     ...optional('instanceStorePolicy', s.instanceStorePolicy),
+    ...optional('networkInterfaces', s.networkInterfaces),
+    ...optional('connectionTracking', s.connectionTracking),
+    ...optional('cpuOptions', s.cpuOptions),
     ...optional('userData', s.userData),
     detailedMonitoring: s.detailedMonitoring ?? false,
     ...optional('context', s.context),
     rootVolumeBytes: rootVolumeBytes(blockDeviceMappings, amiFamily),
     ...optional('status', m.status),
+    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s, m.status, amiFamily)],
   };
 }
 

@@ -15,6 +15,8 @@ export interface ManifestKind {
   readonly apiVersion: string;
   /** The previous API version, named in the error that tells users to migrate. */
   readonly legacyApiVersion: string;
+  /** The Karpenter release whose fields this kind accepts, named when a field is unknown. */
+  readonly fieldsOf?: string;
 }
 
 /**
@@ -68,7 +70,12 @@ export function parseManifest<S extends z.ZodType, R>(
   }
   const result = schema.safeParse(obj);
   if (!result.success) {
-    throw validationErrorFromZod(result.error, obj, where, `not a field of ${k.apiVersion} ${k.kind}`);
+    throw validationErrorFromZod(
+      result.error,
+      obj,
+      where,
+      `not a field of ${k.apiVersion} ${k.kind}${k.fieldsOf ? ` in ${k.fieldsOf}` : ''}; check its spelling and indentation`,
+    );
   }
   return convert(result.data);
 }

@@ -37,24 +37,10 @@ const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 const BUDGET_SCHEDULE =
   /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
 
-/** Labels of the kubernetes.io domain a NodePool may use (the CRD's allow list). */
-const ALLOWED_KUBERNETES_IO_LABELS = new Set([
-  'beta.kubernetes.io/instance-type',
-  'failure-domain.beta.kubernetes.io/region',
-  'beta.kubernetes.io/os',
-  'beta.kubernetes.io/arch',
-  'failure-domain.beta.kubernetes.io/zone',
-  'topology.kubernetes.io/zone',
-  'topology.kubernetes.io/region',
-  'node.kubernetes.io/instance-type',
-  'kubernetes.io/arch',
-  'kubernetes.io/os',
-  'node.kubernetes.io/windows-build',
-]);
-
 /** Labels of the karpenter.k8s.aws domain a NodePool may use (the AWS provider's allow list). */
 const ALLOWED_KARPENTER_AWS_LABELS = new Set(
   [
+    'instance-tenancy',
     'ec2nodeclass',
     'capacity-reservation-id',
     'capacity-reservation-type',
@@ -88,22 +74,16 @@ const ALLOWED_KARPENTER_AWS_LABELS = new Set(
 /**
  * Why a NodePool may not use `key` as a requirement or template label (the CRD's CEL messages),
  * or undefined when it may. The domain is everything before the first `/` (the whole key when
- * there is none) and the CRD matches domains by suffix.
+ * there is none) and the CRD matches domains by suffix. Since Karpenter v1.9
+ * (kubernetes-sigs/karpenter #2586) the kubernetes.io and k8s.io domains are no longer
+ * restricted: only kubernetes.io/hostname, karpenter.sh (but capacity-type) and the AWS
+ * provider's karpenter.k8s.aws (but its well-known labels) remain. Labels the kubelet may not
+ * set on itself are still kept out of its --node-labels (bootstrap-options.ts).
  */
 export function restrictedLabelReason(key: string): string | undefined {
   const domain = key.split('/')[0];
   if (key === 'kubernetes.io/hostname') return 'label "kubernetes.io/hostname" is restricted';
   if (key === 'karpenter.sh/nodepool') return 'label "karpenter.sh/nodepool" is restricted';
-  if (
-    domain.endsWith('kubernetes.io') &&
-    !ALLOWED_KUBERNETES_IO_LABELS.has(key) &&
-    !domain.endsWith('node.kubernetes.io') &&
-    !domain.endsWith('node-restriction.kubernetes.io')
-  ) {
-    return 'label domain "kubernetes.io" is restricted';
-  }
-  if (domain.endsWith('k8s.io') && !domain.endsWith('kops.k8s.io'))
-    return 'label domain "k8s.io" is restricted';
   if (domain.endsWith('karpenter.sh') && key !== 'karpenter.sh/capacity-type') {
     return 'label domain "karpenter.sh" is restricted';
   }

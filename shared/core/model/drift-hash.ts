@@ -41,6 +41,7 @@ export function nodeClassHash(nodeClass: EC2NodeClass): string {
     amiSelectorTerms: _amis,
     ipPrefixCount: _prefixes,
     rootVolumeBytes: _rootVolume,
+    warnings: _warnings,
     ...spec
   } = nodeClass;
   return objectHash(spec);

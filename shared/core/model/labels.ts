@@ -31,6 +31,12 @@ export const LABEL_INSTANCE_CAPABILITY_FLEX = 'karpenter.k8s.aws/instance-capabi
 export const LABEL_INSTANCE_ACCELERATOR_NAME = 'karpenter.k8s.aws/instance-accelerator-name';
 export const LABEL_INSTANCE_ACCELERATOR_MANUFACTURER = 'karpenter.k8s.aws/instance-accelerator-manufacturer';
 export const LABEL_INSTANCE_ACCELERATOR_COUNT = 'karpenter.k8s.aws/instance-accelerator-count';
+/**
+ * EC2 tenancy, `default` or `dedicated`: every instance type offers both, and a NodeClaim that
+ * excludes `default` launches on dedicated hardware (aws/karpenter-provider-aws labels.go
+ * LabelInstanceTenancy, instance.go getTenancyType).
+ */
+export const LABEL_INSTANCE_TENANCY = 'karpenter.k8s.aws/instance-tenancy';
 
 /**
  * Labels a pod may require even though a NodePool does not mention them: every instance type
@@ -67,19 +73,8 @@ export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
   LABEL_INSTANCE_ACCELERATOR_NAME,
   LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
   LABEL_INSTANCE_ACCELERATOR_COUNT,
+  LABEL_INSTANCE_TENANCY,
 ]);
-
-/**
- * Label domains NodePools may not set in template labels or requirements (Karpenter's
- * RestrictedLabelDomains), except for the well-known labels above and the
- * node-restriction.kubernetes.io/ and node.kubernetes.io/ exceptions Karpenter allows.
- */
-export const RESTRICTED_LABEL_DOMAINS: readonly string[] = [
-  'kubernetes.io',
-  'k8s.io',
-  'karpenter.sh',
-  'karpenter.k8s.aws',
-];
 
 /**
  * Set to `"true"` on nodes whose taints the provider's user data registers (every AMI family

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { launchTemplateContent } from '../../../shared/aws/launch-templates/launch-template-data';
 import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import { isValidationError } from '../../../shared/core/model/errors';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
@@ -135,6 +136,101 @@ describe('launch template content', () => {
         { DeviceIndex: 0, Groups: ['sg-0000000000000000a', 'sg-0000000000000000b'], ...extra },
       ]);
     }
+  });
+
+  it("lists the EC2NodeClass's network interfaces with the security groups and IP settings", async () => {
+    const data = await templateData(
+      launchRequest({
+        nodeClass: {
+          ...nodeClass({ associatePublicIPAddress: true }),
+          connectionTracking: { tcpEstablishedTimeout: 3600, udpTimeout: 30 },
+          networkInterfaces: [
+            { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+            { networkCardIndex: 0, deviceIndex: 1, interfaceType: 'interface' },
+          ],
+        },
+      }),
+    );
+    const settings = {
+      InterfaceType: 'interface',
+      Groups: ['sg-0000000000000000a', 'sg-0000000000000000b'],
+      AssociatePublicIpAddress: true,
+      ConnectionTrackingSpecification: { TcpEstablishedTimeout: 3600, UdpTimeout: 30 },
+    };
+    expect(data?.SecurityGroupIds).toBeUndefined();
+    expect(data?.NetworkInterfaces).toEqual([
+      { NetworkCardIndex: 0, DeviceIndex: 0, ...settings },
+      { NetworkCardIndex: 0, DeviceIndex: 1, ...settings },
+    ]);
+  });
+
+  it('gives efa-only interfaces no public IP, prefixes or connection tracking, which EC2 refuses on them', () => {
+    const { data } = launchTemplateContent({
+      cluster: 'demo',
+      nodeClass: {
+        ...nodeClass({ associatePublicIPAddress: true }),
+        ipPrefixCount: 1,
+        connectionTracking: { udpTimeout: 30 },
+        networkInterfaces: [
+          { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+          { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+        ],
+      },
+      nodePoolName: 'default',
+      resolved: resolved(),
+      imageId: 'ami-0123',
+      capacityType: 'on-demand',
+    });
+    const groups = ['sg-0000000000000000a', 'sg-0000000000000000b'];
+    expect(data.NetworkInterfaces).toEqual([
+      {
+        NetworkCardIndex: 0,
+        DeviceIndex: 0,
+        InterfaceType: 'interface',
+        Groups: groups,
+        AssociatePublicIpAddress: true,
+        Ipv4PrefixCount: 1,
+        ConnectionTrackingSpecification: { UdpTimeout: 30 },
+      },
+      { NetworkCardIndex: 1, DeviceIndex: 0, InterfaceType: 'efa-only', Groups: groups },
+    ]);
+  });
+
+  it('puts connection tracking on a primary interface, and nested virtualization in the CPU options', async () => {
+    const data = await templateData(
+      launchRequest({
+        nodeClass: {
+          ...nodeClass(),
+          connectionTracking: { udpStreamTimeout: 120 },
+          cpuOptions: { nestedVirtualization: 'enabled' },
+        },
+      }),
+    );
+    expect(data?.NetworkInterfaces).toEqual([
+      {
+        DeviceIndex: 0,
+        Groups: ['sg-0000000000000000a', 'sg-0000000000000000b'],
+        ConnectionTrackingSpecification: { UdpStreamTimeout: 120 },
+      },
+    ]);
+    expect(data?.CpuOptions).toEqual({ NestedVirtualization: 'enabled' });
+  });
+
+  it('launches on dedicated hardware only when the NodeClaim excludes default tenancy, as Karpenter does', async () => {
+    const tenancy = (values: string[] | undefined) =>
+      templateData(
+        launchRequest({
+          nodeClaim: nodeClaim({
+            requirements:
+              values === undefined
+                ? []
+                : [{ key: 'karpenter.k8s.aws/instance-tenancy', operator: 'In', values }],
+          }),
+        }),
+      ).then((d) => d?.Placement);
+    expect(await tenancy(['dedicated'])).toEqual({ Tenancy: 'dedicated' });
+    expect(await tenancy(['default', 'dedicated'])).toBeUndefined();
+    expect(await tenancy(undefined)).toBeUndefined();
   });
 
   it('rejects a volume size that is not a quantity, naming the field', async () => {

@@ -172,4 +172,17 @@ describe('EC2NodeClassResolver instance profile', () => {
     });
     expect(status.conditions.find((c) => c.type === 'Ready')?.status).toBe('False');
   });
+
+  it("moves from a given instanceProfile to the role's own profile, as Karpenter allows since v1.7 (#8249)", async () => {
+    const { iamFake, resolver } = nodeClassWorld();
+    iamFake.createInstanceProfile({ InstanceProfileName: 'my-profile' });
+    const before = await resolver.resolve({ ...withRole(), role: undefined, instanceProfile: 'my-profile' });
+    expect(before.instanceProfile).toBe('my-profile');
+    // The same class, now with spec.role; its status still names the profile it was given.
+    const after = await resolver.resolve(withRole(ROLE, 'my-profile'));
+    expect(after.instanceProfile).toBe(NAME);
+    expect(rolesOf(iamFake, NAME)).toEqual([ROLE]);
+    expect(iamFake.instanceProfile('my-profile')).toBeDefined();
+    expect(profileReady(after)).toMatchObject({ status: 'True' });
+  });
 });

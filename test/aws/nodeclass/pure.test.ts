@@ -98,6 +98,21 @@ describe('alias parameters', () => {
     });
   });
 
+  it('reads the Windows Server 2025 Core parameter with its build, from Kubernetes 1.35 on as Karpenter does', () => {
+    const [parameter] = aliasParameters(parseAlias('windows2025@latest'), '1.35');
+    expect(parameter?.name).toBe(
+      '/aws/service/ami-windows-latest/Windows_Server-2025-English-Core-EKS_Optimized-1.35/image_id',
+    );
+    expect(parameter?.requirementSets[0]).toContainEqual({
+      key: 'node.kubernetes.io/windows-build',
+      operator: 'In',
+      values: ['10.0.26100'],
+    });
+    expect(() => aliasParameters(parseAlias('windows2025@latest'), '1.34')).toThrow(
+      'Windows Server 2025 requires EKS version 1.35 or higher (Kubernetes 1.34)',
+    );
+  });
+
   it.each([
     ['al2023', 'improperly formatted'],
     ['windows2022@v1', "may only specify version 'latest'"],

@@ -183,4 +183,27 @@ describe('mergeWithCrds', () => {
       'NodePool/default is defined both as a CRD and by SSM parameter /podlift/demo/nodepools/default; the CRD wins and the parameter is ignored',
     ]);
   });
+
+  it("ends the warnings with what each EC2NodeClass in use sets that podlift does not honour, not the replaced ones'", () => {
+    const merged = mergeWithCrds(
+      {
+        nodePools: [],
+        nodeClasses: [
+          { ...nodeClass({ name: 'default' }), warnings: ['spec.placementGroupSelector (pg) is ignored'] },
+        ],
+      },
+      {
+        nodePools: [],
+        nodeClasses: [
+          { ...nodeClass({ name: 'default' }), warnings: ['from the replaced parameter'] },
+          { ...nodeClass({ name: 'gpu' }), warnings: ['spec.capacityReservationSelectorTerms is ignored'] },
+        ],
+      },
+    );
+    expect(merged.warnings).toEqual([
+      'EC2NodeClass/default is defined both as a CRD and in SSM; the CRD wins and the parameter is ignored',
+      'EC2NodeClass/default: spec.placementGroupSelector (pg) is ignored',
+      'EC2NodeClass/gpu: spec.capacityReservationSelectorTerms is ignored',
+    ]);
+  });
 });

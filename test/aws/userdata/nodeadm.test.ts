@@ -77,6 +77,27 @@ describe('nodeadmUserData', () => {
     expect(config.spec.instance).toBeUndefined();
   });
 
+  it('renders any other kubelet setting of the EC2NodeClass into the kubelet config, as Karpenter main does', () => {
+    const config = generated(
+      nodeadmUserData(
+        bootstrap({
+          nodeClass: nodeClass({
+            kubelet: {
+              maxPods: 40,
+              passthrough: { shutdownGracePeriod: '30s', featureGates: { InPlacePodVerticalScaling: true } },
+            },
+          }),
+        }),
+      ),
+    );
+    expect(config.spec.kubelet.config).toMatchObject({
+      shutdownGracePeriod: '30s',
+      featureGates: { InPlacePodVerticalScaling: true },
+      maxPods: 40,
+    });
+    expect(config.spec.kubelet.config.passthrough).toBeUndefined();
+  });
+
   it('passes the exact node labels as a kubelet flag and every taint in registerWithTaints', () => {
     const text = nodeadmUserData(
       bootstrap({

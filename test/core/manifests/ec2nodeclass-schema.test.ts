@@ -363,24 +363,24 @@ describe('parseEC2NodeClass', () => {
       );
     });
 
-    it('an id combined with other fields in a term', () => {
+    it('an id combined with other fields in every subnet, security group or reservation term, or in any AMI term', () => {
       expectRejected(
-        (d) => (d.spec.subnetSelectorTerms[1].tags = { a: 'b' }),
-        'spec.subnetSelectorTerms[1].id',
+        (d) => (d.spec.subnetSelectorTerms = [{ id: 'subnet-1', tags: { a: 'b' } }]),
+        'spec.subnetSelectorTerms[0].id',
         /'id' is mutually exclusive/,
       );
       expectRejected(
-        (d) => (d.spec.securityGroupSelectorTerms[2].name = 'x'),
-        'spec.securityGroupSelectorTerms[2].id',
+        (d) => (d.spec.securityGroupSelectorTerms = [{ id: 'sg-1', name: 'x' }]),
+        'spec.securityGroupSelectorTerms[0].id',
       );
       expectRejected(
-        (d) => (d.spec.securityGroupSelectorTerms[1].tags = { a: 'b' }),
-        'spec.securityGroupSelectorTerms[1].name',
+        (d) => (d.spec.securityGroupSelectorTerms = [{ name: 'x', tags: { a: 'b' } }]),
+        'spec.securityGroupSelectorTerms[0].name',
       );
       expectRejected((d) => (d.spec.amiSelectorTerms[2].owner = 'self'), 'spec.amiSelectorTerms[2].id');
       expectRejected(
-        (d) => (d.spec.capacityReservationSelectorTerms[1].instanceMatchCriteria = 'open'),
-        'spec.capacityReservationSelectorTerms[1].id',
+        (d) => (d.spec.capacityReservationSelectorTerms = [{ id: 'cr-1', instanceMatchCriteria: 'open' }]),
+        'spec.capacityReservationSelectorTerms[0].id',
       );
     });
 
@@ -601,7 +601,7 @@ describe('parseEC2NodeClass', () => {
         'spec.blockDeviceMappings[1].rootVolume',
         /only one blockDeviceMappings with rootVolume/,
       );
-      for (const size of ['100Mi', '0Gi', '60000Gi', '100', 'Ti']) {
+      for (const size of ['100Mi', '0Gi', '60000Gi', '100', 'Gi']) {
         expectRejected(
           (d) => (d.spec.blockDeviceMappings[0].ebs.volumeSize = size),
           'spec.blockDeviceMappings[0].ebs.volumeSize',

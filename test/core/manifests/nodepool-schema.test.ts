@@ -258,6 +258,38 @@ describe('parseNodePool', () => {
     ]);
   });
 
+  it('accepts kubernetes.io and k8s.io template labels and requirement keys, as Karpenter v1.9+ does', () => {
+    const np = parseNodePool(
+      nodePoolDoc((d) => {
+        d.spec.template.metadata = {
+          labels: { 'node-role.kubernetes.io/worker': 'true', 'example.k8s.io/tier': 'web' },
+        };
+        d.spec.template.spec.requirements = [
+          { key: 'kubernetes.io/role', operator: 'In', values: ['node'] },
+          { key: 'example.k8s.io/tier', operator: 'In', values: ['web'] },
+        ];
+      }),
+    );
+    expect(np.template.labels).toEqual({
+      'node-role.kubernetes.io/worker': 'true',
+      'example.k8s.io/tier': 'web',
+    });
+    expect(np.template.requirements.map((r) => r.key)).toEqual(['kubernetes.io/role', 'example.k8s.io/tier']);
+  });
+
+  it('accepts the karpenter.k8s.aws/instance-tenancy requirement of Karpenter v1.14', () => {
+    const np = parseNodePool(
+      nodePoolDoc((d) => {
+        d.spec.template.spec.requirements = [
+          { key: 'karpenter.k8s.aws/instance-tenancy', operator: 'In', values: ['dedicated'] },
+        ];
+      }),
+    );
+    expect(np.template.requirements).toEqual([
+      { key: 'karpenter.k8s.aws/instance-tenancy', operator: 'In', values: ['dedicated'] },
+    ]);
+  });
+
   it('names the file, document and NodePool in errors', () => {
     const err = validationError(nodePoolDoc((d) => (d.spec.weight = 0)));
     expect(err.location).toEqual({ source: 'nodepools.yaml', documentIndex: 1, object: 'NodePool/default' });
@@ -433,16 +465,6 @@ describe('parseNodePool', () => {
         (d) => (d.spec.template.spec.requirements[0].key = 'karpenter.sh/custom'),
         field,
         /"karpenter.sh" is restricted/,
-      );
-      expectRejected(
-        (d) => (d.spec.template.spec.requirements[0].key = 'example.kubernetes.io/x'),
-        field,
-        /"kubernetes.io" is restricted/,
-      );
-      expectRejected(
-        (d) => (d.spec.template.spec.requirements[0].key = 'k8s.io/x'),
-        field,
-        /"k8s.io" is restricted/,
       );
       expectRejected(
         (d) => (d.spec.template.spec.requirements[0].key = 'karpenter.k8s.aws/custom'),
@@ -631,14 +653,26 @@ describe('restrictedLabelReason', () => {
     }
   });
 
-  it('restricts the Kubernetes and Karpenter domains by suffix', () => {
+  it('restricts the Karpenter domains by suffix, and kubernetes.io/hostname', () => {
     for (const key of [
-      'kubernetes.io/role',
-      'foo.k8s.io/x',
+      'kubernetes.io/hostname',
+      'karpenter.sh/nodepool',
       'sub.karpenter.sh/x',
       'karpenter.k8s.aws/nope',
     ]) {
       expect(restrictedLabelReason(key), key).toBeDefined();
+    }
+  });
+
+  it('no longer restricts the kubernetes.io and k8s.io domains, as Karpenter v1.9 (#2586) stopped doing', () => {
+    for (const key of [
+      'kubernetes.io/role',
+      'node-role.kubernetes.io/worker',
+      'foo.k8s.io/x',
+      'kops.k8s.io/instancegroup',
+      'karpenter.k8s.aws/instance-tenancy',
+    ]) {
+      expect(restrictedLabelReason(key), key).toBeUndefined();
     }
   });
 });

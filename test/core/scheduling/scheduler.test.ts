@@ -474,6 +474,50 @@ describe('schedule', () => {
       },
     );
 
+    it('counts only the pods sharing the values of matchLabelKeys, so an old revision does not skew a new one', () => {
+      const v1 = { ...web, 'pod-template-hash': 'v1' };
+      const v2 = { ...web, 'pod-template-hash': 'v2' };
+      const bound = pods(3, { name: 'old', cpu: '100m', labels: v1, nodeName: 'n1' });
+      const node = realNode({ name: 'n1', instanceType: 'm5.xlarge', zone: 'us-east-1a', pods: bound });
+      const rollout = (extra: Partial<TopologySpreadConstraint>) =>
+        run({
+          nodePools: [inThreeZones()],
+          nodes: [node],
+          pods: pods(3, {
+            name: 'new',
+            cpu: '1',
+            labels: v2,
+            topologySpread: [spread(LABEL_ZONE, 1, extra)],
+          }),
+        });
+      // With the key, the three v1 pods are another revision's: one v2 pod per zone, the
+      // us-east-1a one on n1 (kubernetes-sigs/karpenter topology.go newForTopologies).
+      const withKey = rollout({ matchLabelKeys: ['pod-template-hash'] });
+      expect(withKey.unschedulable).toEqual([]);
+      expect(withKey.placements.map((p) => [p.node, p.pods.length])).toEqual([['n1', 1]]);
+      expect(podsPerZone(withKey)).toEqual({ 'us-east-1b': 1, 'us-east-1c': 1 });
+      // Without it, they count: us-east-1a already has 3, so the new pods go elsewhere.
+      const without = rollout({});
+      expect(without.placements).toEqual([]);
+      expect(podsPerZone(without)).toEqual({ 'us-east-1b': 2, 'us-east-1c': 1 });
+    });
+
+    it('ignores a matchLabelKeys key the pod does not carry', () => {
+      const bound = pods(3, { name: 'old', cpu: '100m', labels: web, nodeName: 'n1' });
+      const node = realNode({ name: 'n1', instanceType: 'm5.xlarge', zone: 'us-east-1a', pods: bound });
+      const r = run({
+        nodePools: [inThreeZones()],
+        nodes: [node],
+        pods: pods(6, {
+          cpu: '1',
+          labels: web,
+          topologySpread: [spread(LABEL_ZONE, 1, { matchLabelKeys: ['pod-template-hash'] })],
+        }),
+      });
+      expect(r.placements).toEqual([]);
+      expect(podsPerZone(r)).toEqual({ 'us-east-1b': 3, 'us-east-1c': 3 });
+    });
+
     it('puts at most maxSkew pods on each new node with hostname spread', () => {
       const r = run({
         nodePools: [nodePool()],

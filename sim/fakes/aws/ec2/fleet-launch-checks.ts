@@ -1,4 +1,4 @@
-import type { RequestLaunchTemplateData } from '@aws-sdk/client-ec2';
+import type { InstanceTypeInfo, RequestLaunchTemplateData } from '@aws-sdk/client-ec2';
 import type { Ec2Network, SubnetRecord } from './network';
 
 /**
@@ -69,6 +69,53 @@ export function instanceProfileRefusal(
       code: 'InvalidParameterValue',
       message: `Value (${profile.Arn}) for parameter iamInstanceProfile.arn is invalid. Invalid IAM Instance Profile ARN`,
     };
+  }
+  return undefined;
+}
+
+/**
+ * A template's network settings the override's instance type cannot take, as EC2 refuses them
+ * at launch (CreateLaunchTemplate stores them unchecked): a network card index or device index
+ * beyond the type's cards and their interfaces, an efa-only interface on a type without EFA, or
+ * connection tracking timeouts on a type that is not built on Nitro. The codes are EC2's
+ * parameter errors; the wording is the fake's own.
+ */
+export function instanceTypeRefusal(
+  info: InstanceTypeInfo,
+  data: RequestLaunchTemplateData,
+): LaunchCheckRefusal | undefined {
+  const type = info.InstanceType ?? '';
+  const cards = info.NetworkInfo?.NetworkCards ?? [];
+  for (const eni of data.NetworkInterfaces ?? []) {
+    const cardIndex = eni.NetworkCardIndex ?? 0;
+    const card = cards.find((c) => c.NetworkCardIndex === cardIndex);
+    if (card === undefined) {
+      return {
+        code: 'InvalidParameterValue',
+        message: `Network card index ${cardIndex} is invalid for instance type ${type}, which has ${cards.length} network card(s).`,
+      };
+    }
+    if ((eni.DeviceIndex ?? 0) >= (card.MaximumNetworkInterfaces ?? 0)) {
+      return {
+        code: 'InvalidParameterValue',
+        message: `Device index ${eni.DeviceIndex} is invalid for network card ${cardIndex} of instance type ${type}.`,
+      };
+    }
+    if (
+      (eni.InterfaceType === 'efa-only' || eni.InterfaceType === 'efa') &&
+      !info.NetworkInfo?.EfaSupported
+    ) {
+      return {
+        code: 'InvalidParameterCombination',
+        message: `The instance type ${type} does not support Elastic Fabric Adapter (EFA) interfaces.`,
+      };
+    }
+    if (eni.ConnectionTrackingSpecification !== undefined && info.Hypervisor !== 'nitro') {
+      return {
+        code: 'InvalidParameterCombination',
+        message: `Connection tracking configuration is not supported for instance type ${type}.`,
+      };
+    }
   }
   return undefined;
 }

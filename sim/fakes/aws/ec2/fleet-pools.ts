@@ -8,7 +8,12 @@ import type {
 import type { Ec2Catalog } from './catalog';
 import type { Ec2Context } from './context';
 import type { CapacityType, FleetCapacity, Pool, RankedPool } from './fleet-capacity';
-import { type InstanceProfileDirectory, instanceProfileRefusal, networkRefusal } from './fleet-launch-checks';
+import {
+  type InstanceProfileDirectory,
+  instanceProfileRefusal,
+  instanceTypeRefusal,
+  networkRefusal,
+} from './fleet-launch-checks';
 import type { Ec2Images } from './images';
 import type { Ec2Instances } from './instances';
 import type { Ec2LaunchTemplates, LaunchTemplateRecord } from './launch-templates';
@@ -100,7 +105,8 @@ export class FleetPools {
     if ('code' in placement) return placement;
     const launchRefusal =
       networkRefusal(this.families.network, template.data, placement.subnet) ??
-      instanceProfileRefusal(this.families.iam.directory, template.data);
+      instanceProfileRefusal(this.families.iam.directory, template.data) ??
+      instanceTypeRefusal(placement.info, template.data);
     if (launchRefusal !== undefined) return launchRefusal;
     const pool: Pool = {
       instanceType: placement.instanceType,

@@ -80,6 +80,7 @@ export class Ec2LaunchTemplates {
     }
     validateTagSpecifications(input.TagSpecifications, fail);
     validateUserData(input.LaunchTemplateData.UserData, fail);
+    validateLaunchSettings(input.LaunchTemplateData, fail);
     // IamInstanceProfile is not checked: EC2 stores a profile that does not exist and only a
     // launch fails (InvalidParameterValue: Invalid IAM Instance Profile name), which is why
     // Karpenter's validation controller learns of a missing profile from a RunInstances dry run.
@@ -146,5 +147,44 @@ export function validateUserData(userData: string | undefined, fail: Ec2Fail): v
   }
   if (Buffer.from(userData, 'base64').length > USER_DATA_LIMIT_BYTES) {
     throw fail('InvalidUserData.Malformed', `User data is limited to ${USER_DATA_LIMIT_BYTES} bytes`);
+  }
+}
+
+/** EC2's ranges for connection tracking timeouts, in seconds. */
+const CONNECTION_TRACKING_RANGES = {
+  TcpEstablishedTimeout: [60, 432_000],
+  UdpStreamTimeout: [60, 180],
+  UdpTimeout: [30, 60],
+} as const;
+
+/**
+ * Refuses, as CreateLaunchTemplate's parameter validation does with `InvalidParameterValue`, a
+ * CPU option outside its enum, a connection tracking timeout outside EC2's range and a tenancy
+ * EC2 does not know. What depends on the instance type is checked at launch
+ * (fleet-launch-checks.ts).
+ */
+export function validateLaunchSettings(data: RequestLaunchTemplateData, fail: Ec2Fail): void {
+  const nested = data.CpuOptions?.NestedVirtualization;
+  if (nested !== undefined && nested !== 'enabled' && nested !== 'disabled') {
+    throw fail(
+      'InvalidParameterValue',
+      `Value (${nested}) for parameter cpuOptions.nestedVirtualization is invalid.`,
+    );
+  }
+  const tenancy = data.Placement?.Tenancy;
+  if (tenancy !== undefined && !['default', 'dedicated', 'host'].includes(tenancy)) {
+    throw fail('InvalidParameterValue', `Value (${tenancy}) for parameter placement.tenancy is invalid.`);
+  }
+  for (const [i, eni] of (data.NetworkInterfaces ?? []).entries()) {
+    const tracking = eni.ConnectionTrackingSpecification ?? {};
+    for (const [name, [min, max]] of Object.entries(CONNECTION_TRACKING_RANGES)) {
+      const value = tracking[name as keyof typeof CONNECTION_TRACKING_RANGES];
+      if (value !== undefined && (value < min || value > max)) {
+        throw fail(
+          'InvalidParameterValue',
+          `Value (${value}) for parameter networkInterface.${i + 1}.connectionTrackingSpecification.${name} is invalid. It must be between ${min} and ${max}.`,
+        );
+      }
+    }
   }
 }
