@@ -21,6 +21,12 @@ export interface HintChannelOptions<Hint, Batch> {
   readonly idleMs: number;
   /** ...or this long after the first. */
   readonly maxMs: number;
+  /**
+   * Publish the first hint after a quiet `maxMs` at once, batching what follows (see
+   * BatchWindowOptions.leading).
+   * @default false
+   */
+  readonly leading?: boolean;
   readonly clock: Clock;
   readonly timers: Timers;
   /** Delays between failed publishes. */
@@ -46,6 +52,7 @@ export class HintChannel<Hint, Batch> {
     this.window = new BatchWindow({
       idleMs: options.idleMs,
       maxMs: options.maxMs,
+      leading: options.leading ?? false,
       clock: options.clock,
       timers: options.timers,
       onClose: () => this.windowClosed(),

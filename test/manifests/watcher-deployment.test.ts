@@ -99,7 +99,15 @@ describe('the watcher Deployment', () => {
   });
 
   it('takes every variable the watcher reads from the generated podlift-watcher ConfigMap', () => {
-    const names = ['CLUSTER_NAME', 'EVENT_BUS_NAME', 'AWS_REGION', 'BATCH_IDLE_MS', 'BATCH_MAX_MS', 'PORT'];
+    const names = [
+      'CLUSTER_NAME',
+      'EVENT_BUS_NAME',
+      'AWS_REGION',
+      'BATCH_IDLE_MS',
+      'BATCH_MAX_MS',
+      'PODS_PENDING_MAX_MS',
+      'PORT',
+    ];
     expect(container.env.map((e) => e.name)).toEqual(names);
     for (const e of container.env) {
       expect(e.valueFrom?.configMapKeyRef).toEqual({ name: 'podlift-watcher', key: e.name });
@@ -125,7 +133,8 @@ describe('the watcher Deployment', () => {
       }),
     ).toMatchObject({
       batchIdleMs: 1000,
-      batchMaxMs: 10_000,
+      batchMaxMs: 30_000,
+      podsPendingMaxMs: 4000,
       port: 8080,
     });
     expect(container.ports.find((p) => p.name === 'http')?.containerPort).toBe(Number(literals.PORT));
