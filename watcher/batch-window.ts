@@ -39,6 +39,11 @@ export class BatchWindow {
     return this.openedAt !== undefined;
   }
 
+  /** The latest the open window closes however often it is extended (opened + maxMs); undefined when not open. */
+  get deadline(): number | undefined {
+    return this.openedAt === undefined ? undefined : this.openedAt + this.options.maxMs;
+  }
+
   /** An item arrived: closes a quiet leading window, opens the window, or extends it within its maximum. */
   touch(): void {
     const { clock, timers, idleMs, maxMs, leading } = this.options;
@@ -62,6 +67,15 @@ export class BatchWindow {
     if (this.timer) this.options.timers.clearTimeout(this.timer);
     this.timer = undefined;
     this.openedAt = undefined;
+  }
+
+  /**
+   * Closes the window now without calling `onClose`, as if it had closed: its items went out
+   * with something else (the leading edge counts from here).
+   */
+  closeEarly(): void {
+    this.cancel();
+    this.closedAt = this.options.clock.now();
   }
 
   private close(): void {

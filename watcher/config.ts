@@ -11,7 +11,7 @@ export interface WatcherConfig {
   readonly region: string;
   /** `BATCH_IDLE_MS`, default 1000: both detail types. */
   readonly batchIdleMs: number;
-  /** `BATCH_MAX_MS`, default 30000; at least BATCH_IDLE_MS: the `CapacityChanged` maximum. */
+  /** `BATCH_MAX_MS`, default 10000; at least BATCH_IDLE_MS: the `CapacityChanged` maximum. */
   readonly batchMaxMs: number;
   /** `PODS_PENDING_MAX_MS`, default 4000: the `PodsPending` maximum, and its leading edge's quiet time. */
   readonly podsPendingMaxMs: number;
@@ -26,7 +26,7 @@ export const WATCHER_ENVIRONMENT = {
   AWS_REGION: 'the AWS region of the bus, e.g. us-east-1',
   BATCH_IDLE_MS: 'milliseconds after the last change before a batch is published (default 1000)',
   BATCH_MAX_MS:
-    'milliseconds after the first capacity change by which its batch is published (default 30000)',
+    'milliseconds after the first capacity change by which its batch is published (default 10000)',
   PODS_PENDING_MAX_MS:
     'milliseconds by which a pending pod is published; the first after this long quiet goes at once (default 4000)',
   PORT: 'port of /healthz, /readyz and /metrics (default 8080)',
@@ -70,7 +70,7 @@ const environmentSchema = z
       message: 'must be a region name such as us-east-1',
     }),
     BATCH_IDLE_MS: integer(1, 600_000, 'milliseconds', 1000),
-    BATCH_MAX_MS: integer(1, 3_600_000, 'milliseconds', 30_000),
+    BATCH_MAX_MS: integer(1, 3_600_000, 'milliseconds', 10_000),
     PODS_PENDING_MAX_MS: integer(1, 3_600_000, 'milliseconds', 4000),
     PORT: integer(1, 65_535, 'a TCP port', 8080),
     KUBERNETES_SERVICE_HOST: required('KUBERNETES_SERVICE_HOST'),

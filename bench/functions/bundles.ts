@@ -110,7 +110,7 @@ function importTime(runner: string, bundle: string): number {
   return Number(match[1]);
 }
 
-/** Output bytes per package (or `podlift` for the project's own sources), largest first. */
+/** Output bytes per package (`podlift` for the project's code, `catalog data` for its bundled instance types and prices), largest first. */
 export function contributors(metafile: Metafile): { name: string; bytes: number }[] {
   const byName = new Map<string, number>();
   for (const output of Object.values(metafile.outputs)) {
@@ -124,7 +124,7 @@ export function contributors(metafile: Metafile): { name: string; bytes: number 
 
 function packageOf(path: string): string {
   const at = path.lastIndexOf('node_modules/');
-  if (at < 0) return 'podlift';
+  if (at < 0) return path.includes('catalog/data/') ? 'catalog data' : 'podlift';
   const rest = path.slice(at + 'node_modules/'.length).split('/');
   return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? path);
 }

@@ -28,6 +28,7 @@ export interface BatchingSettings {
   readonly batchMaxMs: number;
   readonly podsPendingMaxMs: number;
   readonly podsPendingLeading: boolean;
+  readonly capacityRidesAlong: boolean;
 }
 
 /** Karpenter's plain window on both detail types: what the watcher did before the leading edge. */
@@ -36,6 +37,7 @@ export const PLAIN_WINDOW: BatchingSettings = {
   batchMaxMs: 10_000,
   podsPendingMaxMs: 10_000,
   podsPendingLeading: false,
+  capacityRidesAlong: false,
 };
 
 /** Options of {@link runWatcherChurn}. */

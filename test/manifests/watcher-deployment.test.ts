@@ -151,7 +151,7 @@ describe('the watcher Deployment', () => {
       }),
     ).toMatchObject({
       batchIdleMs: 1000,
-      batchMaxMs: 30_000,
+      batchMaxMs: 10_000,
       podsPendingMaxMs: 4000,
       port: 8080,
     });

@@ -21,13 +21,13 @@ function failure(env: Record<string, string | undefined>): string {
 }
 
 describe('parseWatcherConfig', () => {
-  it('applies the defaults: 1 s idle, 30 s capacity max, 4 s pending-pods max, port 8080', () => {
+  it('applies the defaults: 1 s idle, 10 s capacity max, 4 s pending-pods max, port 8080', () => {
     expect(parseWatcherConfig(complete)).toEqual({
       clusterName: 'prod',
       eventBusName: 'podlift-prod',
       region: 'eu-west-1',
       batchIdleMs: 1000,
-      batchMaxMs: 30_000,
+      batchMaxMs: 10_000,
       podsPendingMaxMs: 4000,
       port: 8080,
     });
