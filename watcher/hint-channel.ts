@@ -118,6 +118,7 @@ export class HintChannel<Hint, Batch> implements RiderSource {
         if (published) {
           metrics.eventsPublished.inc({ detail_type: detailType });
           metrics.batchSize.observe({ detail_type: detailType }, size);
+          this.options.retryBackoff.reset();
           log.info('published', { detailType, hints: size, alongside: true });
           return;
         }
