@@ -5,6 +5,7 @@ import { BENCH_REGION, loadEnvironment, type SetupTimes } from './environment';
 import { parseGcTrace, type RunPeaks, runPeaks } from './gc-trace';
 import { type InflateOutcome, planInflate } from './inflate';
 import { type Measurement, type MeasureTask, measure } from './measure';
+import { formatSystemFigures, type SystemFigures, systemFigures } from './system';
 import { formatTable, num } from './table';
 import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
 
@@ -14,6 +15,10 @@ import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
  * on a missed target (benchmarks are not tests). Each size runs in its own Node process with
  * `--expose-gc --trace-gc`, so heap figures are per size and exact (gc-trace.ts).
  */
+
+const PARTS = ['scheduler', 'churn', 'footprint', 'bundles'] as const;
+/** NODE_OPTIONS --max-old-space-size in manifests/watcher-deployment.yaml. */
+const DEPLOYMENT_HEAP_MB = 160;
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -27,6 +32,11 @@ Options:
   --budget <s>       seconds of timed runs per size before stopping short of 3 (default 15)
   --only <pods>      time one size in this process and print it (for node --cpu-prof);
                      no child process, so heap is heapTotal only
+  --parts <list>     what to measure, comma-separated: scheduler, churn (watcher hints under
+                     churn), footprint (watcher memory and sync), bundles (function bundle
+                     size and cold init); default all
+  --watcher-pods <list>  footprint pod counts (default 10000)
+  --watcher-heap <MB>    footprint --max-old-space-size (default ${DEPLOYMENT_HEAP_MB}, the Deployment's)
   -h, --help         show this help`;
 
 const KARPENTER_REFERENCE = {
@@ -65,6 +75,9 @@ async function main(): Promise<number> {
       sizes: { type: 'string' },
       budget: { type: 'string', default: '15' },
       only: { type: 'string' },
+      parts: { type: 'string', default: PARTS.join(',') },
+      'watcher-pods': { type: 'string', default: '10000' },
+      'watcher-heap': { type: 'string', default: String(DEPLOYMENT_HEAP_MB) },
       child: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -89,6 +102,28 @@ async function main(): Promise<number> {
   const parsedSizes = values.sizes?.split(',').map((s) => parseSize(s.trim(), '--sizes')) ?? DEFAULT_SIZES;
   const sizes = parsedSizes.filter((n) => n !== null);
   if (only === null || sizes.length < parsedSizes.length) return 2;
+  const parts = values.parts.split(',').map((p) => p.trim());
+  const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0)
+    return usageError(`--parts ${JSON.stringify(values.parts)}: expected some of ${PARTS.join(', ')}`);
+  const watcherPods = values['watcher-pods'].split(',').map((s) => parseSize(s.trim(), '--watcher-pods'));
+  const watcherHeap = parseSize(values['watcher-heap'], '--watcher-heap');
+  if (watcherHeap === null || watcherPods.includes(null)) return 2;
+  const system = () =>
+    systemFigures({
+      churn: parts.includes('churn'),
+      footprint: parts.includes('footprint'),
+      bundles: parts.includes('bundles'),
+      watcherPods: watcherPods.filter((n) => n !== null),
+      watcherHeapMB: watcherHeap,
+    });
+  if (!parts.includes('scheduler')) {
+    const figures = await system();
+    console.log(
+      values.json ? JSON.stringify({ system: figures }, null, 2) : formatSystemFigures(figures).join('\n'),
+    );
+    return 0;
+  }
 
   const { env, setup } = await loadEnvironment();
   if (only !== undefined) {
@@ -113,7 +148,8 @@ async function main(): Promise<number> {
     runInChild({ shape: 'plain', size, budgetSeconds: 0 }),
   );
   const inflate = planInflate(env);
-  print(values.json, { setup, throughput, plainQuality, inflate, shape, revision: schedulerRevision() });
+  const revision = schedulerRevision();
+  print(values.json, { setup, throughput, plainQuality, inflate, shape, revision, system: await system() });
   return 0;
 }
 
@@ -186,6 +222,8 @@ interface Report {
   readonly inflate: InflateOutcome | undefined;
   readonly shape: WorkloadShape;
   readonly revision: string;
+  /** Watcher and function figures, when measured. */
+  readonly system?: SystemFigures;
 }
 
 /** Peak heap in use over a size's timed runs: from the GC trace, else the largest heapTotal seen. */
@@ -217,6 +255,7 @@ function print(json: boolean, report: Report): void {
           })),
           plainQuality: report.plainQuality,
           inflate: report.inflate ?? null,
+          system: report.system ?? null,
         },
         null,
         2,
@@ -347,6 +386,7 @@ function print(json: boolean, report: Report): void {
   if (report.inflate)
     out.push(`  inflate.yaml launches: ${report.inflate.instanceTypes.join(', ') || 'nothing'}`);
   else out.push('  inflate.yaml: examples/inflate.yaml not found, skipped');
+  if (report.system) out.push(...formatSystemFigures(report.system));
   console.log(out.join('\n'));
 }
 

@@ -9,10 +9,12 @@ export interface WatcherConfig {
   readonly eventBusName: string;
   /** `AWS_REGION`: the bus's region. */
   readonly region: string;
-  /** `BATCH_IDLE_MS`, default 1000. */
+  /** `BATCH_IDLE_MS`, default 1000: both detail types. */
   readonly batchIdleMs: number;
-  /** `BATCH_MAX_MS`, default 10000; at least BATCH_IDLE_MS. */
+  /** `BATCH_MAX_MS`, default 10000; at least BATCH_IDLE_MS: the `CapacityChanged` maximum. */
   readonly batchMaxMs: number;
+  /** `PODS_PENDING_MAX_MS`, default 4000: the `PodsPending` maximum, and its leading edge's quiet time. */
+  readonly podsPendingMaxMs: number;
   /** `PORT` of /healthz, /readyz and /metrics, default 8080. */
   readonly port: number;
 }
@@ -23,7 +25,10 @@ export const WATCHER_ENVIRONMENT = {
   EVENT_BUS_NAME: "the name or ARN of the cluster's EventBridge bus",
   AWS_REGION: 'the AWS region of the bus, e.g. us-east-1',
   BATCH_IDLE_MS: 'milliseconds after the last change before a batch is published (default 1000)',
-  BATCH_MAX_MS: 'milliseconds after the first change by which a batch is published (default 10000)',
+  BATCH_MAX_MS:
+    'milliseconds after the first capacity change by which its batch is published (default 10000)',
+  PODS_PENDING_MAX_MS:
+    'milliseconds by which a pending pod is published; the first after this long quiet goes at once (default 4000)',
   PORT: 'port of /healthz, /readyz and /metrics (default 8080)',
   KUBERNETES_SERVICE_HOST: 'set by Kubernetes in every pod: the watcher runs in-cluster',
   KUBERNETES_SERVICE_PORT: 'set by Kubernetes in every pod: the watcher runs in-cluster',
@@ -66,6 +71,7 @@ const environmentSchema = z
     }),
     BATCH_IDLE_MS: integer(1, 600_000, 'milliseconds', 1000),
     BATCH_MAX_MS: integer(1, 3_600_000, 'milliseconds', 10_000),
+    PODS_PENDING_MAX_MS: integer(1, 3_600_000, 'milliseconds', 4000),
     PORT: integer(1, 65_535, 'a TCP port', 8080),
     KUBERNETES_SERVICE_HOST: required('KUBERNETES_SERVICE_HOST'),
     KUBERNETES_SERVICE_PORT: required('KUBERNETES_SERVICE_PORT'),
@@ -87,6 +93,7 @@ export function parseWatcherConfig(env: Readonly<Record<string, string | undefin
     region: parsed.AWS_REGION,
     batchIdleMs: parsed.BATCH_IDLE_MS,
     batchMaxMs: parsed.BATCH_MAX_MS,
+    podsPendingMaxMs: parsed.PODS_PENDING_MAX_MS,
     port: parsed.PORT,
   };
 }

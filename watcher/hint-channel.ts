@@ -1,4 +1,4 @@
-import type { EventPublisherPort } from '../shared/core/ports/publisher';
+import type { BusEvent, EventPublisherPort } from '../shared/core/ports/publisher';
 import type { Clock, TimerHandle, Timers } from '../shared/core/ports/time';
 import type { Backoff } from './backoff';
 import { BatchWindow } from './batch-window';
@@ -21,6 +21,18 @@ export interface HintChannelOptions<Hint, Batch> {
   readonly idleMs: number;
   /** ...or this long after the first. */
   readonly maxMs: number;
+  /**
+   * Publish the first hint after a quiet `maxMs` at once, batching what follows (see
+   * BatchWindowOptions.leading).
+   * @default false
+   */
+  readonly leading?: boolean;
+  /**
+   * Other channels whose batches may ride along in this channel's PutEvents calls (see
+   * {@link HintChannel.takeRider}), so a second detail type costs no call of its own.
+   * @default none
+   */
+  readonly riders?: () => readonly RiderSource[];
   readonly clock: Clock;
   readonly timers: Timers;
   /** Delays between failed publishes. */
@@ -29,12 +41,24 @@ export interface HintChannelOptions<Hint, Batch> {
   readonly log: WatcherLog;
 }
 
+/** A batch of another channel travelling in this channel's PutEvents call. */
+export interface Rider {
+  readonly event: BusEvent;
+  /** Records the outcome: metrics on success; on failure the batch goes back and is retried. */
+  settle(published: boolean): void;
+}
+
+/** A channel whose batch can ride along in another's PutEvents call. */
+export interface RiderSource {
+  takeRider(horizonMs: number): Rider | undefined;
+}
+
 /**
  * The hints of one detail type on their way to the bus: collected during a batch window,
  * published as one event, and on failure kept (coalesced with newer hints, in bounded memory)
  * and retried with backoff. Never more than one publish in flight.
  */
-export class HintChannel<Hint, Batch> {
+export class HintChannel<Hint, Batch> implements RiderSource {
   private readonly window: BatchWindow;
   private inFlight: Promise<void> | undefined;
   /** The window closed while a publish was in flight: publish again when it ends. */
@@ -46,6 +70,7 @@ export class HintChannel<Hint, Batch> {
     this.window = new BatchWindow({
       idleMs: options.idleMs,
       maxMs: options.maxMs,
+      leading: options.leading ?? false,
       clock: options.clock,
       timers: options.timers,
       onClose: () => this.windowClosed(),
@@ -70,6 +95,38 @@ export class HintChannel<Hint, Batch> {
     if (this.inFlight) await this.inFlight;
     if (this.options.accumulator.isEmpty) return;
     await this.publishOnce();
+  }
+
+  /**
+   * Hands this channel's open batch to another channel's PutEvents call when its window's
+   * maximum falls within `horizonMs` (the other channel's next publish would come after it),
+   * so the batch goes no later and the call it would have made is saved. Under churn the idle
+   * window never closes, so the maximum is what counts. Undefined when there is nothing to hand
+   * over, the window has longer to run, or a publish or retry of its own is under way.
+   */
+  takeRider(horizonMs: number): Rider | undefined {
+    const { accumulator, clock, detailType, source, metrics, log } = this.options;
+    const deadline = this.window.deadline;
+    if (this.inFlight || this.retryTimer || this.stopping || deadline === undefined) return undefined;
+    if (accumulator.isEmpty || deadline - clock.now() > horizonMs) return undefined;
+    this.window.closeEarly();
+    const batch = accumulator.drain();
+    const size = accumulator.sizeOf(batch);
+    return {
+      event: { source, detailType, detail: this.options.toDetail(batch) },
+      settle: (published) => {
+        if (published) {
+          metrics.eventsPublished.inc({ detail_type: detailType });
+          metrics.batchSize.observe({ detail_type: detailType }, size);
+          this.options.retryBackoff.reset();
+          log.info('published', { detailType, hints: size, alongside: true });
+          return;
+        }
+        metrics.publishFailures.inc({ detail_type: detailType });
+        accumulator.restore(batch);
+        if (!this.stopping) this.scheduleRetry();
+      },
+    };
   }
 
   private windowClosed(): void {
@@ -97,14 +154,22 @@ export class HintChannel<Hint, Batch> {
     this.inFlight = new Promise((resolve) => {
       settle = resolve;
     });
+    const riders = this.stopping
+      ? []
+      : (this.options.riders?.() ?? []).flatMap((channel) => channel.takeRider(this.options.maxMs) ?? []);
     try {
-      await publisher.publish([{ source, detailType, detail: this.options.toDetail(batch) }]);
+      await publisher.publish([
+        { source, detailType, detail: this.options.toDetail(batch) },
+        ...riders.map((rider) => rider.event),
+      ]);
+      for (const rider of riders) rider.settle(true);
       metrics.eventsPublished.inc({ detail_type: detailType });
       metrics.batchSize.observe({ detail_type: detailType }, size);
       this.options.retryBackoff.reset();
       log.info('published', { detailType, hints: size });
       return true;
     } catch (error) {
+      for (const rider of riders) rider.settle(false);
       metrics.publishFailures.inc({ detail_type: detailType });
       accumulator.restore(batch);
       log.warn('publishing failed; the batch is kept', {

@@ -55,6 +55,7 @@ async function main(): Promise<number> {
     timers: time,
     batchIdleMs: config.batchIdleMs,
     batchMaxMs: config.batchMaxMs,
+    podsPendingMaxMs: config.podsPendingMaxMs,
     log,
   });
   const server = await startHealthServer(watcher, { port: config.port });

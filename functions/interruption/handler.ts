@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LambdaContextLike } from '../invocation';
 import { METRICS } from '../observability';
 import { type LoopRuntime, lambdaRuntime } from '../runtime';

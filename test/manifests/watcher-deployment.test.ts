@@ -14,6 +14,7 @@ interface Container {
   readonly ports: readonly { readonly name: string; readonly containerPort: number }[];
   readonly env: readonly {
     readonly name: string;
+    readonly value?: string;
     readonly valueFrom?: { readonly configMapKeyRef?: { readonly name: string; readonly key: string } };
   }[];
   readonly resources: {
@@ -63,10 +64,10 @@ describe('the watcher Deployment', () => {
     expect(readKustomization().images).toContainEqual(expect.objectContaining({ name: 'podlift/watcher' }));
   });
 
-  it('requests 50m cpu and 128Mi, and is limited to 256Mi of memory (no cpu limit)', () => {
+  it('requests 50m cpu and 160Mi, and is limited to 384Mi of memory (no cpu limit)', () => {
     expect(container.resources).toEqual({
-      requests: { cpu: '50m', memory: '128Mi' },
-      limits: { memory: '256Mi' },
+      requests: { cpu: '50m', memory: '160Mi' },
+      limits: { memory: '384Mi' },
     });
   });
 
@@ -99,12 +100,37 @@ describe('the watcher Deployment', () => {
   });
 
   it('takes every variable the watcher reads from the generated podlift-watcher ConfigMap', () => {
-    const names = ['CLUSTER_NAME', 'EVENT_BUS_NAME', 'AWS_REGION', 'BATCH_IDLE_MS', 'BATCH_MAX_MS', 'PORT'];
-    expect(container.env.map((e) => e.name)).toEqual(names);
-    for (const e of container.env) {
+    const names = [
+      'CLUSTER_NAME',
+      'EVENT_BUS_NAME',
+      'AWS_REGION',
+      'BATCH_IDLE_MS',
+      'BATCH_MAX_MS',
+      'PODS_PENDING_MAX_MS',
+      'PORT',
+    ];
+    const fromConfigMap = container.env.filter((e) => e.valueFrom !== undefined);
+    expect(fromConfigMap.map((e) => e.name)).toEqual(names);
+    for (const e of fromConfigMap) {
       expect(e.valueFrom?.configMapKeyRef).toEqual({ name: 'podlift-watcher', key: e.name });
     }
     expect(Object.keys(configMapLiterals()).sort()).toEqual([...names].sort());
+  });
+
+  it("caps Node's heap well under the memory limit, with room for what lives outside the heap", () => {
+    const heapFlag = /--max-old-space-size=(\d+)/.exec(
+      container.env.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '',
+    );
+    expect(heapFlag).not.toBeNull();
+    const heapMiB = Number(heapFlag?.[1]);
+    const mebibytes = (quantity: string | undefined) => Number(/^(\d+)Mi$/.exec(quantity ?? '')?.[1]);
+    // Measured: ~110 MiB of RSS besides the V8 heap, and 54 MiB of heap at the peak of a
+    // 50,000-pod list (npm run bench -- --parts footprint --watcher-pods 50000).
+    expect(heapMiB).toBeGreaterThanOrEqual(2 * 54);
+    expect(mebibytes(container.resources.limits.memory)).toBeGreaterThanOrEqual(heapMiB + 192);
+    expect(mebibytes(container.resources.requests.memory)).toBeLessThanOrEqual(
+      mebibytes(container.resources.limits.memory),
+    );
   });
 
   it("configures every variable of the watcher's environment except those Kubernetes sets", () => {
@@ -126,6 +152,7 @@ describe('the watcher Deployment', () => {
     ).toMatchObject({
       batchIdleMs: 1000,
       batchMaxMs: 10_000,
+      podsPendingMaxMs: 4000,
       port: 8080,
     });
     expect(container.ports.find((p) => p.name === 'http')?.containerPort).toBe(Number(literals.PORT));

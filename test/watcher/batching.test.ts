@@ -5,13 +5,14 @@ import { BatchWindow } from '../../watcher/batch-window';
 import { CapacityChangesAccumulator } from '../../watcher/capacity-changes-accumulator';
 import { PendingPodsAccumulator } from '../../watcher/pending-pods-accumulator';
 
-function window(idleMs = 1000, maxMs = 10_000) {
+function window(idleMs = 1000, maxMs = 10_000, leading = false) {
   const time = new VirtualTime();
   const closedAt: number[] = [];
   const start = time.now();
   const w = new BatchWindow({
     idleMs,
     maxMs,
+    leading,
     clock: time,
     timers: time,
     onClose: () => closedAt.push(time.now() - start),
@@ -40,6 +41,34 @@ describe('BatchWindow', () => {
       if (closedAt.length) break;
     }
     expect(closedAt).toEqual([10_000]);
+  });
+
+  it('with a leading edge, closes at once on the first item after a quiet maximum, then batches', () => {
+    const { time, w, closedAt } = window(1000, 4000, true);
+    w.touch();
+    expect(closedAt).toEqual([0]);
+    time.advance(500);
+    w.touch(); // 0.5 s after a close: batched, an idle second later
+    expect(closedAt).toEqual([0]);
+    time.advance(1000);
+    expect(closedAt).toEqual([0, 1500]);
+    time.advance(3999);
+    w.touch(); // 3.999 s after the last close: still batched
+    expect(closedAt).toEqual([0, 1500]);
+    time.advance(1000);
+    expect(closedAt).toEqual([0, 1500, 6499]);
+    time.advance(4000);
+    w.touch(); // quiet for the maximum: at once
+    expect(closedAt).toEqual([0, 1500, 6499, 10_499]);
+  });
+
+  it('with a leading edge, closes once per maximum under a steady stream', () => {
+    const { time, w, closedAt } = window(1000, 4000, true);
+    for (let t = 0; t < 20_000; t += 100) {
+      w.touch();
+      time.advance(100);
+    }
+    expect(closedAt).toEqual([0, 4100, 8100, 12_100, 16_100]);
   });
 
   it('closes nothing once cancelled', () => {

@@ -21,21 +21,28 @@ function failure(env: Record<string, string | undefined>): string {
 }
 
 describe('parseWatcherConfig', () => {
-  it('applies the defaults: 1 s idle, 10 s max, port 8080', () => {
+  it('applies the defaults: 1 s idle, 10 s capacity max, 4 s pending-pods max, port 8080', () => {
     expect(parseWatcherConfig(complete)).toEqual({
       clusterName: 'prod',
       eventBusName: 'podlift-prod',
       region: 'eu-west-1',
       batchIdleMs: 1000,
       batchMaxMs: 10_000,
+      podsPendingMaxMs: 4000,
       port: 8080,
     });
   });
 
   it('reads the optional variables', () => {
     expect(
-      parseWatcherConfig({ ...complete, BATCH_IDLE_MS: '250', BATCH_MAX_MS: '5000', PORT: '9090' }),
-    ).toMatchObject({ batchIdleMs: 250, batchMaxMs: 5000, port: 9090 });
+      parseWatcherConfig({
+        ...complete,
+        BATCH_IDLE_MS: '250',
+        BATCH_MAX_MS: '5000',
+        PODS_PENDING_MAX_MS: '2000',
+        PORT: '9090',
+      }),
+    ).toMatchObject({ batchIdleMs: 250, batchMaxMs: 5000, podsPendingMaxMs: 2000, port: 9090 });
   });
 
   it('names every missing variable, counting blank ones as missing', () => {
@@ -61,6 +68,7 @@ describe('parseWatcherConfig', () => {
     ],
     ['BATCH_IDLE_MS', '0', 'BATCH_IDLE_MS must be at least 1 (got "0")'],
     ['PORT', '70000', 'PORT must be at most 65535 (got "70000")'],
+    ['PODS_PENDING_MAX_MS', '0', 'PODS_PENDING_MAX_MS must be at least 1 (got "0")'],
     ['AWS_REGION', 'Ireland', 'AWS_REGION must be a region name such as us-east-1 (got "Ireland")'],
     ['CLUSTER_NAME', '-prod', 'CLUSTER_NAME must be 1-100 letters, digits, hyphens or underscores'],
     ['BATCH_MAX_MS', '500', 'BATCH_MAX_MS must be at least BATCH_IDLE_MS (got "500")'],

@@ -115,3 +115,91 @@ describe('HintChannel', () => {
     expect(c.time.pending).toBe(0);
   });
 });
+
+describe('HintChannel riders', () => {
+  function pair() {
+    const time = new VirtualTime();
+    const publisher = new FakeEventPublisher();
+    const metrics = new WatcherMetrics();
+    const common = {
+      source: 'podlift.watcher',
+      publisher,
+      clock: time,
+      timers: time,
+      metrics,
+      log: silentLog,
+    };
+    const capacity = new HintChannel({
+      ...common,
+      detailType: 'CapacityChanged',
+      accumulator: new PendingPodsAccumulator(),
+      toDetail: (batch) => ({ names: batch.pods.map((p) => p.name) }),
+      idleMs: 1000,
+      maxMs: 10_000,
+      retryBackoff: new Backoff({ initialMs: 1000, maxMs: 4000 }),
+    });
+    const pods = new HintChannel({
+      ...common,
+      detailType: 'PodsPending',
+      accumulator: new PendingPodsAccumulator(),
+      toDetail: (batch) => ({ names: batch.pods.map((p) => p.name) }),
+      idleMs: 1000,
+      maxMs: 4000,
+      leading: true,
+      riders: () => [capacity],
+      retryBackoff: new Backoff({ initialMs: 1000, maxMs: 4000 }),
+    });
+    const ref = (name: string) => ({ namespace: 'default', name, uid: name });
+    return { time, publisher, metrics, capacity, pods, ref };
+  }
+
+  it('takes a batch whose maximum falls before the next publish, and leaves a younger one', async () => {
+    const p = pair();
+    p.capacity.add(p.ref('node-a')); // opens at 0: due by 10 s
+    for (let t = 0; t < 7000; t += 500) {
+      p.capacity.add(p.ref(`node-${t}`));
+      if (t === 0) p.pods.add(p.ref('pod-0')); // leading edge at 0: capacity has 10 s to run
+      await p.time.advanceAsync(500);
+    }
+    expect(p.publisher.calls).toBe(1);
+    expect(p.publisher.events.map((e) => e.detailType)).toEqual(['PodsPending']);
+    p.pods.add(p.ref('pod-7')); // batched: at most 4 s, by when capacity's 10 s are due
+    await p.time.advanceAsync(1000);
+    expect(p.publisher.calls).toBe(2);
+    expect(p.publisher.events.map((e) => e.detailType)).toEqual([
+      'PodsPending',
+      'PodsPending',
+      'CapacityChanged',
+    ]);
+    expect((p.publisher.events[2]?.detail as { names: string[] }).names).toHaveLength(15);
+    expect(p.metrics.eventsPublished.get({ detail_type: 'CapacityChanged' })).toBe(1);
+    // Capacity's window was closed by riding: nothing of its own comes later.
+    await p.time.advanceAsync(20_000);
+    expect(p.publisher.calls).toBe(2);
+  });
+
+  it('puts a rider back and retries it on its own when the shared call fails', async () => {
+    const p = pair();
+    p.pods.add(p.ref('pod-0')); // leading edge at 0
+    for (let t = 0; t <= 6000; t += 500) {
+      p.capacity.add(p.ref(`node-${t}`)); // a busy window, due by 10 s
+      await p.time.advanceAsync(500);
+    }
+    p.publisher.failNext(1);
+    p.pods.add(p.ref('pod-1')); // 6.5 s after the last publish: at once, capacity riding (3.5 s left)
+    await p.time.advanceAsync(0);
+    expect(p.publisher.calls).toBe(2);
+    expect(p.metrics.publishFailures.get({ detail_type: 'CapacityChanged' })).toBe(1);
+    await p.time.advanceAsync(1000); // each retries after its backoff, in a call of its own
+    expect(p.publisher.calls).toBe(4);
+    const details = p.publisher.events.map((e) => [
+      e.detailType,
+      (e.detail as { names: string[] }).names.length,
+    ]);
+    expect(details).toEqual([
+      ['PodsPending', 1],
+      ['CapacityChanged', 13],
+      ['PodsPending', 1],
+    ]);
+  });
+});

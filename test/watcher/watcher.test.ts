@@ -56,16 +56,13 @@ async function seenCapacity(h: WatcherHarness, reason: string, count: number): P
 }
 
 describe('Watcher: PodsPending', () => {
-  it('publishes one PodsPending an idle window after a pod becomes unschedulable, and only on the transition', async () => {
+  it('publishes the first pending pod of a quiet cluster at once, and only on the transition', async () => {
     const h = track(await startedWatcher(server));
     const created = server.store.create('pods', podManifest({ name: 'web' }));
     markUnschedulable('web');
     await seenPending(h, 1);
 
-    h.time.advance(999);
-    await settle();
-    expect(h.publisher.events).toEqual([]);
-    h.time.advance(1);
+    // Leading edge: no window to wait for.
     await eventually(() => expect(h.publisher.events).toHaveLength(1));
     expect(h.publisher.events[0]).toMatchObject({ source: 'podlift.watcher', detailType: 'PodsPending' });
     expect(parsePodsPendingDetail(h.publisher.events[0].detail)).toEqual({
@@ -77,7 +74,8 @@ describe('Watcher: PodsPending', () => {
     });
 
     // The scheduler updates the pending pod again: not a new transition. The sentinel, later in
-    // the same watch stream, proves the update was seen.
+    // the same watch stream, proves the update was seen; it comes within 4 s of the last publish,
+    // so it is batched: an idle window later.
     server.store.patch(
       'pods',
       'web',
@@ -87,28 +85,35 @@ describe('Watcher: PodsPending', () => {
     );
     server.store.seed('pods', podManifest({ name: 'sentinel', unschedulable: true }));
     await seenPending(h, 2);
-    h.time.advance(1000);
+    h.time.advance(999);
+    await settle();
+    expect(pendingDetails(h)).toHaveLength(1);
+    h.time.advance(1);
     await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
     expect(podNames(pendingDetails(h)[1])).toEqual(['sentinel']);
   });
 
-  it('coalesces a burst into one event, published at the latest 10 s after its first hint', async () => {
+  it('publishes the first pod of a burst at once and batches the rest, each at most 4 s after it was seen', async () => {
     const h = track(await startedWatcher(server));
+    const names = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => `burst-${from + i}`);
     for (let i = 0; i < 24; i++) {
       server.store.seed('pods', podManifest({ name: `burst-${i}`, unschedulable: true }));
       await seenPending(h, i + 1);
-      if (i === 19) expect(h.publisher.events).toEqual([]);
+      if (i === 0) await eventually(() => expect(pendingDetails(h)).toHaveLength(1));
+      if (i === 8) expect(pendingDetails(h)).toHaveLength(1);
       h.time.advance(500);
+      await settle();
     }
-    // Pods came every 500 ms, so the idle window never closed: the 10 s maximum did, with the
-    // 20 pods of t = 0 … 9.5 s; the 4 later ones opened the next window.
-    await eventually(() => expect(pendingDetails(h)).toHaveLength(1));
-    expect(pendingDetails(h)[0]).toMatchObject({ total: 20, truncated: false });
-    expect(podNames(pendingDetails(h)[0])).toEqual(Array.from({ length: 20 }, (_, i) => `burst-${i}`));
-    h.time.advance(1000);
-    await eventually(() => expect(pendingDetails(h)).toHaveLength(2));
-    expect(podNames(pendingDetails(h)[1])).toEqual(['burst-20', 'burst-21', 'burst-22', 'burst-23']);
-    expect(h.watcher.metrics.batchSize.count({ detail_type: 'PodsPending' })).toBe(2);
+    // Pods came every 500 ms, so the idle window never closed: burst-0 went at once, then the
+    // 4 s maximum closed each window (t = 4.5 s with the pods of 0.5 … 4 s, t = 8.5 s with
+    // those of 4.5 … 8 s); the last window closes an idle second after burst-23 (t = 11.5 s).
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(3));
+    expect(pendingDetails(h).map(podNames)).toEqual([names(0, 0), names(1, 8), names(9, 16)]);
+    h.time.advance(500);
+    await eventually(() => expect(pendingDetails(h)).toHaveLength(4));
+    expect(podNames(pendingDetails(h)[3])).toEqual(names(17, 23));
+    expect(h.watcher.metrics.batchSize.count({ detail_type: 'PodsPending' })).toBe(4);
   });
 
   it('reports pods already unschedulable at start, but not the capacity that existed', async () => {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The interruption queue's messages, classified as Karpenter's interruption controller parses

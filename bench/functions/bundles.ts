@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+
+/** The Lambda functions, bundled from `functions/<name>/handler.ts`. */
+export const FUNCTIONS = ['provisioner', 'interruption', 'disruption', 'termination'] as const;
+
+/** How the AWS SDK reaches the function: left to the Lambda runtime's copy, or bundled. */
+export type SdkMode = 'external' | 'bundled';
+
+/** One function's bundle and its cold import. */
+export interface BundleFigures {
+  readonly fn: (typeof FUNCTIONS)[number];
+  readonly sdk: SdkMode;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  /** Import of the bundle in a fresh `node`, ms: min and median of the runs. */
+  readonly initMinMs: number;
+  readonly initMedianMs: number;
+  /** Largest contributors to the bundle by package (bytes in the output). */
+  readonly contributors: readonly { readonly name: string; readonly bytes: number }[];
+}
+
+/**
+ * The createRequire banner ESM bundles of CommonJS dependencies need (TOOLCHAIN.md pitfall 14:
+ * without it client-node fails at import with `Dynamic require of "node:https"`).
+ */
+export const CREATE_REQUIRE_BANNER =
+  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Bundles each function as the CDK stack's NodejsFunction will (aws-cdk-lib
+ * `aws-lambda-nodejs/lib/bundling.ts`: esbuild, ESM, minified, `target node22`, platform node,
+ * the createRequire banner, `@aws-sdk/*` external unless bundled) into a temp dir and times its
+ * import in fresh Node processes. An external SDK is resolved from the project's node_modules,
+ * as the runtime resolves its own copy.
+ */
+export async function measureBundles(options: { runs?: number } = {}): Promise<BundleFigures[]> {
+  const runs = options.runs ?? 7;
+  const dir = mkdtempSync(join(tmpdir(), 'podlift-bundles-'));
+  try {
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const runner = join(dir, 'import-once.mjs');
+    // A .mjs runner, not `node -e`: -e defines a global require that hides a missing banner.
+    writeFileSync(
+      runner,
+      [
+        'const started = performance.now();',
+        'await import(process.argv[2]);',
+        "process.stdout.write('INIT ' + (performance.now() - started) + '\\n');",
+        '',
+      ].join('\n'),
+    );
+    const figures: BundleFigures[] = [];
+    for (const sdk of ['external', 'bundled'] as const) {
+      for (const fn of FUNCTIONS) {
+        const outdir = join(dir, `${fn}-${sdk}`);
+        mkdirSync(outdir);
+        const outfile = join(outdir, 'index.mjs');
+        const result = await build({
+          entryPoints: [join(root, 'functions', fn, 'handler.ts')],
+          outfile,
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          target: 'node22',
+          minify: true,
+          sourcemap: false,
+          mainFields: ['module', 'main'],
+          banner: { js: CREATE_REQUIRE_BANNER },
+          external: sdk === 'external' ? ['@aws-sdk/*'] : [],
+          metafile: true,
+          logLevel: 'error',
+        });
+        const code = readFileSync(outfile);
+        const times = Array.from({ length: runs }, () => importTime(runner, outfile)).sort((a, b) => a - b);
+        figures.push({
+          fn,
+          sdk,
+          bytes: code.length,
+          gzipBytes: gzipSync(code).length,
+          initMinMs: times[0] as number,
+          initMedianMs: times[Math.floor(times.length / 2)] as number,
+          contributors: contributors(result.metafile),
+        });
+      }
+    }
+    return figures;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function importTime(runner: string, bundle: string): number {
+  const child = spawnSync(process.execPath, [runner, pathToFileURL(bundle).href], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+  const match = /INIT (\S+)/.exec(child.stdout);
+  if (child.status !== 0 || !match)
+    throw new Error(
+      `importing ${bundle}: exit ${child.status ?? child.signal}\n${child.stderr.slice(-2000)}`,
+    );
+  return Number(match[1]);
+}
+
+/** Output bytes per package (`podlift` for the project's code, `catalog data` for its bundled instance types and prices), largest first. */
+export function contributors(metafile: Metafile): { name: string; bytes: number }[] {
+  const byName = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, input] of Object.entries(output.inputs)) {
+      const name = packageOf(path);
+      byName.set(name, (byName.get(name) ?? 0) + input.bytesInOutput);
+    }
+  }
+  return [...byName].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+function packageOf(path: string): string {
+  const at = path.lastIndexOf('node_modules/');
+  if (at < 0) return path.includes('catalog/data/') ? 'catalog data' : 'podlift';
+  const rest = path.slice(at + 'node_modules/'.length).split('/');
+  return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? path);
+}
