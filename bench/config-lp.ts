@@ -94,8 +94,16 @@ function cpuKnapsack(
   const best = new Float64Array(capacity + 1);
   // Items after binary splitting: (class, multiplicity); take[item] per capacity is kept to rebuild.
   const items: { cls: number; mult: number }[] = [];
+  // Pods that request no cpu cost the knapsack nothing: all of them are taken.
+  let free = 0;
+  const freeCounts = new Array<number>(values.length).fill(0);
   for (let i = 0; i < values.length; i++) {
     if (values[i] <= 0 || units[i] > capacity || bounds[i] <= 0) continue;
+    if (units[i] === 0) {
+      free += values[i] * bounds[i];
+      freeCounts[i] = bounds[i];
+      continue;
+    }
     let left = Math.min(bounds[i], Math.floor(capacity / units[i]));
     for (let m = 1; left > 0; m *= 2) {
       const mult = Math.min(m, left);
@@ -116,7 +124,7 @@ function cpuKnapsack(
       }
     }
   }
-  const counts = new Array<number>(values.length).fill(0);
+  const counts = freeCounts;
   let c = capacity;
   for (let k = items.length - 1; k >= 0; k--) {
     if (take[k * (capacity + 1) + c]) {
@@ -124,7 +132,7 @@ function cpuKnapsack(
       c -= units[items[k].cls] * items[k].mult;
     }
   }
-  return { value: best[capacity], counts };
+  return { value: best[capacity] + free, counts };
 }
 
 /** Whether the counts fit the type on every axis. */
@@ -150,7 +158,7 @@ function repair(
   const out = [...counts];
   const order = classes
     .map((_, i) => i)
-    .sort((a, b) => duals[a] / classes[a].memory - duals[b] / classes[b].memory);
+    .sort((a, b) => duals[a] / Math.max(1, classes[a].memory) - duals[b] / Math.max(1, classes[b].memory));
   while (!fitsType(t, classes, out)) {
     const i = order.find((j) => out[j] > 0);
     if (i === undefined) break;
@@ -200,7 +208,7 @@ function price(
   let lp = 0;
   for (let round = 0; round < 2; round++) {
     let lo = 0;
-    let hi = maxDual / Math.min(...classes.map((c) => c.memory));
+    let hi = maxDual / Math.max(1, Math.min(...classes.map((c) => c.memory)));
     let first = evaluate(0, lp);
     if (first.memOver > 0) {
       for (let k = 0; k < 14; k++) {
@@ -307,7 +315,7 @@ export async function configurationBound(
   if (live.length === 0) return { cost: 0, master: 0, rounds: 0, mix: [], ms: 0 };
   const bins = undominated(types);
   // Pods' cpu is a multiple of the classes' gcd, so the cpu knapsack works in those units exactly.
-  const unit = live.map((c) => c.cpu).reduce(gcd);
+  const unit = live.map((c) => c.cpu).reduce(gcd) || 1;
   highsPromise ??= highsLoader();
   const highs = await highsPromise;
 
@@ -317,7 +325,12 @@ export async function configurationBound(
     let best: Column | undefined;
     let bestPerPod = Number.POSITIVE_INFINITY;
     bins.forEach((b, ti) => {
-      const n = Math.min(Math.floor(b.cpu / cls.cpu), Math.floor(b.memory / cls.memory), b.pods, cls.count);
+      const n = Math.min(
+        cls.cpu > 0 ? Math.floor(b.cpu / cls.cpu) : b.pods,
+        cls.memory > 0 ? Math.floor(b.memory / cls.memory) : b.pods,
+        b.pods,
+        cls.count,
+      );
       if (n < 1 || b.price / n >= bestPerPod) return;
       bestPerPod = b.price / n;
       const counts = new Array<number>(live.length).fill(0);

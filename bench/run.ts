@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BENCH_REGION, loadEnvironment, type SetupTimes } from './environment';
+import { BENCH_REGION, type BenchEnvironment, loadEnvironment, type SetupTimes } from './environment';
 import { parseGcTrace, type RunPeaks, runPeaks } from './gc-trace';
 import { type InflateOutcome, planInflate } from './inflate';
 import { type Measurement, type MeasureTask, measure } from './measure';
+import { formatQuality, measureQuality, qualityWorkloads } from './quality';
 import { formatTable, num } from './table';
 import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
 
@@ -25,6 +26,8 @@ Options:
   --shape <shape>    throughput workload: ${WORKLOAD_SHAPES.join(', ')} (default karpenter)
   --sizes <list>     throughput sizes, comma-separated (default 1000,5000,10000,20000)
   --budget <s>       seconds of timed runs per size before stopping short of 3 (default 15)
+  --quality          print only the plan-cost table: podlift against the configuration-LP
+                     bound and Karpenter's decision before consolidation (quality.ts)
   --only <pods>      time one size in this process and print it (for node --cpu-prof);
                      no child process, so heap is heapTotal only
   -h, --help         show this help`;
@@ -65,6 +68,7 @@ async function main(): Promise<number> {
       sizes: { type: 'string' },
       budget: { type: 'string', default: '15' },
       only: { type: 'string' },
+      quality: { type: 'boolean', default: false },
       child: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -91,6 +95,10 @@ async function main(): Promise<number> {
   if (only === null || sizes.length < parsedSizes.length) return 2;
 
   const { env, setup } = await loadEnvironment();
+  if (values.quality) {
+    console.log(await qualityReport(env));
+    return 0;
+  }
   if (only !== undefined) {
     progress(`timing ${only} ${shape} pods in this process`);
     const m: SizedResult = {
@@ -114,6 +122,7 @@ async function main(): Promise<number> {
   );
   const inflate = planInflate(env);
   print(values.json, { setup, throughput, plainQuality, inflate, shape, revision: schedulerRevision() });
+  if (!values.json) console.log(`\n${await qualityReport(env)}`);
   return 0;
 }
 
@@ -125,6 +134,16 @@ function schedulerRevision(): string {
   if (head.status !== 0) return 'unknown (not a git checkout)';
   const dirty = git(['status', '--porcelain', '--', 'shared/core']).stdout.trim() !== '';
   return `${head.stdout.trim()}${dirty ? '+dirty (shared/core modified in the working tree)' : ''}`;
+}
+
+/** Section 3: plan cost on the cheapest-plan workloads (bound and reference), one workload at a time. */
+async function qualityReport(env: BenchEnvironment): Promise<string> {
+  const rows = [];
+  for (const w of qualityWorkloads()) {
+    progress(`plan cost: ${w.name}, ${w.pods.length} pods…`);
+    rows.push(await measureQuality(w, env.catalog, env.nodeClass));
+  }
+  return `3. Plan cost — ${BENCH_REGION} on-demand, revision ${schedulerRevision()}\n${formatQuality(rows)}`;
 }
 
 function usageError(message: string): 2 {
