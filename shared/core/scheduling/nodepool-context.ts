@@ -52,6 +52,8 @@ export class NodePoolContext {
   /** Limits minus existing and in-flight capacity minus what this run has reserved. */
   readonly remaining: MutableResources;
   readonly daemonSets: readonly DaemonSet[];
+  /** The limited resources (keys of `remaining`). */
+  private readonly limitKeys: readonly string[];
 
   constructor(
     readonly nodePool: NodePool,
@@ -81,6 +83,7 @@ export class NodePoolContext {
     }
     this.remaining = {};
     for (const [k, v] of Object.entries(nodePool.limits)) this.remaining[k] = v;
+    this.limitKeys = Object.keys(this.remaining);
     for (const n of nodes) {
       if (n.nodePool !== nodePool.name) continue;
       for (const k of Object.keys(this.remaining)) {
@@ -118,9 +121,10 @@ export class NodePoolContext {
 
   /** Whether launching `capacity` stays within the limits; returns the first exceeded limit. */
   exceededLimit(capacity: Resources, newNode = true): string | undefined {
-    for (const [k, left] of Object.entries(this.remaining)) {
+    // Hot on the limited-NodePool path (every option of every node): no allocation.
+    for (const k of this.limitKeys) {
       const need = k === NODES_LIMIT ? (newNode ? 1 : 0) : (capacity[k] ?? 0);
-      if (need > left) return k;
+      if (need > this.remaining[k]) return k;
     }
     return undefined;
   }
@@ -132,15 +136,30 @@ export class NodePoolContext {
 
   /** Whether `capacity` is at most `factor` × `reference` on every limited resource. */
   withinFactor(capacity: Resources, reference: Resources, factor: number): boolean {
-    for (const k of Object.keys(this.nodePool.limits)) {
+    for (const k of this.limitKeys) {
       if (k === NODES_LIMIT) continue;
       if ((capacity[k] ?? 0) > (reference[k] ?? 0) * factor) return false;
     }
     return true;
   }
 
+  /**
+   * The price of `it`'s cheapest usable offering under this NodePool's requirements, cached:
+   * the limited path prices every option of every node.
+   */
+  price(it: InstanceType): number {
+    let p = this.prices.get(it);
+    if (p === undefined) {
+      p = cheapestOffering(it, this.requirements)?.price ?? Number.POSITIVE_INFINITY;
+      this.prices.set(it, p);
+    }
+    return p;
+  }
+
+  private readonly prices = new Map<InstanceType, number>();
+
   reserve(capacity: Resources, sign: 1 | -1): void {
-    for (const k of Object.keys(this.remaining)) {
+    for (const k of this.limitKeys) {
       this.remaining[k] -= sign * (k === NODES_LIMIT ? 1 : (capacity[k] ?? 0));
     }
   }

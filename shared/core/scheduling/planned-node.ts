@@ -11,7 +11,7 @@ import {
   type Resources,
   subtractResources,
 } from '../model/resources';
-import { cheapestOffering, type NodePoolContext, offeringAllowed } from './nodepool-context';
+import { type NodePoolContext, offeringAllowed } from './nodepool-context';
 import type { NodePoolRejection } from './unschedulable-reason';
 
 /** What adding pods to a planned node would make of it. */
@@ -77,7 +77,7 @@ export function limitedBand(
   let price = Number.POSITIVE_INFINITY;
   for (const it of options) {
     if (!fits(need, {}, it.allocatable)) continue;
-    const p = cheapestOffering(it, context.requirements)?.price ?? Number.POSITIVE_INFINITY;
+    const p = context.price(it);
     if (p < price) {
       price = p;
       expected = it;
