@@ -150,9 +150,7 @@ function planPart(
   const ctx = node.context;
   const used: MutableResources = {};
   for (const p of pods) addInto(used, p.requests);
-  const withinLimits = ctx.limited
-    ? compatible.filter((it) => ctx.exceededLimit(it.capacity) === undefined)
-    : compatible;
+  const withinLimits = ctx.withinLimits(compatible);
   if (withinLimits.length === 0) {
     const resource = compatible.length > 0 ? ctx.exceededLimit(compatible[0].capacity) : undefined;
     return resource

@@ -208,9 +208,7 @@ export class NewNodes {
   ): readonly InstanceType[] | NodePoolRejection {
     const types = this.startingTypes(ctx, term, group);
     if (!('fitting' in types)) return types;
-    const withinLimits = ctx.limited
-      ? types.fitting.filter((it) => ctx.exceededLimit(it.capacity) === undefined)
-      : types.fitting;
+    const withinLimits = ctx.withinLimits(types.fitting);
     if (withinLimits.length === 0) {
       const smallest = types.fitting.reduce((a, b) =>
         (a.capacity.cpu ?? 0) <= (b.capacity.cpu ?? 0) ? a : b,

@@ -76,9 +76,9 @@ export function limitedBand(
   let expected: InstanceType | undefined;
   let price = Number.POSITIVE_INFINITY;
   for (const it of options) {
-    if (!fits(need, {}, it.allocatable)) continue;
+    // The price is a cached lookup; fits is only asked of a type that would be cheaper.
     const p = context.price(it);
-    if (p < price) {
+    if (p < price && fits(need, {}, it.allocatable)) {
       price = p;
       expected = it;
     }
@@ -87,7 +87,7 @@ export function limitedBand(
   const reference = expected.capacity;
   return options.filter(
     (it) =>
-      fits(need, {}, it.allocatable) && context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD),
+      context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD) && fits(need, {}, it.allocatable),
   );
 }
 
