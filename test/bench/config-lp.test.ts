@@ -40,6 +40,14 @@ describe('configurationBound', () => {
     expect(b.mix.map((m) => m.name).sort()).toEqual(['big', 'small']);
   });
 
+  it('finds packings that mix classes, beyond the single-class columns it starts from', async () => {
+    // Alone, 1-cpu pods fill a node two at a time and 1.5Gi pods one at a time ($3 in all);
+    // one of each per node needs only 2 nodes, and no plan does with fewer (one 1.5Gi pod per node).
+    const b = await configurationBound([bin('a', 2000, 2, 110, 1)], [pods(1000, 0.25, 2), pods(100, 1.5, 2)]);
+    expect(b.cost).toBeCloseTo(2, 5);
+    expect(b.rounds).toBeGreaterThan(1);
+  });
+
   it('takes fractional nodes where the LP may, staying below every integral plan', async () => {
     // 3 pods of 1 cpu on 2-cpu nodes: the LP uses 1.5 nodes, any plan 2.
     const b = await configurationBound([bin('a', 2000, 4, 110, 1)], [pods(1000, 1, 3)]);
