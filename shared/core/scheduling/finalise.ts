@@ -4,7 +4,7 @@ import type { Requirements } from '../model/requirements';
 import { addInto, fits, type MutableResources, type Resources } from '../model/resources';
 import { chooseLaunch, type Priced, pricedTypes } from './instance-selection';
 import type { NodePoolContext } from './nodepool-context';
-import { compatibleTypes, limitedBand, maxCapacity, type PlannedNode } from './planned-node';
+import { compatibleTypes, LIMITED_OPTION_SPREAD, maxCapacity, type PlannedNode } from './planned-node';
 import { repack } from './repack';
 import { splitForCost } from './tail-split';
 import type { NodeClaimPlan } from './types';
@@ -158,14 +158,16 @@ function planPart(
       : { kind: 'no-instance-type-fits' };
   }
   // Any option may launch, so the largest counts against the limits: a limited NodePool's
-  // options stay within the same size band packing reserved (see reservationFor).
+  // options stay within the same size band packing reserved (see limitedBand).
   const requests = { ...used };
   addInto(requests, ds);
-  const band = ctx.limited ? limitedBand(ctx, withinLimits, requests) : [];
-  const choice = chooseLaunch(band.length > 0 ? band : withinLimits, node.requirements, used, ds);
+  const bandBase = ctx.limited ? ctx.cheapestFitting(withinLimits, requests) : undefined;
+  const admit = bandBase
+    ? (it: InstanceType) => ctx.withinFactor(it.capacity, bandBase.capacity, LIMITED_OPTION_SPREAD)
+    : undefined;
+  const choice = chooseLaunch(withinLimits, node.requirements, used, ds, admit);
   if (choice.kind !== 'launch') return choice;
-  const chosen = new Set(choice.options.map((o) => o.name));
-  const capacity = ctx.limited ? maxCapacity(compatible.filter((it) => chosen.has(it.name))) : {};
+  const capacity = ctx.limited ? maxCapacity(choice.instanceTypes) : {};
   const expected = choice.options[0];
   const plan: NodeClaimPlan = {
     nodePool: ctx.nodePool.name,

@@ -53,19 +53,23 @@ export interface LaunchChoice {
   readonly capacityType: CapacityType;
   readonly options: readonly InstanceTypeOption[];
   readonly zones: readonly string[];
+  /** The instance types of `options`, in the same order. */
+  readonly instanceTypes: readonly InstanceType[];
 }
 
 /**
  * Prices the instance types that can hold `used + daemonSetOverhead` and decides the capacity
  * type: spot whenever the requirements allow it and some option has an available spot offering
  * (Karpenter's rule), else on-demand, else reserved. Options come cheapest first, at most 60,
- * keeping every requirement's minValues satisfied; or why nothing can launch.
+ * keeping every requirement's minValues satisfied; or why nothing can launch. `admit`, when
+ * given, further restricts the types that may be chosen.
  */
 export function chooseLaunch(
   types: readonly InstanceType[],
   requirements: Requirements,
   used: Resources,
   daemonSetOverhead: Resources,
+  admit?: (it: InstanceType) => boolean,
 ): LaunchChoice | NodePoolRejection {
   const need = { ...used };
   addInto(need, daemonSetOverhead);
@@ -75,8 +79,10 @@ export function chooseLaunch(
   for (const capacityType of ['spot', 'on-demand', 'reserved'] as const) {
     if (allowed && !allowed.has(capacityType)) continue;
     const fitting: Priced[] = [];
+    // `types` is usually a cached array, so its priced list is too; `admit` narrows it
+    // without building (and pricing) a new array per node.
     for (const p of pricedTypes(types, requirements, capacityType)) {
-      if (!fits(need, {}, p.it.allocatable)) continue;
+      if (!fits(need, {}, p.it.allocatable) || (admit && !admit(p.it))) continue;
       fitting.push(p);
       // Without minValues the cheapest 60 that fit are the answer: stop scanning.
       if (!hasMinValues && fitting.length >= MAX_INSTANCE_TYPE_OPTIONS) break;
@@ -95,7 +101,13 @@ export function chooseLaunch(
           zones.add(o.zone);
       }
     }
-    return { kind: 'launch', capacityType, options: chosen.map((c) => c.option), zones: [...zones].sort() };
+    return {
+      kind: 'launch',
+      capacityType,
+      options: chosen.map((c) => c.option),
+      zones: [...zones].sort(),
+      instanceTypes: chosen.map((c) => c.it),
+    };
   }
   return anyFits || types.some((it) => fits(need, {}, it.allocatable))
     ? { kind: 'no-available-offering' }
