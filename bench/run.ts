@@ -318,7 +318,7 @@ function print(json: boolean, report: Report): void {
 
   out.push(
     '',
-    '2. Packing quality — plan cost / LP lower bound over the allowed offerings (lower-bound.ts: cpu + memory only)',
+    '2. Packing against the cpu + memory LP relaxation (lower-bound.ts; a loose yardstick — the configuration-LP bound is section 3)',
     formatTable(
       [
         'workload',
