@@ -3,7 +3,7 @@ import type { CapacityType } from '../model/capacity-type';
 import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../model/labels';
 import type { Requirements } from '../model/requirements';
 import { addInto, fits, type Resources } from '../model/resources';
-import { cheapestOffering } from './nodepool-context';
+import { cheapestOffering, offeringAllowed } from './nodepool-context';
 import type { NodePoolRejection } from './unschedulable-reason';
 
 /** CreateFleet takes at most this many overrides; Karpenter caps options the same way. */
@@ -94,13 +94,7 @@ export function chooseLaunch(
     const chosen = truncateKeepingMinValues(fitting, requirements);
     if (!Array.isArray(chosen)) return chosen;
     const zones = new Set<string>();
-    const zoneReq = requirements.get(LABEL_ZONE);
-    for (const { it } of chosen) {
-      for (const o of it.offerings) {
-        if (o.capacityType === capacityType && o.available && (zoneReq?.has(o.zone) ?? true))
-          zones.add(o.zone);
-      }
-    }
+    for (const c of chosen) for (const z of c.zones) zones.add(z);
     return {
       kind: 'launch',
       capacityType,
@@ -118,6 +112,11 @@ export function chooseLaunch(
 export interface Priced {
   readonly it: InstanceType;
   readonly option: InstanceTypeOption;
+  /**
+   * Zones with an available offering of the capacity type asked for (any allowed one when
+   * none was) under the zone requirement: computed with the cached list, not per NodeClaim.
+   */
+  readonly zones: readonly string[];
 }
 
 const pricedCache = new WeakMap<readonly InstanceType[], Map<string, Priced[]>>();
@@ -144,9 +143,18 @@ export function pricedTypes(
     for (const it of types) {
       const o = cheapestOffering(it, requirements, capacityType);
       if (o) {
+        const zones = new Set<string>();
+        for (const offering of it.offerings) {
+          if (
+            (!capacityType || offering.capacityType === capacityType) &&
+            offeringAllowed(offering, requirements)
+          )
+            zones.add(offering.zone);
+        }
         list.push({
           it,
           option: { name: it.name, price: o.price, capacityType: o.capacityType, zone: o.zone },
+          zones: [...zones],
         });
       }
     }
