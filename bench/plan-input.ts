@@ -64,8 +64,10 @@ function main(): void {
   });
   const count = Number(values.pods);
   const shape = values.shape as WorkloadShape;
-  if (!Number.isInteger(count) || count <= 0) throw new Error(`--pods ${values.pods}: expected a positive integer`);
-  if (!WORKLOAD_SHAPES.includes(shape)) throw new Error(`--shape ${values.shape}: expected ${WORKLOAD_SHAPES.join(', ')}`);
+  if (!Number.isInteger(count) || count <= 0)
+    throw new Error(`--pods ${values.pods}: expected a positive integer`);
+  if (!WORKLOAD_SHAPES.includes(shape))
+    throw new Error(`--shape ${values.shape}: expected ${WORKLOAD_SHAPES.join(', ')}`);
   const docs = [
     ec2NodeClassManifest(),
     nodePoolManifest({
