@@ -8,7 +8,7 @@ export const HOURS_PER_MONTH = 730;
  * Nodes and the unschedulable pods with their reasons. Rendered from the JSON value so both
  * outputs always agree, to the rounding.
  */
-export function formatPlanTable(plan: PlanJson): string {
+export function formatPlanTable(plan: PlanJson, notes: readonly string[] = []): string {
   const out: string[] = [`Plan for ${plan.region}`, ''];
   if (plan.nodeClaims.length === 0) {
     out.push('No new nodes needed.');
@@ -50,6 +50,7 @@ export function formatPlanTable(plan: PlanJson): string {
   if (plan.nodeClaims.some((c) => c.capacityType === 'spot')) {
     out.push('', 'Spot prices are estimates unless given with --spot-prices.');
   }
+  if (notes.length > 0) out.push('', 'Notes:', ...notes.flatMap((n) => wrap(`- ${n}`, '  ')));
   if (plan.existingNodes.length > 0) {
     out.push(
       '',
@@ -93,4 +94,20 @@ function alignColumns(
       .join('  ')
       .trimEnd(),
   );
+}
+
+/** Wraps a paragraph at 100 columns, continuation lines indented. */
+function wrap(text: string, indent: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }

@@ -7,6 +7,7 @@ import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
+import { planNotes } from './plan-notes';
 import { formatPlanTable } from './plan-table';
 import { parseSpotPrices, type SpotPriceOverrides } from './spot-prices';
 
@@ -186,7 +187,15 @@ async function planCommand(args: string[], io: CliIO): Promise<void> {
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
 
   const result = planCapacity(input, catalog);
-  io.stdout(output === 'json' ? formatPlanJson(region, result) : formatPlanTable(planToJson(region, result)));
+  const plan = planToJson(region, result);
+  const notes = planNotes(plan);
+  if (output === 'json') {
+    // stdout carries only the documented JSON; the notes go with the warnings.
+    io.stdout(formatPlanJson(region, result));
+    for (const note of notes) io.stderr(`note: ${note}\n`);
+  } else {
+    io.stdout(formatPlanTable(plan, notes));
+  }
 }
 
 /** The bundled catalog; a region without prices is a usage error, a bad spot price an input error. */

@@ -1,5 +1,5 @@
 import type { InstanceType } from '../catalog/instance-type';
-import { LABEL_HOSTNAME, LABEL_ZONE, WELL_KNOWN_LABELS } from '../model/labels';
+import { LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_ZONE, WELL_KNOWN_LABELS } from '../model/labels';
 import type { Requirements } from '../model/requirements';
 import { firstUntoleratedTaint } from '../model/taints';
 import type { StateNode } from '../state/cluster-state';
@@ -284,15 +284,10 @@ function possibleValues(
   key: string,
   requirements: Requirements,
   options: readonly InstanceType[],
-): Set<string> {
+): ReadonlySet<string> {
   const out = new Set<string>();
   const req = requirements.get(key);
-  if (key === LABEL_ZONE) {
-    for (const it of options) {
-      for (const o of it.offerings) if (offeringAllowed(o, requirements)) out.add(o.zone);
-    }
-    return out;
-  }
+  if (key === LABEL_ZONE) return offeredZones(requirements, options);
   if (req && !req.complement) {
     for (const v of req.values) {
       if (options.length === 0 || options.some((it) => it.requirements.get(key)?.has(v) ?? true)) out.add(v);
@@ -302,6 +297,35 @@ function possibleValues(
   for (const it of options) {
     const r = it.requirements.get(key);
     if (r && !r.complement) for (const v of r.values) if (!req || req.has(v)) out.add(v);
+  }
+  return out;
+}
+
+const zonesCache = new WeakMap<readonly InstanceType[], Map<string, Set<string>>>();
+
+/**
+ * Zones with a usable offering among `options` under the zone and capacity-type requirements.
+ * Opening a node asks this of the same (cached) options array for every pod group, so the
+ * answer is cached per options array and the two requirements that decide it.
+ */
+function offeredZones(requirements: Requirements, options: readonly InstanceType[]): ReadonlySet<string> {
+  const zone = requirements.get(LABEL_ZONE);
+  const capacityType = requirements.get(LABEL_CAPACITY_TYPE);
+  const key = `${zone?.toString() ?? ''}|${capacityType?.toString() ?? ''}`;
+  let byKey = zonesCache.get(options);
+  if (!byKey) {
+    byKey = new Map();
+    zonesCache.set(options, byKey);
+  }
+  let out = byKey.get(key);
+  if (!out) {
+    out = new Set<string>();
+    for (const it of options) {
+      for (const o of it.offerings) {
+        if (!out.has(o.zone) && offeringAllowed(o, requirements)) out.add(o.zone);
+      }
+    }
+    byKey.set(key, out);
   }
   return out;
 }

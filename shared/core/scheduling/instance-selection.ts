@@ -3,7 +3,7 @@ import type { CapacityType } from '../model/capacity-type';
 import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../model/labels';
 import type { Requirements } from '../model/requirements';
 import { addInto, fits, type Resources } from '../model/resources';
-import { cheapestOffering } from './nodepool-context';
+import { cheapestOffering, offeringAllowed } from './nodepool-context';
 import type { NodePoolRejection } from './unschedulable-reason';
 
 /** CreateFleet takes at most this many overrides; Karpenter caps options the same way. */
@@ -53,19 +53,23 @@ export interface LaunchChoice {
   readonly capacityType: CapacityType;
   readonly options: readonly InstanceTypeOption[];
   readonly zones: readonly string[];
+  /** The instance types of `options`, in the same order. */
+  readonly instanceTypes: readonly InstanceType[];
 }
 
 /**
  * Prices the instance types that can hold `used + daemonSetOverhead` and decides the capacity
  * type: spot whenever the requirements allow it and some option has an available spot offering
  * (Karpenter's rule), else on-demand, else reserved. Options come cheapest first, at most 60,
- * keeping every requirement's minValues satisfied; or why nothing can launch.
+ * keeping every requirement's minValues satisfied; or why nothing can launch. `admit`, when
+ * given, further restricts the types that may be chosen.
  */
 export function chooseLaunch(
   types: readonly InstanceType[],
   requirements: Requirements,
   used: Resources,
   daemonSetOverhead: Resources,
+  admit?: (it: InstanceType) => boolean,
 ): LaunchChoice | NodePoolRejection {
   const need = { ...used };
   addInto(need, daemonSetOverhead);
@@ -75,8 +79,10 @@ export function chooseLaunch(
   for (const capacityType of ['spot', 'on-demand', 'reserved'] as const) {
     if (allowed && !allowed.has(capacityType)) continue;
     const fitting: Priced[] = [];
+    // `types` is usually a cached array, so its priced list is too; `admit` narrows it
+    // without building (and pricing) a new array per node.
     for (const p of pricedTypes(types, requirements, capacityType)) {
-      if (!fits(need, {}, p.it.allocatable)) continue;
+      if (!fits(need, {}, p.it.allocatable) || (admit && !admit(p.it))) continue;
       fitting.push(p);
       // Without minValues the cheapest 60 that fit are the answer: stop scanning.
       if (!hasMinValues && fitting.length >= MAX_INSTANCE_TYPE_OPTIONS) break;
@@ -88,14 +94,14 @@ export function chooseLaunch(
     const chosen = truncateKeepingMinValues(fitting, requirements);
     if (!Array.isArray(chosen)) return chosen;
     const zones = new Set<string>();
-    const zoneReq = requirements.get(LABEL_ZONE);
-    for (const { it } of chosen) {
-      for (const o of it.offerings) {
-        if (o.capacityType === capacityType && o.available && (zoneReq?.has(o.zone) ?? true))
-          zones.add(o.zone);
-      }
-    }
-    return { kind: 'launch', capacityType, options: chosen.map((c) => c.option), zones: [...zones].sort() };
+    for (const c of chosen) for (const z of c.zones) zones.add(z);
+    return {
+      kind: 'launch',
+      capacityType,
+      options: chosen.map((c) => c.option),
+      zones: [...zones].sort(),
+      instanceTypes: chosen.map((c) => c.it),
+    };
   }
   return anyFits || types.some((it) => fits(need, {}, it.allocatable))
     ? { kind: 'no-available-offering' }
@@ -106,6 +112,11 @@ export function chooseLaunch(
 export interface Priced {
   readonly it: InstanceType;
   readonly option: InstanceTypeOption;
+  /**
+   * Zones with an available offering of the capacity type asked for (any allowed one when
+   * none was) under the zone requirement: computed with the cached list, not per NodeClaim.
+   */
+  readonly zones: readonly string[];
 }
 
 const pricedCache = new WeakMap<readonly InstanceType[], Map<string, Priced[]>>();
@@ -132,9 +143,18 @@ export function pricedTypes(
     for (const it of types) {
       const o = cheapestOffering(it, requirements, capacityType);
       if (o) {
+        const zones = new Set<string>();
+        for (const offering of it.offerings) {
+          if (
+            (!capacityType || offering.capacityType === capacityType) &&
+            offeringAllowed(offering, requirements)
+          )
+            zones.add(offering.zone);
+        }
         list.push({
           it,
           option: { name: it.name, price: o.price, capacityType: o.capacityType, zone: o.zone },
+          zones: [...zones],
         });
       }
     }

@@ -67,17 +67,19 @@ export class NewNodes {
     for (let i = 0; i < live.length; i++) {
       const node = live[i];
       if (!node) continue;
-      const dead = (): void => {
+      // (No closure for "drop this node": one per node per placement was a measurable cost.)
+      if (
+        firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints) ||
+        !node.mayHold(group.requests)
+      ) {
         live[i] = undefined;
         this.liveDead++;
-      };
-      if (firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints)) {
-        dead();
         continue;
       }
       const cap = Math.min(bulk, hostnameCap(profile, topology, node.name));
-      if (cap <= 0 || !node.mayHold(group.requests)) {
-        dead();
+      if (cap <= 0) {
+        live[i] = undefined;
+        this.liveDead++;
         continue;
       }
       let tried = false;
@@ -98,7 +100,10 @@ export class NewNodes {
           return fit.copies;
         }
       }
-      if (tried) dead();
+      if (tried) {
+        live[i] = undefined;
+        this.liveDead++;
+      }
     }
     if (this.liveDead > 64 && this.liveDead * 2 > live.length) {
       this.live = live.filter((n) => n !== undefined);
@@ -203,9 +208,7 @@ export class NewNodes {
   ): readonly InstanceType[] | NodePoolRejection {
     const types = this.startingTypes(ctx, term, group);
     if (!('fitting' in types)) return types;
-    const withinLimits = ctx.limited
-      ? types.fitting.filter((it) => ctx.exceededLimit(it.capacity) === undefined)
-      : types.fitting;
+    const withinLimits = ctx.withinLimits(types.fitting);
     if (withinLimits.length === 0) {
       const smallest = types.fitting.reduce((a, b) =>
         (a.capacity.cpu ?? 0) <= (b.capacity.cpu ?? 0) ? a : b,

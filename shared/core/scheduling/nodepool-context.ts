@@ -10,7 +10,7 @@ import {
 } from '../model/labels';
 import { NODES_LIMIT, type NodePool } from '../model/nodepool';
 import { Requirement, Requirements } from '../model/requirements';
-import { addInto, type MutableResources, type Resources } from '../model/resources';
+import { addInto, fits, type MutableResources, type Resources } from '../model/resources';
 import { firstUntoleratedTaint } from '../model/taints';
 import type { DaemonSet, StateNode } from '../state/cluster-state';
 import type { NodePoolRejection } from './unschedulable-reason';
@@ -52,6 +52,8 @@ export class NodePoolContext {
   /** Limits minus existing and in-flight capacity minus what this run has reserved. */
   readonly remaining: MutableResources;
   readonly daemonSets: readonly DaemonSet[];
+  /** The limited resources (keys of `remaining`). */
+  private readonly limitKeys: readonly string[];
 
   constructor(
     readonly nodePool: NodePool,
@@ -81,6 +83,7 @@ export class NodePoolContext {
     }
     this.remaining = {};
     for (const [k, v] of Object.entries(nodePool.limits)) this.remaining[k] = v;
+    this.limitKeys = Object.keys(this.remaining);
     for (const n of nodes) {
       if (n.nodePool !== nodePool.name) continue;
       for (const k of Object.keys(this.remaining)) {
@@ -118,12 +121,31 @@ export class NodePoolContext {
 
   /** Whether launching `capacity` stays within the limits; returns the first exceeded limit. */
   exceededLimit(capacity: Resources, newNode = true): string | undefined {
-    for (const [k, left] of Object.entries(this.remaining)) {
+    // Hot on the limited-NodePool path (every option of every node): no allocation.
+    for (const k of this.limitKeys) {
       const need = k === NODES_LIMIT ? (newNode ? 1 : 0) : (capacity[k] ?? 0);
-      if (need > left) return k;
+      if (need > this.remaining[k]) return k;
     }
     return undefined;
   }
+
+  /**
+   * The types of `types` a new node may launch within the limits. While even the largest of
+   * them fits what the limits leave, all do, and the list is returned as is: the limited path
+   * then costs one check per call instead of one per option.
+   */
+  withinLimits(types: readonly InstanceType[]): readonly InstanceType[] {
+    if (!this.limited) return types;
+    let largest = this.largestCache.get(types);
+    if (!largest) {
+      largest = maxOf(types);
+      this.largestCache.set(types, largest);
+    }
+    if (this.exceededLimit(largest) === undefined) return types;
+    return types.filter((it) => this.exceededLimit(it.capacity) === undefined);
+  }
+
+  private readonly largestCache = new WeakMap<readonly InstanceType[], Resources>();
 
   /** Whether the NodePool has any limit. */
   get limited(): boolean {
@@ -132,15 +154,49 @@ export class NodePoolContext {
 
   /** Whether `capacity` is at most `factor` × `reference` on every limited resource. */
   withinFactor(capacity: Resources, reference: Resources, factor: number): boolean {
-    for (const k of Object.keys(this.nodePool.limits)) {
+    for (const k of this.limitKeys) {
       if (k === NODES_LIMIT) continue;
       if ((capacity[k] ?? 0) > (reference[k] ?? 0) * factor) return false;
     }
     return true;
   }
 
+  /**
+   * The price of `it`'s cheapest usable offering under this NodePool's requirements, cached:
+   * the limited path prices every option of every node.
+   */
+  price(it: InstanceType): number {
+    let p = this.prices.get(it);
+    if (p === undefined) {
+      p = cheapestOffering(it, this.requirements)?.price ?? Number.POSITIVE_INFINITY;
+      this.prices.set(it, p);
+    }
+    return p;
+  }
+
+  private readonly prices = new Map<InstanceType, number>();
+
+  /**
+   * The cheapest type of `types` (by {@link price}) whose allocatable holds `need`, as
+   * limitedBand finds it; `types` is sorted by price once per array, so finalising thousands
+   * of nodes of one NodePool stops at the first fit instead of scanning every type.
+   */
+  cheapestFitting(types: readonly InstanceType[], need: Resources): InstanceType | undefined {
+    let sorted = this.byPrice.get(types);
+    if (!sorted) {
+      // Stable: equal prices keep the order of `types`, as limitedBand's scan does.
+      sorted = types
+        .filter((it) => Number.isFinite(this.price(it)))
+        .sort((a, b) => this.price(a) - this.price(b));
+      this.byPrice.set(types, sorted);
+    }
+    return sorted.find((it) => fits(need, {}, it.allocatable));
+  }
+
+  private readonly byPrice = new WeakMap<readonly InstanceType[], InstanceType[]>();
+
   reserve(capacity: Resources, sign: 1 | -1): void {
-    for (const k of Object.keys(this.remaining)) {
+    for (const k of this.limitKeys) {
       this.remaining[k] -= sign * (k === NODES_LIMIT ? 1 : (capacity[k] ?? 0));
     }
   }
@@ -160,4 +216,13 @@ function daemonSetRequirementTerms(ds: DaemonSet): Requirements[] {
     dsTermCache.set(ds, terms);
   }
   return terms;
+}
+
+/** Element-wise maximum capacity over instance types. */
+function maxOf(types: readonly InstanceType[]): Resources {
+  const out: MutableResources = {};
+  for (const it of types) {
+    for (const k in it.capacity) if (it.capacity[k] > (out[k] ?? 0)) out[k] = it.capacity[k];
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import {
   type Resources,
   subtractResources,
 } from '../model/resources';
-import { cheapestOffering, type NodePoolContext, offeringAllowed } from './nodepool-context';
+import { type NodePoolContext, offeringAllowed } from './nodepool-context';
 import type { NodePoolRejection } from './unschedulable-reason';
 
 /** What adding pods to a planned node would make of it. */
@@ -76,9 +76,9 @@ export function limitedBand(
   let expected: InstanceType | undefined;
   let price = Number.POSITIVE_INFINITY;
   for (const it of options) {
-    if (!fits(need, {}, it.allocatable)) continue;
-    const p = cheapestOffering(it, context.requirements)?.price ?? Number.POSITIVE_INFINITY;
-    if (p < price) {
+    // The price is a cached lookup; fits is only asked of a type that would be cheaper.
+    const p = context.price(it);
+    if (p < price && fits(need, {}, it.allocatable)) {
       price = p;
       expected = it;
     }
@@ -87,7 +87,7 @@ export function limitedBand(
   const reference = expected.capacity;
   return options.filter(
     (it) =>
-      fits(need, {}, it.allocatable) && context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD),
+      context.withinFactor(it.capacity, reference, LIMITED_OPTION_SPREAD) && fits(need, {}, it.allocatable),
   );
 }
 

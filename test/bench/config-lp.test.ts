@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { type BinType, configurationBound, type PodClass, undominated } from '../../bench/config-lp';
+
+const GI = 2 ** 30;
+
+function bin(name: string, cpu: number, memoryGi: number, pods: number, price: number): BinType {
+  return { name, cpu, memory: memoryGi * GI, pods, price };
+}
+
+function pods(cpu: number, memoryGi: number, count: number): PodClass {
+  return { cpu, memory: memoryGi * GI, count };
+}
+
+describe('configurationBound', () => {
+  it('equals the cost of nodes the pods fill exactly', async () => {
+    const b = await configurationBound([bin('a', 4000, 8, 110, 1)], [pods(1000, 2, 8)]);
+    expect(b.cost).toBeCloseTo(2, 5);
+    expect(b.cost).toBeLessThanOrEqual(b.master + 1e-9);
+  });
+
+  it('knows a pod cannot be split across nodes, unlike a cpu + memory bound', async () => {
+    // 1.5 cpu pods on 2-cpu nodes: one pod per node, 3 nodes, where cpu alone says 2.25.
+    const b = await configurationBound([bin('a', 2000, 4, 110, 1)], [pods(1500, 1, 3)]);
+    expect(b.cost).toBeCloseTo(3, 5);
+  });
+
+  it('counts max pods per node', async () => {
+    const b = await configurationBound([bin('a', 8000, 32, 2, 1)], [pods(100, 0.1, 10)]);
+    expect(b.cost).toBeCloseTo(5, 5);
+  });
+
+  it('finds the mix of two types for two classes', async () => {
+    // 4 × 1 cpu/1Gi fit 2 per small node ($1); 2 × 1 cpu/4Gi fit only the big node, 2 per node ($1.5).
+    // Optimum 2 small + 1 big = $3.5; a big node also holds 2 small pods, which never helps.
+    const b = await configurationBound(
+      [bin('small', 2000, 2, 110, 1), bin('big', 2000, 8, 110, 1.5)],
+      [pods(1000, 1, 4), pods(1000, 4, 2)],
+    );
+    expect(b.cost).toBeCloseTo(3.5, 5);
+    expect(b.mix.map((m) => m.name).sort()).toEqual(['big', 'small']);
+  });
+
+  it('finds packings that mix classes, beyond the single-class columns it starts from', async () => {
+    // Alone, 1-cpu pods fill a node two at a time and 1.5Gi pods one at a time ($3 in all);
+    // one of each per node needs only 2 nodes, and no plan does with fewer (one 1.5Gi pod per node).
+    const b = await configurationBound([bin('a', 2000, 2, 110, 1)], [pods(1000, 0.25, 2), pods(100, 1.5, 2)]);
+    expect(b.cost).toBeCloseTo(2, 5);
+    expect(b.rounds).toBeGreaterThan(1);
+  });
+
+  it('takes fractional nodes where the LP may, staying below every integral plan', async () => {
+    // 3 pods of 1 cpu on 2-cpu nodes: the LP uses 1.5 nodes, any plan 2.
+    const b = await configurationBound([bin('a', 2000, 4, 110, 1)], [pods(1000, 1, 3)]);
+    expect(b.cost).toBeCloseTo(1.5, 5);
+  });
+
+  it('rejects a pod class no type can hold', async () => {
+    await expect(configurationBound([bin('a', 2000, 4, 110, 1)], [pods(4000, 1, 1)])).rejects.toThrow(
+      /fits no instance type/,
+    );
+  });
+});
+
+describe('undominated', () => {
+  it('drops a type another has at least as much room as for no more money', () => {
+    const kept = undominated([
+      bin('cheap-big', 4000, 8, 110, 1),
+      bin('dear-small', 2000, 4, 110, 2),
+      bin('x', 8000, 2, 110, 2),
+    ]);
+    expect(kept.map((t) => t.name)).toEqual(['cheap-big', 'x']);
+  });
+});
