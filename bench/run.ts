@@ -172,14 +172,14 @@ function schedulerRevision(): string {
   return `${head.stdout.trim()}${dirty ? '+dirty (shared/core modified in the working tree)' : ''}`;
 }
 
-/** Section 3: plan cost on the cheapest-plan workloads (bound and reference), one workload at a time. */
+/** Section 6: plan cost on the cheapest-plan workloads (bound and reference), one workload at a time. */
 async function qualityReport(env: BenchEnvironment): Promise<string> {
   const rows = [];
   for (const w of qualityWorkloads()) {
     progress(`plan cost: ${w.name}, ${w.pods.length} pods…`);
     rows.push(await measureQuality(w, env.catalog, env.nodeClass));
   }
-  return `3. Plan cost — ${BENCH_REGION} on-demand, revision ${schedulerRevision()}\n${formatQuality(rows)}`;
+  return `6. Plan cost — ${BENCH_REGION} on-demand, revision ${schedulerRevision()}\n${formatQuality(rows)}`;
 }
 
 function usageError(message: string): 2 {
@@ -357,7 +357,7 @@ function print(json: boolean, report: Report): void {
 
   out.push(
     '',
-    '2. Packing against the cpu + memory LP relaxation (lower-bound.ts; a loose yardstick — the configuration-LP bound is section 3)',
+    '2. Packing against the cpu + memory LP relaxation (lower-bound.ts; a loose yardstick — the configuration-LP bound is section 6)',
     formatTable(
       [
         'workload',
