@@ -171,7 +171,7 @@ describe('HintChannel riders', () => {
       'PodsPending',
       'CapacityChanged',
     ]);
-    expect((p.publisher.events[2]?.detail as { names: string[] }).names).toHaveLength(15);
+    expect((p.publisher.events[2]!.detail as { names: string[] }).names).toHaveLength(15);
     expect(p.metrics.eventsPublished.get({ detail_type: 'CapacityChanged' })).toBe(1);
     // Capacity's window was closed by riding: nothing of its own comes later.
     await p.time.advanceAsync(20_000);
