@@ -51,6 +51,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     chosen: readonly Candidate[],
     replace: boolean,
     savings: number,
+    detail?: string,
   ): DisruptionCommand => ({
     id: `${method}-${chosen[0].claim.name}-${now}`,
     method,
@@ -59,6 +60,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     candidates: chosen.map((c) => c.claim.name),
     replace,
     savings,
+    ...(detail ? { detail } : {}),
   });
 
   const empty = candidates.filter((c) => emptyLongEnough(c, now));
@@ -81,7 +83,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     if (!drift) continue;
     if (c.blocked) pass(c, c.blocked);
     else if (withinBudget(c, 'Drifted'))
-      return { command: command('drift', 'Drifted', [c], true, 0), passedOver };
+      return { command: command('drift', 'Drifted', [c], true, 0, drift), passedOver };
   }
 
   const underutilized: Candidate[] = [];

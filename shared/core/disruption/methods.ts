@@ -1,7 +1,9 @@
 import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../model/drift-hash';
 import { durationMs } from '../model/duration';
+import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
+import type { CloudInstance } from '../ports/cloud';
 import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
@@ -29,6 +31,8 @@ export interface DisruptionCommand {
   readonly replace: boolean;
   /** USD per hour saved: candidates' prices minus the replacement's. */
   readonly savings: number;
+  /** What the method found, in words (e.g. which subnet drifted). */
+  readonly detail?: string;
 }
 
 /** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */
@@ -74,6 +78,37 @@ export function driftReason(candidate: Candidate, snapshot: ClusterSnapshot): st
     !resolved.amis.some((ami) => ami.id === claim.status.imageID)
   ) {
     return `AMI ${claim.status.imageID} is no longer selected`;
+  }
+  const instance = claim.status.providerID ? snapshot.instances?.get(claim.status.providerID) : undefined;
+  return resolved && instance ? networkDrift(instance, resolved) : undefined;
+}
+
+/**
+ * Subnet and security-group drift, as aws/karpenter-provider-aws pkg/cloudprovider/drift.go
+ * `isSubnetDrifted` and `areSecurityGroupsDrifted` decide them from the instance EC2 describes:
+ * its subnet is no longer among the EC2NodeClass's resolved subnets, or its security groups are
+ * no longer exactly the resolved set. Nothing resolved (Karpenter errors out) or nothing known
+ * about the instance means no drift.
+ */
+export function networkDrift(
+  instance: Pick<CloudInstance, 'subnetId' | 'securityGroupIds'>,
+  resolved: Pick<EC2NodeClassStatus, 'subnets' | 'securityGroups'>,
+): string | undefined {
+  const groups = new Set(resolved.securityGroups.map((g) => g.id));
+  const running = new Set(instance.securityGroupIds ?? []);
+  if (
+    instance.securityGroupIds !== undefined &&
+    groups.size > 0 &&
+    (groups.size !== running.size || [...running].some((id) => !groups.has(id)))
+  ) {
+    return `security groups ${[...running].sort().join(', ') || '(none)'} are no longer the selected ${[...groups].sort().join(', ')}`;
+  }
+  if (
+    instance.subnetId !== undefined &&
+    resolved.subnets.length > 0 &&
+    !resolved.subnets.some((s) => s.id === instance.subnetId)
+  ) {
+    return `subnet ${instance.subnetId} is no longer selected`;
   }
   return undefined;
 }

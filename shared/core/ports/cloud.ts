@@ -74,6 +74,10 @@ export interface CloudInstance {
   readonly launchTime?: number;
   readonly privateDnsName?: string;
   readonly imageId?: string;
+  /** The subnet its primary network interface is in (subnet drift). */
+  readonly subnetId?: string;
+  /** The security groups it runs with (security-group drift). */
+  readonly securityGroupIds?: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
   /** `aws:///<zone>/<id>`. */
   readonly providerID: string;

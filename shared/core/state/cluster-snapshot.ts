@@ -8,6 +8,7 @@ import type { NodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { Requirements } from '../model/requirements';
 import { taintTolerated } from '../model/taints';
+import type { CloudInstance } from '../ports/cloud';
 import type { DaemonSet, PodDisruptionBudget, StateNode } from './cluster-state';
 
 /**
@@ -31,6 +32,11 @@ export interface ClusterSnapshot {
   /** Resolved subnets, security groups, AMIs and profile per EC2NodeClass name (when resolved). */
   readonly nodeClassStatus: ReadonlyMap<string, EC2NodeClassStatus>;
   readonly catalog?: Catalog;
+  /**
+   * The cluster's instances as EC2 reports them, by providerID, when the loop read them
+   * (disruption: subnet and security-group drift compare the instance with its EC2NodeClass).
+   */
+  readonly instances?: ReadonlyMap<string, CloudInstance>;
   /** offeringKey()s (and capacity-type marks) EC2 refused or reclaimed within the TTL. */
   readonly unavailableOfferings: ReadonlySet<string>;
   /** Objects that failed validation, each naming itself; the rest were read. */
