@@ -183,11 +183,12 @@ export function simulateRemoval(
 /**
  * The largest prefix of `ordered` (cheapest to disrupt first) that can be removed together, by
  * binary search as Karpenter's multi-node consolidation does (`firstNConsolidationOption`); at
- * least two candidates, or undefined.
+ * least two candidates, or undefined. `approve` may still reject a possible move (Balanced scoring).
  */
 export function multiNodeConsolidation(
   ordered: readonly Candidate[],
   snapshot: ClusterSnapshot,
+  approve: (candidates: readonly Candidate[], consolidation: Consolidation) => boolean = () => true,
 ): { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined {
   let best: { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined;
   let low = 2;
@@ -196,7 +197,8 @@ export function multiNodeConsolidation(
     const mid = Math.floor((low + high) / 2);
     const prefix = ordered.slice(0, mid);
     const consolidation = simulateRemoval(prefix, snapshot);
-    if (consolidation) {
+    // A move a Balanced NodePool rejects shrinks the window, as an impossible one does.
+    if (consolidation && approve(prefix, consolidation)) {
       best = { candidates: prefix, consolidation };
       low = mid + 1;
     } else high = mid - 1;
