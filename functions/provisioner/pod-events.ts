@@ -10,7 +10,7 @@ const MAX_POD_EVENTS = 200;
  * Pods whose Event is checked per invocation at most. Most checks find the Event already said
  * and write nothing, so the pods after the first {@link MAX_POD_EVENTS} get their turn.
  */
-const MAX_POD_EVENT_CHECKS = 4 * MAX_POD_EVENTS;
+const MAX_POD_EVENT_CHECKS = 2 * MAX_POD_EVENTS;
 
 /** A pod's Event as an EventInput target. */
 function podObject(pod: Pod) {
