@@ -1,3 +1,4 @@
+import { evictionCost } from '../model/eviction-cost';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
@@ -19,21 +20,6 @@ import type { Candidate } from './candidates';
 export const BALANCED_K = 2;
 /** Karpenter's `PerNodeBaseDisruptionCost` (disruption/types.go). */
 export const PER_NODE_DISRUPTION_COST = 1;
-
-const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
-
-/**
- * What evicting `pod` costs (pkg/utils/disruption `EvictionCost`): 1, plus its pod-deletion-cost
- * / 2^27 and its priority / 2^25, clamped to [-10, 10]. An unparsable deletion cost counts as 0.
- */
-export function evictionCost(pod: Pick<Pod, 'annotations' | 'priority'>): number {
-  let cost = 1;
-  const deletion = Number(pod.annotations?.[POD_DELETION_COST]);
-  if (pod.annotations?.[POD_DELETION_COST] !== undefined && Number.isFinite(deletion))
-    cost += deletion / 2 ** 27;
-  cost += (pod.priority ?? 0) / 2 ** 25;
-  return Math.min(10, Math.max(-10, cost));
-}
 
 /** A node's disruption cost: 1 plus the positive eviction costs of the pods that would move. */
 export function nodeDisruptionCost(pods: readonly Pod[]): number {

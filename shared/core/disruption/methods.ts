@@ -3,10 +3,9 @@ import { durationMs } from '../model/duration';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
-import type { CloudInstance } from '../ports/cloud';
 import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
-import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import type { ClusterSnapshot, InstanceNetwork } from '../state/cluster-snapshot';
 import { schedulingCapacity } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
@@ -91,7 +90,7 @@ export function driftReason(candidate: Candidate, snapshot: ClusterSnapshot): st
  * about the instance means no drift.
  */
 export function networkDrift(
-  instance: Pick<CloudInstance, 'subnetId' | 'securityGroupIds'>,
+  instance: InstanceNetwork,
   resolved: Pick<EC2NodeClassStatus, 'subnets' | 'securityGroups'>,
 ): string | undefined {
   const groups = new Set(resolved.securityGroups.map((g) => g.id));

@@ -1,6 +1,6 @@
 import type { InstanceType } from '../catalog/instance-type';
-import { evictionCost } from '../disruption/balanced';
 import { durationMs } from '../model/duration';
+import { evictionCost } from '../model/eviction-cost';
 import { ANNOTATIONS, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { isStaticNodePool, NODES_LIMIT, type NodePool } from '../model/nodepool';

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
-import {
-  balancedApproves,
-  evictionCost,
-  nodePoolTotals,
-  scoreMove,
-} from '../../../shared/core/disruption/balanced';
+import { balancedApproves, nodePoolTotals, scoreMove } from '../../../shared/core/disruption/balanced';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { decideDisruption } from '../../../shared/core/disruption/decide';
 import { multiNodeConsolidation } from '../../../shared/core/disruption/methods';
+import { evictionCost } from '../../../shared/core/model/eviction-cost';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { Pod } from '../../../shared/core/model/pod';
