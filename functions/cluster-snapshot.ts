@@ -13,6 +13,8 @@ export interface SnapshotParts {
   readonly resolveNodeClasses?: boolean;
   /** Read the pending pods. @default true */
   readonly pendingPods?: boolean;
+  /** List the cluster's EC2 instances (subnet and security-group drift). @default false */
+  readonly instances?: boolean;
 }
 
 /** A resolution that failed, by EC2NodeClass name: the loops report it on the object and skip it. */
@@ -42,19 +44,31 @@ export async function loadClusterSnapshot(
   // An unsupported cluster fails here, once per container and by name, rather than as the
   // evictions and lists that would break on it later.
   await cluster.checkServerVersion();
-  const [pending, nodes, nodeClaims, daemonSets, pdbs, crdPools, crdClasses, ssm, catalog, stored] =
-    await Promise.all([
-      parts.pendingPods === false ? { items: [], invalid: [] } : cluster.pendingPods(),
-      cluster.nodes(),
-      cluster.nodeClaims(),
-      cluster.daemonSets(),
-      cluster.podDisruptionBudgets(),
-      cluster.nodePools(),
-      cluster.nodeClasses(),
-      ports.nodePoolConfig.load(),
-      parts.catalog === false ? undefined : ports.catalog.catalog(),
-      ports.lease.loadUnavailableOfferings(),
-    ]);
+  const [
+    pending,
+    nodes,
+    nodeClaims,
+    daemonSets,
+    pdbs,
+    crdPools,
+    crdClasses,
+    ssm,
+    catalog,
+    stored,
+    instances,
+  ] = await Promise.all([
+    parts.pendingPods === false ? { items: [], invalid: [] } : cluster.pendingPods(),
+    cluster.nodes(),
+    cluster.nodeClaims(),
+    cluster.daemonSets(),
+    cluster.podDisruptionBudgets(),
+    cluster.nodePools(),
+    cluster.nodeClasses(),
+    ports.nodePoolConfig.load(),
+    parts.catalog === false ? undefined : ports.catalog.catalog(),
+    ports.lease.loadUnavailableOfferings(),
+    parts.instances ? ports.instances.listClusterInstances() : undefined,
+  ]);
   unavailable.restore(stored);
   const merged = mergeWithCrds(
     { nodePools: crdPools.items, nodeClasses: crdClasses.items },
@@ -84,6 +98,7 @@ export async function loadClusterSnapshot(
     nodeClasses: merged.nodeClasses,
     nodeClassStatus: statuses,
     ...(catalog ? { catalog } : {}),
+    ...(instances ? { instances: new Map(instances.map((i) => [i.providerID, i])) } : {}),
     unavailableOfferings: unavailable.keys(),
     invalid: [
       ...pending.invalid,

@@ -6,6 +6,7 @@ import { EventBridgePublisher } from '../shared/aws/eventbridge/eventbridge-publ
 import { Ec2Instances } from '../shared/aws/fleet/ec2-instances';
 import { Ec2InstanceLauncher } from '../shared/aws/fleet/instance-launcher';
 import { Ec2LaunchTemplateProvider } from '../shared/aws/launch-templates/launch-template-provider';
+import { IamInstanceProfiles } from '../shared/aws/nodeclass/instance-profile-inventory';
 import { EC2NodeClassResolver } from '../shared/aws/nodeclass/resolver';
 import type { RetryPolicy } from '../shared/aws/retry';
 import { SsmNodePoolConfig } from '../shared/aws/ssm-config/ssm-nodepool-config';
@@ -16,6 +17,7 @@ import type {
   InstanceCatalogPort,
   InstanceInventoryPort,
   InstanceLauncherPort,
+  InstanceProfileInventoryPort,
   NodeClassResolverPort,
   NodePoolConfigPort,
 } from '../shared/core/ports/cloud';
@@ -23,6 +25,7 @@ import type { ClusterReader, ClusterWriter } from '../shared/core/ports/cluster'
 import type { ClusterAccess } from '../shared/core/ports/cluster-access';
 import type { EventRecorderPort } from '../shared/core/ports/cluster-events';
 import type { ClusterLeasePort, UnavailableOfferingsStore } from '../shared/core/ports/cluster-lease';
+import type { LaunchTemplateProvider } from '../shared/core/ports/launch-templates';
 import type { EventPublisherPort } from '../shared/core/ports/publisher';
 import type { Time } from '../shared/core/ports/time';
 import { BearerTokenKubeConfigSource } from '../shared/kube/auth/bearer-token-kubeconfig-source';
@@ -50,6 +53,10 @@ export interface Ports {
   /** NodePools and EC2NodeClasses from SSM parameters under `/podlift/<cluster>/`. */
   readonly nodePoolConfig: NodePoolConfigPort;
   readonly instances: InstanceInventoryPort;
+  /** The cluster's launch templates (garbage collection; launches use them through the launcher). */
+  readonly launchTemplates: LaunchTemplateProvider;
+  /** The cluster's instance profiles in IAM (garbage collection). */
+  readonly instanceProfiles: InstanceProfileInventoryPort;
   readonly publisher: EventPublisherPort;
   /** A launcher for one invocation: it plans from that invocation's instance types and marks. */
   launcher(
@@ -125,6 +132,13 @@ export function composePorts(options: ComposeOptions): Ports {
     nodeClasses,
     nodePoolConfig: new SsmNodePoolConfig({ ssm: clients.ssm, cluster: config.clusterName, retry }),
     instances: new Ec2Instances({ ec2: clients.ec2, cluster: config.clusterName, retry }),
+    launchTemplates,
+    instanceProfiles: new IamInstanceProfiles({
+      iam: clients.iam,
+      cluster: config.clusterName,
+      region: config.region,
+      retry,
+    }),
     publisher: new EventBridgePublisher({
       eventBridge: clients.eventBridge,
       eventBusName: config.eventBusName,

@@ -58,6 +58,7 @@ export const METRICS = {
   podsEvicted: 'PodsEvicted',
   evictionsBlocked: 'EvictionsBlocked',
   instancesGarbageCollected: 'InstancesGarbageCollected',
+  resourcesGarbageCollected: 'ResourcesGarbageCollected',
   leaseHeldElsewhere: 'LeaseHeldElsewhere',
   decisionTime: 'DecisionTime',
   invocationTime: 'InvocationTime',

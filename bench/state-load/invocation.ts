@@ -14,6 +14,11 @@ export interface InvocationMeasurement {
   readonly kind: StateLoadKind;
   /** Wall milliseconds of each run in order; the first is cold (empty caches). */
   readonly runsMs: readonly number[];
+  /**
+   * CPU milliseconds (user + system) the invocation's process spent in each run: what the
+   * function itself costs, apart from waiting on the API server and on a busy machine.
+   */
+  readonly cpuMs: readonly number[];
   readonly pods: number;
   readonly nodes: number;
   readonly nodeClaims: number;
@@ -59,10 +64,12 @@ export async function measureInvocations(
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
   gc();
   const runsMs: number[] = [];
+  const cpuMs: number[] = [];
   let last = { pods: 0, nodes: 0, nodeClaims: 0 };
   for (let r = 0; r < runs; r++) {
     gc();
     const start = performance.now();
+    const cpuStart = process.cpuUsage();
     const invocation = runtime.begin(context);
     if (kind === 'provisioner') await runProvisioner(runtime, invocation);
     if (kind === 'disruption') await runDisruption(runtime, invocation);
@@ -71,6 +78,8 @@ export async function measureInvocations(
         ? await loadClusterSnapshot(ports, invocation, runtime.unavailable, { resolveNodeClasses: true })
         : { snapshot: undefined };
     runsMs.push(performance.now() - start);
+    const cpu = process.cpuUsage(cpuStart);
+    cpuMs.push((cpu.user + cpu.system) / 1000);
     if (!snapshot) {
       gc();
       continue;
@@ -82,5 +91,5 @@ export async function measureInvocations(
     };
     gc();
   }
-  return { kind, runsMs, ...last };
+  return { kind, runsMs, cpuMs, ...last };
 }

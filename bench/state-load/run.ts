@@ -127,14 +127,25 @@ function report(results: readonly Result[]): string {
     const warm = r.runsMs.slice(1);
     const peak = typeof r.peakHeapMB === 'string' ? r.peakHeapMB : num(Math.max(...r.peakHeapMB));
     const target =
-      pods <= TARGET.pods
+      // The target is set at 10,000 bound pods; the shapes add 100 pending ones.
+      r.shape.nodes * r.shape.podsPerNode <= TARGET.pods
         ? Math.max(...r.runsMs) <= TARGET.seconds * 1000 &&
           typeof r.peakHeapMB !== 'string' &&
           Math.max(...r.peakHeapMB) <= TARGET.heapMB
           ? 'met'
           : 'MISSED'
         : '—';
-    return [r.kind, num(r.shape.nodes), num(pods), num(r.runsMs[0]), num(Math.min(...warm)), peak, target];
+    const cpu = `${num(r.cpuMs[0])} / ${num(Math.min(...r.cpuMs.slice(1)))}`;
+    return [
+      r.kind,
+      num(r.shape.nodes),
+      num(pods),
+      num(r.runsMs[0]),
+      num(Math.min(...warm)),
+      cpu,
+      peak,
+      target,
+    ];
   });
   return [
     `State load — one invocation against a fake API server over loopback HTTP (${RUNS} invocations per size, one container)`,
@@ -145,6 +156,7 @@ function report(results: readonly Result[]): string {
         'pods',
         'cold ms',
         'warm ms (best)',
+        'CPU ms cold / warm',
         'peak heap MB',
         `≤ ${TARGET.seconds} s, ≤ ${TARGET.heapMB} MB at ${num(TARGET.pods)}`,
       ],

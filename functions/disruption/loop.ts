@@ -36,6 +36,7 @@ export async function runDisruption(
     const { snapshot } = await loadClusterSnapshot(runtime.ports, invocation, runtime.unavailable, {
       resolveNodeClasses: true,
       pendingPods: false,
+      instances: true,
     });
     const now = invocation.time.now();
     const expired = expiredClaims(snapshot.nodeClaims, now);

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
 import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
-import { staticPoolPlans } from '../../shared/core/provisioning/static-pools';
+import { staticPoolExcess, staticPoolPlans } from '../../shared/core/provisioning/static-pools';
 import { instanceTypesByNodePool, planCapacity } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
@@ -137,8 +137,20 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
   };
 }
 
-/** Launches the NodeClaims static NodePools are missing (core/provisioning/static-pools.ts). */
+/**
+ * Brings static NodePools to `replicas` (core/provisioning/static-pools.ts): deletes the surplus
+ * NodeClaims after `replicas` was lowered (termination drains them) and launches the missing ones.
+ */
 async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
+  for (const surplus of staticPoolExcess(
+    snapshot.nodePools,
+    snapshot.nodeClaims,
+    snapshot.nodes,
+    snapshot.now,
+  )) {
+    await runtime.ports.cluster.deleteNodeClaim(surplus.nodeClaim);
+    invocation.log.info('static NodePool has more nodes than replicas; deleting a NodeClaim', { ...surplus });
+  }
   if (!snapshot.catalog) return 0;
   const ready = readyNodeClasses(snapshot);
   const pools = snapshot.nodePools.filter((p) => ready.some((c) => c.name === p.template.nodeClassRef.name));

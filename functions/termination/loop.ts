@@ -4,16 +4,20 @@ import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import type { LoopRuntime } from '../runtime';
 import { executeTermination } from './execute';
+import { collectGarbage } from './garbage';
 
 /** What one termination run did. */
 export interface TerminationSummary {
   readonly actions: number;
   readonly failed: number;
+  /** Launch templates and instance profiles deleted. */
+  readonly garbageCollected: number;
 }
 
 /**
  * One termination and garbage-collection run: read the cluster and the cluster's instances,
- * decide every step due now (core/termination), carry them out. No Lease: every step is
+ * decide every step due now (core/termination), carry them out, then delete the launch templates
+ * and instance profiles nothing uses any more. No Lease: every step is
  * idempotent, so two runs at once only repeat each other's harmless writes. One failed action
  * is logged and left for the next run; the others go on.
  */
@@ -47,5 +51,10 @@ export async function runTermination(
       });
     }
   });
-  return { actions: actions.length, failed };
+  const garbage = await collectGarbage(runtime, invocation, snapshot, instances);
+  return {
+    actions: actions.length,
+    failed,
+    garbageCollected: garbage.launchTemplates.length + garbage.instanceProfiles.length,
+  };
 }

@@ -80,9 +80,14 @@ export class EventRecorder implements EventRecorderPort {
     const doing = `recording event ${event.reason} on ${object.kind} ${object.namespace ? `${object.namespace}/` : ''}${object.name}`;
     const core = await this.api.core();
     const now = this.clock.now();
-    const wanted = { ...event, message };
+    const { once, ...rest } = event;
+    const wanted = { ...rest, message };
     let outcome: EventRecordOutcome = 'created';
     try {
+      if (once) {
+        const latest = latestOf(await this.listFor(namespace, wanted), wanted, this.component);
+        if (latest && latest.type === wanted.type && latest.message === wanted.message) return 'unchanged';
+      }
       // Needs only list, create and patch on events: a 409 (the event was counted by someone
       // else, or a name collided) lists again.
       await retryOnConflict<CoreV1Event | undefined, { existing?: CoreV1Event }>(
@@ -115,12 +120,8 @@ export class EventRecorder implements EventRecorderPort {
     }
   }
 
-  /** The most recent identical event of this component within the window, if any. */
-  private async findRecent(
-    namespace: string,
-    event: EventInput,
-    now: number,
-  ): Promise<CoreV1Event | undefined> {
+  /** The events of this object with the event's reason. */
+  private async listFor(namespace: string, event: EventInput): Promise<readonly CoreV1Event[]> {
     const { object } = event;
     const fieldSelector = [
       `involvedObject.kind=${escapeFieldValue(object.kind)}`,
@@ -129,9 +130,18 @@ export class EventRecorder implements EventRecorderPort {
       `reason=${escapeFieldValue(event.reason)}`,
     ].join(',');
     const core = await this.api.core();
-    const list = await core.listNamespacedEvent({ namespace, fieldSelector });
+    return (await core.listNamespacedEvent({ namespace, fieldSelector })).items;
+  }
+
+  /** The most recent identical event of this component within the window, if any. */
+  private async findRecent(
+    namespace: string,
+    event: EventInput,
+    now: number,
+  ): Promise<CoreV1Event | undefined> {
+    const { object } = event;
     let best: CoreV1Event | undefined;
-    for (const candidate of list.items) {
+    for (const candidate of await this.listFor(namespace, event)) {
       const last = (candidate.lastTimestamp ?? candidate.firstTimestamp)?.getTime();
       const identical =
         candidate.type === event.type &&
@@ -174,6 +184,36 @@ export class EventRecorder implements EventRecorderPort {
       count: 1,
     };
   }
+}
+
+/**
+ * The latest event of `component` about the event's object (same apiVersion and namespace), of
+ * any message and age: what the object was last told for this reason. Events carry second
+ * timestamps; within one second the later name (client-go's, from the creation time) wins.
+ */
+function latestOf(
+  events: readonly CoreV1Event[],
+  event: EventInput,
+  component: string,
+): CoreV1Event | undefined {
+  let latest: CoreV1Event | undefined;
+  let latestAt = Number.NEGATIVE_INFINITY;
+  for (const candidate of events) {
+    if (
+      candidate.source?.component !== component ||
+      candidate.involvedObject.apiVersion !== event.object.apiVersion ||
+      (candidate.involvedObject.namespace ?? '') !== (event.object.namespace ?? '')
+    )
+      continue;
+    const at = (candidate.lastTimestamp ?? candidate.firstTimestamp)?.getTime() ?? Number.NEGATIVE_INFINITY;
+    const later =
+      at > latestAt || (at === latestAt && (candidate.metadata.name ?? '') > (latest?.metadata.name ?? ''));
+    if (later) {
+      latest = candidate;
+      latestAt = at;
+    }
+  }
+  return latest;
 }
 
 /** The event target for a pod (its uid only when the API gave one). */

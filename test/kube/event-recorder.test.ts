@@ -48,6 +48,25 @@ describe('EventRecorder', () => {
     expect((event.metadata as { name: string }).name).toMatch(/^web-1\.[0-9a-f]+$/);
   });
 
+  it('says an event recorded once only when the latest of its reason says something else', async () => {
+    const once = { ...nominated, once: true } as const;
+    expect(await recorder.record(once)).toBe('created');
+    h.clock.advance(60 * 60_000); // long past the counting window: still the same thing said
+    expect(await new EventRecorder(h.api, h.clock).record(once)).toBe('unchanged');
+    expect(events('team-a')).toMatchObject([{ count: 1 }]);
+
+    const elsewhere = { ...once, message: 'Pod should schedule on: nodeclaim/default-abcde' };
+    h.clock.advance(1_000);
+    expect(await recorder.record(elsewhere)).toBe('created');
+    expect(await recorder.record(elsewhere)).toBe('unchanged');
+    // Back to the first: the latest says otherwise, so it is said again (a new Event, the old
+    // one being outside the counting window).
+    h.clock.advance(1_000);
+    expect(await recorder.record(once)).toBe('created');
+    expect(await recorder.record(once)).toBe('unchanged');
+    expect(events('team-a')).toHaveLength(3);
+  });
+
   it('counts an identical recent event instead of creating another, as kubectl shows "(x3 over 2m)"', async () => {
     await recorder.record(nominated);
     h.clock.advance(60_000);

@@ -53,6 +53,14 @@ describe('CRD schemas accept valid objects', () => {
     );
   });
 
+  it('accepts consolidationPolicy Balanced, as Karpenter does', () => {
+    const manifest = withFields(completeNodePoolManifest(), {
+      'spec.disruption.consolidationPolicy': 'Balanced',
+    });
+    expectAccepted('NodePool', manifest);
+    expect(parseNodePool(manifest).disruption.consolidationPolicy).toBe('Balanced');
+  });
+
   it('accepts an EC2NodeClass with every field set', () => {
     expectAccepted('EC2NodeClass', completeEc2NodeClassManifest());
   });
@@ -216,6 +224,11 @@ const invalidNodePools: readonly InvalidCase[] = [
   {
     what: "Karpenter v1beta1's WhenUnderutilized",
     changes: { 'spec.disruption.consolidationPolicy': 'WhenUnderutilized' },
+    core: 'consolidationPolicy',
+  },
+  {
+    what: 'a lowercase balanced',
+    changes: { 'spec.disruption.consolidationPolicy': 'balanced' },
     core: 'consolidationPolicy',
   },
   {

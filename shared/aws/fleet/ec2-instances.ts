@@ -191,6 +191,10 @@ export function toEc2Instance(instance: Instance): Ec2Instance {
     ...(instance.LaunchTime === undefined ? {} : { launchTime: instance.LaunchTime.getTime() }),
     ...(instance.PrivateDnsName ? { privateDnsName: instance.PrivateDnsName } : {}),
     ...(instance.ImageId === undefined ? {} : { imageId: instance.ImageId }),
+    ...(instance.SubnetId ? { subnetId: instance.SubnetId } : {}),
+    ...(instance.SecurityGroups === undefined
+      ? {}
+      : { securityGroupIds: instance.SecurityGroups.flatMap((g) => (g.GroupId ? [g.GroupId] : [])) }),
     tags,
     providerID: providerID(zone, id),
     ...(nodeClaim === undefined ? {} : { nodeClaim }),

@@ -201,7 +201,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
 
   /**
    * Deletes the cluster's podlift templates (tagged `karpenter.k8s.aws/cluster=<cluster>` and
-   * named `podlift/<cluster>/…`) that are not in `inUse` and older than the grace period.
+   * named `podlift/<cluster>/…`) that are not in `inUse` (by name or id) and older than the grace period.
    * Templates of other clusters, and Karpenter's own `karpenter.k8s.aws/…` templates, are never
    * touched. Templates already gone count as deleted.
    *
@@ -237,7 +237,8 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
       for (const template of page.LaunchTemplates ?? []) {
         const name = template.LaunchTemplateName ?? '';
         const created = template.CreateTime?.getTime() ?? Number.NEGATIVE_INFINITY;
-        if (name.startsWith(prefix) && !keep.has(name) && created <= cutoff) unused.push(template);
+        const used = keep.has(name) || keep.has(template.LaunchTemplateId ?? '');
+        if (name.startsWith(prefix) && !used && created <= cutoff) unused.push(template);
       }
       nextToken = page.NextToken;
     } while (nextToken !== undefined);

@@ -1,8 +1,10 @@
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
 import { type Candidate, disruptionCandidates } from './candidates';
 import {
   budgetFor,
+  type Consolidation,
   type DisruptionCommand,
   driftReason,
   emptyLongEnough,
@@ -29,8 +31,8 @@ export interface DisruptionDecision {
 /**
  * The next command, trying the methods in Karpenter's order and stopping at the first that
  * finds one: emptiness (every empty candidate past consolidateAfter, within budget, in one
- * command), drift (one drifted candidate, replaced), then single-node consolidation for
- * NodePools with WhenEmptyOrUnderutilized, multi-node first (the most candidates, fewest pods
+ * command), drift (one drifted candidate, replaced), then consolidation for NodePools with
+ * WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score; balanced.ts), multi-node first (the most candidates, fewest pods
  * first, whose pods fit on the rest plus at most one cheaper node), then single-node (delete when
  * its pods fit elsewhere, else replace it with one cheaper node).
  */
@@ -51,6 +53,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     chosen: readonly Candidate[],
     replace: boolean,
     savings: number,
+    detail?: string,
   ): DisruptionCommand => ({
     id: `${method}-${chosen[0].claim.name}-${now}`,
     method,
@@ -59,6 +62,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     candidates: chosen.map((c) => c.claim.name),
     replace,
     savings,
+    ...(detail ? { detail } : {}),
   });
 
   const empty = candidates.filter((c) => emptyLongEnough(c, now));
@@ -81,18 +85,27 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     if (!drift) continue;
     if (c.blocked) pass(c, c.blocked);
     else if (withinBudget(c, 'Drifted'))
-      return { command: command('drift', 'Drifted', [c], true, 0), passedOver };
+      return { command: command('drift', 'Drifted', [c], true, 0, drift), passedOver };
   }
 
   const underutilized: Candidate[] = [];
   for (const c of candidates
-    .filter((c) => c.pool.disruption.consolidationPolicy === 'WhenEmptyOrUnderutilized' && c.pods.length > 0)
+    .filter((c) => c.pool.disruption.consolidationPolicy !== 'WhenEmpty' && c.pods.length > 0)
     .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price)) {
     if (c.blocked) pass(c, c.blocked);
     else if (withinBudget(c, 'Underutilized')) underutilized.push(c);
   }
-  const considered = underutilized.slice(0, MAX_CONSOLIDATION_SIMULATIONS);
-  const multi = multiNodeConsolidation(considered, snapshot);
+  // Balanced NodePools score each move against their totals; a candidate even whose deletion
+  // would not pass is not simulated (balanced.go CanPassThreshold).
+  const totals = underutilized.some((c) => c.pool.disruption.consolidationPolicy === 'Balanced')
+    ? nodePoolTotals(snapshot)
+    : new Map();
+  const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
+    balancedApproves(chosen, consolidation.savings, totals);
+  const considered = underutilized
+    .filter((c) => canPassBalanced(c, totals))
+    .slice(0, MAX_CONSOLIDATION_SIMULATIONS);
+  const multi = multiNodeConsolidation(considered, snapshot, approves);
   if (multi && withinBudgetTogether(multi.candidates, counts, now)) {
     const { consolidation } = multi;
     return {
@@ -108,7 +121,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
   }
   for (const c of considered) {
     const consolidation = simulateConsolidation(c, snapshot);
-    if (!consolidation) continue;
+    if (!consolidation || !approves([c], consolidation)) continue;
     return {
       command: command(
         'consolidation',

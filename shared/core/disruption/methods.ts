@@ -1,10 +1,11 @@
 import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../model/drift-hash';
 import { durationMs } from '../model/duration';
+import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
-import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import type { ClusterSnapshot, InstanceNetwork } from '../state/cluster-snapshot';
 import { schedulingCapacity } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
@@ -29,6 +30,8 @@ export interface DisruptionCommand {
   readonly replace: boolean;
   /** USD per hour saved: candidates' prices minus the replacement's. */
   readonly savings: number;
+  /** What the method found, in words (e.g. which subnet drifted). */
+  readonly detail?: string;
 }
 
 /** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */
@@ -74,6 +77,37 @@ export function driftReason(candidate: Candidate, snapshot: ClusterSnapshot): st
     !resolved.amis.some((ami) => ami.id === claim.status.imageID)
   ) {
     return `AMI ${claim.status.imageID} is no longer selected`;
+  }
+  const instance = claim.status.providerID ? snapshot.instances?.get(claim.status.providerID) : undefined;
+  return resolved && instance ? networkDrift(instance, resolved) : undefined;
+}
+
+/**
+ * Subnet and security-group drift, as aws/karpenter-provider-aws pkg/cloudprovider/drift.go
+ * `isSubnetDrifted` and `areSecurityGroupsDrifted` decide them from the instance EC2 describes:
+ * its subnet is no longer among the EC2NodeClass's resolved subnets, or its security groups are
+ * no longer exactly the resolved set. Nothing resolved (Karpenter errors out) or nothing known
+ * about the instance means no drift.
+ */
+export function networkDrift(
+  instance: InstanceNetwork,
+  resolved: Pick<EC2NodeClassStatus, 'subnets' | 'securityGroups'>,
+): string | undefined {
+  const groups = new Set(resolved.securityGroups.map((g) => g.id));
+  const running = new Set(instance.securityGroupIds ?? []);
+  if (
+    instance.securityGroupIds !== undefined &&
+    groups.size > 0 &&
+    (groups.size !== running.size || [...running].some((id) => !groups.has(id)))
+  ) {
+    return `security groups ${[...running].sort().join(', ') || '(none)'} are no longer the selected ${[...groups].sort().join(', ')}`;
+  }
+  if (
+    instance.subnetId !== undefined &&
+    resolved.subnets.length > 0 &&
+    !resolved.subnets.some((s) => s.id === instance.subnetId)
+  ) {
+    return `subnet ${instance.subnetId} is no longer selected`;
   }
   return undefined;
 }
@@ -148,11 +182,12 @@ export function simulateRemoval(
 /**
  * The largest prefix of `ordered` (cheapest to disrupt first) that can be removed together, by
  * binary search as Karpenter's multi-node consolidation does (`firstNConsolidationOption`); at
- * least two candidates, or undefined.
+ * least two candidates, or undefined. `approve` may still reject a possible move (Balanced scoring).
  */
 export function multiNodeConsolidation(
   ordered: readonly Candidate[],
   snapshot: ClusterSnapshot,
+  approve: (candidates: readonly Candidate[], consolidation: Consolidation) => boolean = () => true,
 ): { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined {
   let best: { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined;
   let low = 2;
@@ -161,7 +196,8 @@ export function multiNodeConsolidation(
     const mid = Math.floor((low + high) / 2);
     const prefix = ordered.slice(0, mid);
     const consolidation = simulateRemoval(prefix, snapshot);
-    if (consolidation) {
+    // A move a Balanced NodePool rejects shrinks the window, as an impossible one does.
+    if (consolidation && approve(prefix, consolidation)) {
       best = { candidates: prefix, consolidation };
       low = mid + 1;
     } else high = mid - 1;

@@ -231,7 +231,7 @@ const durationMessage =
 const disruption = z.strictObject({
   // Required by the CRD whenever spec.disruption is written: only an absent disruption block defaults it.
   consolidateAfter: z.string().regex(DURATION_OR_NEVER, durationMessage),
-  consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized']).optional(),
+  consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced']).optional(),
   budgets: z
     .array(budget)
     .max(50)

@@ -44,8 +44,11 @@ export interface NodePool {
     readonly terminationGracePeriod?: string;
   };
   readonly disruption: {
-    /** Default WhenEmptyOrUnderutilized. */
-    readonly consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+    /**
+     * Default WhenEmptyOrUnderutilized. Balanced consolidates underutilized nodes too, but only
+     * moves whose savings are worth their disruption (disruption/balanced.ts).
+     */
+    readonly consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
     /** A Go duration or "Never". Default "0s". */
     readonly consolidateAfter: string;
     /** Default [{ nodes: "10%" }]. */

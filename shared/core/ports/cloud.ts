@@ -74,6 +74,10 @@ export interface CloudInstance {
   readonly launchTime?: number;
   readonly privateDnsName?: string;
   readonly imageId?: string;
+  /** The subnet its primary network interface is in (subnet drift). */
+  readonly subnetId?: string;
+  /** The security groups it runs with (security-group drift). */
+  readonly securityGroupIds?: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
   /** `aws:///<zone>/<id>`. */
   readonly providerID: string;
@@ -91,4 +95,27 @@ export interface InstanceInventoryPort {
   listClusterInstances(): Promise<CloudInstance[]>;
   /** Terminates; instances already gone count as terminated. */
   terminate(ids: readonly string[]): Promise<void>;
+}
+
+/** An instance profile podlift created for the cluster, as IAM lists it. */
+export interface InstanceProfileRecord {
+  readonly name: string;
+  /** Epoch ms. */
+  readonly createdAt?: number;
+  /** The role it holds, if any (a profile holds at most one). */
+  readonly role?: string;
+}
+
+/** What happened to a profile garbage collection asked to delete. */
+export type ProfileDeletion = 'deleted' | 'gone' | 'not-ours';
+
+/** The instance profiles podlift created for this cluster: listing them and deleting unused ones. */
+export interface InstanceProfileInventoryPort {
+  /** Every profile under the cluster's IAM path (`/karpenter/<region>/<cluster>/`). */
+  listClusterProfiles(): Promise<InstanceProfileRecord[]>;
+  /**
+   * Removes the profile's role and deletes it, only when it is tagged
+   * `kubernetes.io/cluster/<cluster>=owned`; a profile already gone counts as `gone`.
+   */
+  delete(name: string): Promise<ProfileDeletion>;
 }

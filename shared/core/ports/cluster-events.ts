@@ -21,10 +21,19 @@ export interface EventInput {
   /** CamelCase, e.g. `Nominated`, `DisruptionBlocked`. */
   readonly reason: string;
   readonly message: string;
+  /**
+   * Say it once: when the object's latest Event of this reason from podlift already says this
+   * (same type and message, however old), nothing is written — a decision re-made every minute
+   * while nothing changed leaves the one Event it made, not a count that climbs.
+   */
+  readonly once?: boolean;
 }
 
-/** What recording did: created a new Event, or counted one more of an identical recent one. */
-export type EventRecordOutcome = 'created' | 'counted';
+/**
+ * What recording did: created a new Event, counted one more of an identical recent one, or
+ * (with `once`) nothing, because the latest Event already said it.
+ */
+export type EventRecordOutcome = 'created' | 'counted' | 'unchanged';
 
 /** Records Events on objects, de-duplicating identical recent ones as client-go's recorder does. */
 export interface EventRecorderPort {

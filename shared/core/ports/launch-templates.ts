@@ -22,6 +22,6 @@ export interface LaunchTemplateProvider {
   ensure(request: LaunchRequest, cluster: ClusterInfo): Promise<readonly LaunchTemplateRef[]>;
   /** Forgets a template believed to exist (EC2 said it does not): the next ensure creates it again. */
   invalidate(launchTemplateName: string): void;
-  /** Deletes this cluster's templates not in `inUse`; returns the names deleted. */
+  /** Deletes this cluster's templates not in `inUse` (names or ids); returns the names deleted. */
   deleteUnreferenced(cluster: string, inUse: Iterable<string>): Promise<readonly string[]>;
 }

@@ -31,12 +31,26 @@ export interface ClusterSnapshot {
   /** Resolved subnets, security groups, AMIs and profile per EC2NodeClass name (when resolved). */
   readonly nodeClassStatus: ReadonlyMap<string, EC2NodeClassStatus>;
   readonly catalog?: Catalog;
+  /**
+   * The cluster's instances as EC2 reports them, by providerID, when the loop read them
+   * (disruption: subnet and security-group drift compare the instance with its EC2NodeClass).
+   */
+  readonly instances?: ReadonlyMap<string, InstanceNetwork>;
   /** offeringKey()s (and capacity-type marks) EC2 refused or reclaimed within the TTL. */
   readonly unavailableOfferings: ReadonlySet<string>;
   /** Objects that failed validation, each naming itself; the rest were read. */
   readonly invalid: readonly ValidationError[];
   /** What the loader worked around (an SSM NodePool shadowed by a CRD, …). */
   readonly warnings: readonly string[];
+}
+
+/**
+ * What drift reads of an instance EC2 describes: the subnet and security groups it runs with
+ * (the cloud port's CloudInstance has them; state does not depend on the ports).
+ */
+export interface InstanceNetwork {
+  readonly subnetId?: string;
+  readonly securityGroupIds?: readonly string[];
 }
 
 /** A Node and the NodeClaim it belongs to, joined by providerID (Karpenter's StateNode). */

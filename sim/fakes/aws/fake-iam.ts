@@ -15,6 +15,8 @@ import {
   type InstanceProfile,
   InvalidInputException,
   LimitExceededException,
+  type ListInstanceProfilesCommandInput,
+  type ListInstanceProfilesCommandOutput,
   NoSuchEntityException,
   type RemoveRoleFromInstanceProfileCommandInput,
   type RemoveRoleFromInstanceProfileCommandOutput,
@@ -104,6 +106,7 @@ export class FakeIam extends FakeAwsService {
     RemoveRoleFromInstanceProfile: this.removeRoleFromInstanceProfile,
     TagInstanceProfile: this.tagInstanceProfile,
     DeleteInstanceProfile: this.deleteInstanceProfile,
+    ListInstanceProfiles: this.listInstanceProfiles,
   };
 
   private readonly roles = new Map<string, Role>();
@@ -216,6 +219,40 @@ export class FakeIam extends FakeAwsService {
       throw this.fail('LimitExceeded', 'The number of tags has reached the maximum limit of 50.');
     profile.Tags = tags;
     return {};
+  }
+
+  /**
+   * Profiles under `PathPrefix` in name order, paged with IAM's `Marker` / `MaxItems` (1–1000,
+   * default 100). Like IAM's list operations it leaves tags out: they need GetInstanceProfile.
+   */
+  listInstanceProfiles(
+    input: ListInstanceProfilesCommandInput,
+  ): OperationOutput<ListInstanceProfilesCommandOutput> {
+    const max = input.MaxItems ?? 100;
+    if (!Number.isInteger(max) || max < 1 || max > 1000) {
+      throw this.fail(
+        'ValidationError',
+        `1 validation error detected: Value '${max}' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 1000`,
+      );
+    }
+    const prefix = input.PathPrefix ?? '/';
+    const matching = [...this.profiles.values()]
+      .filter((p) => (p.Path ?? '/').startsWith(prefix))
+      .sort((a, b) => ((a.InstanceProfileName ?? '') < (b.InstanceProfileName ?? '') ? -1 : 1));
+    const offset = input.Marker === undefined ? 0 : Number.parseInt(input.Marker.replace(/^m/, ''), 36);
+    if (!Number.isFinite(offset) || offset < 0 || offset > matching.length) {
+      throw this.fail('InvalidInput', `Invalid Marker: ${input.Marker}`);
+    }
+    const page = matching.slice(offset, offset + max);
+    const truncated = offset + max < matching.length;
+    return {
+      InstanceProfiles: page.map((p) => {
+        const { Tags: _tags, ...listed } = structuredClone(this.requireProfile(p.InstanceProfileName ?? ''));
+        return listed;
+      }),
+      IsTruncated: truncated,
+      ...(truncated ? { Marker: `m${(offset + max).toString(36)}` } : {}),
+    };
   }
 
   deleteInstanceProfile(

@@ -138,6 +138,19 @@ describe('resourceValue', () => {
   it('rejects values beyond exact integer range', () => {
     expect(() => resourceValue('memory', '9Ei')).toThrow(/too large/);
   });
+
+  it('gives the same text the same value however often it is asked, by unit, and never remembers a bad one', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(resourceValue('cpu', '3')).toBe(3000);
+      expect(resourceValue('pods', '3')).toBe(3);
+      expect(resourceValue('memory', '3')).toBe(3);
+      expect(() => resourceValue('cpu', '3 cores')).toThrow(/not a Kubernetes quantity/);
+      expect(() => resourceValue('memory', '9Ei')).toThrow(/too large/);
+    }
+    // Past its bound the memory starts over, still answering right.
+    for (let i = 0; i < 5000; i++) expect(resourceValue('memory', `${i}Ki`)).toBe(i * 1024);
+    expect(resourceValue('cpu', '3')).toBe(3000);
+  });
 });
 
 describe('formatQuantity', () => {

@@ -133,6 +133,59 @@ describe('disruption: drift', () => {
   });
 });
 
+describe('disruption: subnet and security-group drift', () => {
+  /** The EC2NodeClass `default` with `spec` changed by `edit`. */
+  const editNodeClass = (pw: ProvisionerWorld, edit: (spec: Json) => Json) => {
+    const store = pw.world.fakes.kube.store;
+    const current = store.get('ec2nodeclasses.karpenter.k8s.aws', 'default') as Json;
+    store.update('ec2nodeclasses.karpenter.k8s.aws', {
+      ...current,
+      spec: edit(structuredClone(current.spec)),
+    });
+  };
+
+  it('replaces a node whose subnet the EC2NodeClass no longer selects', async () => {
+    const t = await disruptionWorld([bound('web-1')]);
+    w = t.pw;
+    expect(await t.disrupt()).toMatchObject({ steps: ['none'] });
+    const subnet = w.world.fakes.ec2.instance(t.instanceId)?.SubnetId;
+    const others = [
+      'subnet-00000000000000001',
+      'subnet-00000000000000002',
+      'subnet-00000000000000003',
+    ].filter((id) => id !== subnet);
+    editNodeClass(w, (spec) => ({ ...spec, subnetSelectorTerms: others.map((id) => ({ id })) }));
+    w.world.time.advance(61_000); // past the resolver's 60 s subnet cache
+    expect((await t.disrupt())?.steps).toEqual(['recorded drift']);
+    const command = JSON.parse(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']);
+    expect(command).toMatchObject({ method: 'drift', replace: true, candidates: [t.claimName] });
+    expect(command.detail).toBe(`subnet ${subnet} is no longer selected`);
+  });
+
+  it('replaces a node when a security group joins the selection, and not while the set is the same', async () => {
+    const t = await disruptionWorld([bound('web-1')]);
+    w = t.pw;
+    // A subnet the selector also finds changes nothing: the instance's subnet is still selected.
+    w.world.fakes.ec2.addSubnet({
+      id: 'subnet-00000000000000009',
+      availabilityZone: 'us-east-1a',
+      availableIpAddressCount: 100,
+      tags: { 'karpenter.sh/discovery': 'demo' },
+    });
+    w.world.time.advance(61_000);
+    expect(await t.disrupt()).toMatchObject({ steps: ['none'] });
+    w.world.fakes.ec2.addSecurityGroup({
+      id: 'sg-0000000000000000f',
+      name: 'extra',
+      tags: { 'karpenter.sh/discovery': 'demo' },
+    });
+    w.world.time.advance(61_000);
+    expect((await t.disrupt())?.steps).toEqual(['recorded drift']);
+    const command = JSON.parse(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']);
+    expect(command.detail).toMatch(/^security groups sg-0000000000000000a are no longer the selected /);
+  });
+});
+
 describe('disruption: expiration and the Lease', () => {
   it('deletes a NodeClaim past its expireAfter whatever the budgets say, and not before', async () => {
     const t = await disruptionWorld([bound('web-1')], (spec) => ({
