@@ -23,8 +23,9 @@ const ec2 = (resource: string, account = '*') =>
  * shared/aws/nodeclass/instance-profile-name.ts) and only the actions podlift's code calls:
  *
  * - no `AllowScopedResourceTagging` (podlift never calls CreateTags after launch: the NodeClaim
- *   and Name tags are set by CreateFleet) and no `iam:DeleteInstanceProfile` (instance-profile
- *   garbage collection is not implemented);
+ *   and Name tags are set by CreateFleet) and no `iam:DeleteInstanceProfile` here: garbage
+ *   collection of instance profiles and launch templates runs in the termination function, whose
+ *   role alone may delete them ({@link terminationStatements});
  * - Describe* lists only the eight calls podlift makes (no DescribeAvailabilityZones);
  * - `iam:GetInstanceProfile` on this account's profiles instead of `*`;
  * - SSM reads split: the public AMI parameters (`GetParameters`, what amis.ts calls), the
@@ -222,10 +223,15 @@ function clusterAccessStatements(scope: ControllerPolicyScope): iam.PolicyStatem
 }
 
 /**
- * The termination function's statements: it lists the cluster's instances, terminates them, and
- * reads what every loop reads (the API server's access, the NodePool parameters). It never
- * launches, tags, passes a role or touches instance profiles (functions/termination/loop.ts,
- * execute.ts; shared/aws/fleet/ec2-instances.ts), so its role cannot either.
+ * The termination function's statements: it lists the cluster's instances and terminates them,
+ * garbage-collects the cluster's launch templates and instance profiles
+ * (shared/aws/launch-templates/launch-template-provider.ts, shared/aws/nodeclass/instance-profile-inventory.ts),
+ * and reads what every loop reads (the API server's access, the NodePool parameters). It never
+ * launches, tags or passes a role, so its role cannot either. Deletions carry Karpenter's
+ * conditions: launch templates by the cluster and NodePool tags (AllowScopedDeletion), instance
+ * profiles by the cluster, region and EC2NodeClass tags (AllowScopedInstanceProfileActions);
+ * listing instance profiles is unscoped in Karpenter's policy too (AllowUnscopedInstanceProfileListAction),
+ * here limited to this account's profiles.
  */
 export function terminationStatements(scope: ControllerPolicyScope): iam.PolicyStatement[] {
   const clusterTag = `kubernetes.io/cluster/${scope.clusterName}`;
@@ -240,10 +246,37 @@ export function terminationStatements(scope: ControllerPolicyScope): iam.PolicyS
       },
     }),
     new iam.PolicyStatement({
+      sid: 'AllowScopedLaunchTemplateDeletion',
+      actions: ['ec2:DeleteLaunchTemplate'],
+      resources: [ec2('launch-template/*')],
+      conditions: {
+        StringEquals: { [`aws:ResourceTag/${clusterTag}`]: 'owned' },
+        StringLike: { [`aws:ResourceTag/${LABEL_NODEPOOL}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
       sid: 'AllowRegionalInstanceReads',
-      actions: ['ec2:DescribeInstances'],
+      actions: ['ec2:DescribeInstances', 'ec2:DescribeLaunchTemplates'],
+      // EC2 Describe* calls support no resource-level permissions.
       resources: ['*'],
       conditions: { StringEquals: { 'aws:RequestedRegion': Aws.REGION } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowScopedInstanceProfileDeletion',
+      actions: ['iam:RemoveRoleFromInstanceProfile', 'iam:DeleteInstanceProfile'],
+      resources: [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`],
+      conditions: {
+        StringEquals: {
+          [`aws:ResourceTag/${clusterTag}`]: 'owned',
+          [`aws:ResourceTag/${LABEL_REGION}`]: Aws.REGION,
+        },
+        StringLike: { [`aws:ResourceTag/${LABEL_NODECLASS}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'AllowInstanceProfileListAndRead',
+      actions: ['iam:ListInstanceProfiles', 'iam:GetInstanceProfile'],
+      resources: [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`],
     }),
     clusterParameterReads(scope),
     ...clusterAccessStatements(scope),

@@ -208,11 +208,40 @@ const TERMINATION_STATEMENTS = [
     },
   },
   {
+    Sid: 'AllowScopedLaunchTemplateDeletion',
+    Effect: 'Allow',
+    Action: ['ec2:DeleteLaunchTemplate'],
+    Resource: [ec2('launch-template/*')],
+    Condition: {
+      StringEquals: { 'aws:ResourceTag/kubernetes.io/cluster/demo': 'owned' },
+      StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
+    },
+  },
+  {
     Sid: 'AllowRegionalInstanceReads',
     Effect: 'Allow',
-    Action: ['ec2:DescribeInstances'],
+    Action: ['ec2:DescribeInstances', 'ec2:DescribeLaunchTemplates'],
     Resource: ['*'],
     Condition: { StringEquals: { 'aws:RequestedRegion': '<Region>' } },
+  },
+  {
+    Sid: 'AllowScopedInstanceProfileDeletion',
+    Effect: 'Allow',
+    Action: ['iam:RemoveRoleFromInstanceProfile', 'iam:DeleteInstanceProfile'],
+    Resource: ['arn:<Partition>:iam::<AccountId>:instance-profile/*'],
+    Condition: {
+      StringEquals: {
+        'aws:ResourceTag/kubernetes.io/cluster/demo': 'owned',
+        'aws:ResourceTag/topology.kubernetes.io/region': '<Region>',
+      },
+      StringLike: { 'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass': '*' },
+    },
+  },
+  {
+    Sid: 'AllowInstanceProfileListAndRead',
+    Effect: 'Allow',
+    Action: ['iam:ListInstanceProfiles', 'iam:GetInstanceProfile'],
+    Resource: ['arn:<Partition>:iam::<AccountId>:instance-profile/*'],
   },
   {
     Sid: 'AllowClusterParameterReads',
