@@ -20,6 +20,7 @@ import {
   SUBNET_FULL_CODE,
 } from './fleet-result';
 import { InflightAddresses } from './inflight-addresses';
+import { launchLabels } from './launch-labels';
 import { launchTags } from './launch-tags';
 
 /** CreateFleet's answers for a launch template that does not exist (any more), thrown or per override. */
@@ -87,15 +88,17 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
   async launch(request: LaunchRequest): Promise<LaunchedInstance> {
     const earlier = await this.instances.listByNodeClaim(request.nodeClaim.name);
     const serving = earlier.find((i) => SERVING_STATES.has(i.state));
-    if (serving !== undefined) return launchedFrom(serving);
+    if (serving !== undefined) return { ...launchedFrom(serving), labels: launchLabels(request) };
     const replaces = earlier.map((i) => i.id);
+    let launched: LaunchedInstance;
     try {
-      return await this.launchOnce(request, replaces);
+      launched = await this.launchOnce(request, replaces);
     } catch (error) {
       if (!isLaunchTemplateMissing(error)) throw error;
       // The templates were forgotten: ensure() creates them again, under new ids.
-      return this.launchOnce(request, replaces);
+      launched = await this.launchOnce(request, replaces);
     }
+    return { ...launched, labels: launchLabels(request) };
   }
 
   /** Terminates; instances already gone count as terminated. */

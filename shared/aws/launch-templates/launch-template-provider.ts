@@ -11,7 +11,11 @@ import { resolveInstanceTypes } from '../../core/catalog/instance-type-resolutio
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
 import { CloudError, NotFoundError } from '../../core/model/errors';
-import { LABEL_INSTANCE_TENANCY, LABEL_INSTANCE_TYPE } from '../../core/model/labels';
+import {
+  LABEL_INSTANCE_TENANCY,
+  LABEL_INSTANCE_TYPE,
+  LABEL_PLACEMENT_GROUP_PARTITION,
+} from '../../core/model/labels';
 import { type NodeSelectorRequirement, Requirements } from '../../core/model/requirements';
 import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
@@ -25,6 +29,7 @@ import { ExpiringCache } from './expiring-cache';
 import { launchCapacityType } from './launch-capacity-type';
 import {
   type LaunchTemplateContent,
+  launchPartition,
   launchTemplateContent,
   launchTenancy,
   TAG_MANAGED_BY_CLUSTER,
@@ -140,6 +145,12 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     }
     const tenancyRequirement = Requirements.from(nodeClaim.spec.requirements).get(LABEL_INSTANCE_TENANCY);
     const tenancy = launchTenancy((t) => tenancyRequirement?.has(t) ?? true);
+    const partition = launchPartition(
+      resolved.placementGroup,
+      nodeClaim.spec.requirements.find(
+        (r) => r.key === LABEL_PLACEMENT_GROUP_PARTITION && r.operator === 'In',
+      )?.values,
+    );
     const planned = new Map<string, PlannedTemplate>();
     for (const group of groups) {
       const userData = userDataBase64(
@@ -161,6 +172,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         imageId: group.ami.id,
         capacityType,
         tenancy,
+        ...(partition !== undefined ? { partition } : {}),
         ...(userData !== undefined ? { userData } : {}),
       });
       const name = launchTemplateName(cluster.name, content);

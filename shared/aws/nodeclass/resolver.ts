@@ -12,6 +12,7 @@ import {
 import type {
   EC2NodeClassStatus,
   ResolvedAmi,
+  ResolvedPlacementGroup,
   ResolvedSecurityGroup,
   ResolvedSubnet,
 } from '../../core/model/ec2nodeclass-status';
@@ -21,6 +22,7 @@ import { TtlCache } from '../ttl-cache';
 import { resolveAmis } from './amis';
 import { resolveInstanceProfile } from './instance-profile';
 import type { PartOutcome } from './part-outcome';
+import { resolvePlacementGroup } from './placement-group';
 import { resolveSecurityGroups } from './security-groups';
 import { resolveSubnets } from './subnets';
 
@@ -32,6 +34,8 @@ export interface NodeClassCacheTtls {
   readonly securityGroupsMs?: number;
   /** @default 60 s (Karpenter's DefaultTTL for its AMI cache) */
   readonly amisMs?: number;
+  /** @default 60 s (Karpenter's placement group cache, pkg/cache DefaultTTL) */
+  readonly placementGroupsMs?: number;
   /** A profile found or created is trusted this long. @default 15 min (Karpenter's InstanceProfileTTL) */
   readonly instanceProfileMs?: number;
 }
@@ -53,6 +57,7 @@ const DEFAULT_TTLS: Required<NodeClassCacheTtls> = {
   subnetsMs: 60_000,
   securityGroupsMs: 60_000,
   amisMs: 60_000,
+  placementGroupsMs: 60_000,
   instanceProfileMs: 15 * 60_000,
 };
 
@@ -72,6 +77,7 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
   private readonly securityGroups: TtlCache<PartOutcome<ResolvedSecurityGroup[]>>;
   private readonly amis: TtlCache<PartOutcome<ResolvedAmi[]>>;
   private readonly profiles: TtlCache<PartOutcome<string>>;
+  private readonly placementGroups: TtlCache<PartOutcome<ResolvedPlacementGroup>>;
 
   constructor(private readonly options: EC2NodeClassResolverOptions) {
     this.ttls = { ...DEFAULT_TTLS, ...options.ttls };
@@ -79,6 +85,7 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
     this.securityGroups = new TtlCache();
     this.amis = new TtlCache();
     this.profiles = new TtlCache();
+    this.placementGroups = new TtlCache();
   }
 
   /** Resolves every part and builds the status; see the class comment for caching and errors. */
@@ -86,7 +93,8 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
     const { ec2, ssm, cluster } = this.options;
     const name = nodeClass.name;
     const now = this.options.clock.now();
-    const [subnets, securityGroups, amis, instanceProfile] = await Promise.all([
+    const selector = nodeClass.placementGroupSelector;
+    const [subnets, securityGroups, amis, instanceProfile, placementGroup] = await Promise.all([
       this.subnets.getOrLoad(stableKey(nodeClass.subnetSelectorTerms), now, this.ttls.subnetsMs, () =>
         resolveSubnets(ec2, nodeClass.subnetSelectorTerms, name),
       ),
@@ -109,18 +117,25 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
           }),
       ),
       this.instanceProfile(nodeClass, now),
+      selector === undefined
+        ? undefined
+        : this.placementGroups.getOrLoad(stableKey(selector), now, this.ttls.placementGroupsMs, () =>
+            resolvePlacementGroup(ec2, selector, name),
+          ),
     ]);
     const outcomes: DependentOutcome[] = [
       dependent('SubnetsReady', subnets),
       dependent('SecurityGroupsReady', securityGroups),
       dependent('AMIsReady', amis),
       dependent('InstanceProfileReady', instanceProfile),
+      ...(placementGroup === undefined ? [] : [dependent('PlacementGroupReady', placementGroup)]),
     ];
     return {
       subnets: subnets.ok ? subnets.value : [],
       securityGroups: securityGroups.ok ? securityGroups.value : [],
       amis: amis.ok ? amis.value : [],
       ...(instanceProfile.ok ? { instanceProfile: instanceProfile.value } : {}),
+      ...(placementGroup?.ok ? { placementGroup: placementGroup.value } : {}),
       conditions: buildNodeClassConditions(
         outcomes,
         conditionsOfStatus(nodeClass.status),

@@ -7,7 +7,8 @@ export type NodeClassDependentConditionType =
   | 'SubnetsReady'
   | 'SecurityGroupsReady'
   | 'AMIsReady'
-  | 'InstanceProfileReady';
+  | 'InstanceProfileReady'
+  | 'PlacementGroupReady';
 
 /** The dependents of Ready, in the order their state is resolved and reported. */
 export const NODECLASS_DEPENDENT_CONDITIONS: readonly NodeClassDependentConditionType[] = [
@@ -50,7 +51,12 @@ export function buildNodeClassConditions(
 ): Condition[] {
   const nowRfc3339 = rfc3339(now);
   const byType = new Map(outcomes.map((o) => [o.type, o]));
-  const dependents = NODECLASS_DEPENDENT_CONDITIONS.map((type) => {
+  // PlacementGroupReady is reported only for a node class that selects a placement group, so
+  // the conditions of every other node class stay as they were.
+  const types = byType.has('PlacementGroupReady')
+    ? [...NODECLASS_DEPENDENT_CONDITIONS, 'PlacementGroupReady' as const]
+    : NODECLASS_DEPENDENT_CONDITIONS;
+  const dependents = types.map((type) => {
     const outcome = byType.get(type) ?? {
       type,
       status: 'Unknown' as const,

@@ -24,6 +24,20 @@ export interface ResolvedAmi {
 }
 
 /**
+ * The placement group spec.placementGroupSelector resolved to (Karpenter's placementgroup.
+ * PlacementGroup in aws/karpenter-provider-aws pkg/providers/placementgroup/types.go).
+ */
+export interface ResolvedPlacementGroup {
+  readonly id: string;
+  readonly name: string;
+  readonly strategy: 'cluster' | 'partition' | 'spread';
+  /** Partition groups only. */
+  readonly partitionCount?: number;
+  /** Spread groups only: rack or host. */
+  readonly spreadLevel?: string;
+}
+
+/**
  * What an EC2NodeClass resolved to, in the shape of Karpenter's EC2NodeClass status (so it
  * can be written back as `status` and explain itself in `kubectl get ec2nodeclass -o yaml`).
  */
@@ -33,6 +47,8 @@ export interface EC2NodeClassStatus {
   /** Newest first, deprecated last. */
   readonly amis: readonly ResolvedAmi[];
   readonly instanceProfile?: string;
+  /** The placement group instances launch into, when spec.placementGroupSelector found one. */
+  readonly placementGroup?: ResolvedPlacementGroup;
   /** SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, Ready. */
   readonly conditions: readonly Condition[];
 }

@@ -78,9 +78,8 @@ describe('EC2NodeClass fields of Karpenter v1.14', () => {
       }),
     );
     const warnings = nc.warnings ?? [];
-    expect(warnings).toContainEqual(
-      expect.stringMatching(/^spec\.placementGroupSelector \(my-placement-group\) is ignored/),
-    );
+    // Honoured: resolved through DescribePlacementGroups and set on the launch template.
+    expect(warnings.some((w) => w.includes('placementGroupSelector'))).toBe(false);
     expect(warnings).toContainEqual(
       expect.stringMatching(/^spec\.capacityReservationSelectorTerms is ignored/),
     );

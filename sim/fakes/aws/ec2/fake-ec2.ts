@@ -17,6 +17,8 @@ import {
   type DescribeInstanceTypesCommandOutput,
   type DescribeLaunchTemplatesCommandInput,
   type DescribeLaunchTemplatesCommandOutput,
+  type DescribePlacementGroupsCommandInput,
+  type DescribePlacementGroupsCommandOutput,
   type DescribeSecurityGroupsCommandInput,
   type DescribeSecurityGroupsCommandOutput,
   type DescribeSpotPriceHistoryCommandInput,
@@ -28,6 +30,8 @@ import {
   type ImageState,
   type Instance,
   type InstanceTypeInfo,
+  type PlacementGroup,
+  type PlacementGroupState,
   type RequestLaunchTemplateData,
   type SecurityGroup,
   type Subnet,
@@ -47,6 +51,7 @@ import { Ec2Images, type ImageSeed } from './images';
 import { Ec2Instances, type InstanceTimings, type SpotReclaim } from './instances';
 import { Ec2LaunchTemplates } from './launch-templates';
 import { Ec2Network, type SecurityGroupSeed, type SubnetSeed } from './network';
+import { Ec2PlacementGroups, type PlacementGroupSeed } from './placement-groups';
 import { createTags, type Taggable } from './tags';
 
 /** Options of `FakeEc2`. */
@@ -65,6 +70,7 @@ export interface FakeEc2Options {
   readonly subnets?: readonly SubnetSeed[];
   readonly securityGroups?: readonly SecurityGroupSeed[];
   readonly images?: readonly ImageSeed[];
+  readonly placementGroups?: readonly PlacementGroupSeed[];
   /** On-demand USD per hour by instance type, used by lowest-price allocation. */
   readonly onDemandPrices?: Readonly<Record<string, number>>;
   readonly spotPrices?: readonly SpotPriceSeed[];
@@ -114,6 +120,7 @@ export class FakeEc2 extends FakeAwsService {
     DescribeSubnets: this.describeSubnets,
     DescribeSecurityGroups: this.describeSecurityGroups,
     DescribeImages: this.describeImages,
+    DescribePlacementGroups: this.describePlacementGroups,
     CreateLaunchTemplate: this.createLaunchTemplate,
     DescribeLaunchTemplates: this.describeLaunchTemplates,
     DeleteLaunchTemplate: this.deleteLaunchTemplate,
@@ -130,6 +137,7 @@ export class FakeEc2 extends FakeAwsService {
   private readonly templates: Ec2LaunchTemplates;
   private readonly instances: Ec2Instances;
   private readonly fleet: Ec2Fleet;
+  private readonly placementGroups: Ec2PlacementGroups;
   private readonly iam: { directory?: InstanceProfileDirectory } = {};
 
   constructor(options: FakeEc2Options) {
@@ -151,6 +159,7 @@ export class FakeEc2 extends FakeAwsService {
     this.images = new Ec2Images(this.context);
     this.templates = new Ec2LaunchTemplates(this.context);
     this.instances = new Ec2Instances(this.context, this.network, options.timings);
+    this.placementGroups = new Ec2PlacementGroups(this.context);
     this.fleet = new Ec2Fleet(this.context, {
       catalog: this.catalog,
       network: this.network,
@@ -159,6 +168,7 @@ export class FakeEc2 extends FakeAwsService {
       instances: this.instances,
       capacity: this.capacity,
       iam: this.iam,
+      placementGroups: this.placementGroups,
     });
     if (options.iam !== undefined) this.iam.directory = options.iam;
     if (options.missingLaunchTemplate !== undefined)
@@ -192,6 +202,16 @@ export class FakeEc2 extends FakeAwsService {
   /** Moves an image to another state, e.g. `pending` → `available` when its registration completes. */
   setImageState(imageId: string, state: ImageState): void {
     this.images.setImageState(imageId, state);
+  }
+
+  /** Creates a placement group (its id is `pg-…`), as CreatePlacementGroup would. */
+  addPlacementGroup(seed: PlacementGroupSeed): PlacementGroup {
+    return this.placementGroups.add(seed);
+  }
+
+  /** Moves a placement group (by name or id) to another state, e.g. `deleted`. */
+  setPlacementGroupState(nameOrId: string, state: PlacementGroupState): void {
+    this.placementGroups.setState(nameOrId, state);
   }
 
   setOnDemandPrice(instanceType: string, usdPerHour: number): void {
@@ -285,6 +305,12 @@ export class FakeEc2 extends FakeAwsService {
     return this.images.describeImages(input);
   }
 
+  describePlacementGroups(
+    input: DescribePlacementGroupsCommandInput,
+  ): OperationOutput<DescribePlacementGroupsCommandOutput> {
+    return this.placementGroups.describePlacementGroups(input);
+  }
+
   createLaunchTemplate(
     input: CreateLaunchTemplateCommandInput,
   ): OperationOutput<CreateLaunchTemplateCommandOutput> {
@@ -327,6 +353,7 @@ export class FakeEc2 extends FakeAwsService {
     for (const subnet of options.subnets ?? []) this.network.addSubnet(subnet);
     for (const group of options.securityGroups ?? []) this.network.addSecurityGroup(group);
     for (const image of options.images ?? []) this.images.addImage(image);
+    for (const group of options.placementGroups ?? []) this.placementGroups.add(group);
     for (const [type, price] of Object.entries(options.onDemandPrices ?? {}))
       this.catalog.setOnDemandPrice(type, price);
     for (const price of options.spotPrices ?? []) this.catalog.addSpotPrice(price);

@@ -8,4 +8,5 @@ export type { ImageSeed } from './images';
 export { type InstanceTypeSpec, instanceTypeInfo } from './instance-type-info';
 export type { InstanceTimings, SpotReclaim } from './instances';
 export type { SecurityGroupSeed, SubnetSeed } from './network';
+export type { PlacementGroupSeed } from './placement-groups';
 export type { TagRecord } from './tags';
