@@ -33,6 +33,9 @@ export interface PlacedInstance {
   readonly zone: string;
 }
 
+/** Running instances a rack-level spread group takes per Availability Zone. */
+const SPREAD_INSTANCES_PER_ZONE = 7;
+
 const PLACEMENT_GROUP_FILTERS = {
   'group-name': (g: PlacementGroup) => [g.GroupName],
   'group-arn': (g: PlacementGroup) => [g.GroupArn],
@@ -44,7 +47,8 @@ const PLACEMENT_GROUP_FILTERS = {
 /**
  * The account's placement groups: DescribePlacementGroups, and the checks CreateFleet makes of a
  * launch template's Placement (the group exists, the instance type supports its strategy, a
- * partition number is within the group, a cluster group stays in the zone it is in use in).
+ * partition number is within the group, a cluster group stays in the zone it is in use in, a
+ * rack spread group holds seven instances per zone).
  */
 export class Ec2PlacementGroups {
   private readonly groups = new Map<string, PlacementGroup>();
@@ -139,6 +143,17 @@ export class Ec2PlacementGroups {
         code: 'InvalidParameterValue',
         message: `Partition number ${partition} is invalid for placement group '${group.GroupName}'.`,
       };
+    }
+    if (group.Strategy === 'spread' && group.SpreadLevel !== 'host') {
+      const inZone = placed.filter((p) => p.groupName === group.GroupName && p.zone === zone).length;
+      if (inZone >= SPREAD_INSTANCES_PER_ZONE) {
+        // The capacity code and message Karpenter's IsSpreadPlacementGroupLimitError matches.
+        return {
+          code: 'InsufficientInstanceCapacity',
+          message:
+            "You've reached the limit of instances in this spread placement group. A spread placement group can have up to seven instances per Availability Zone.",
+        };
+      }
     }
     if (group.Strategy === 'cluster') {
       const inUse = placed.find((p) => p.groupName === group.GroupName && p.zone !== zone);

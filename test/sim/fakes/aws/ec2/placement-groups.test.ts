@@ -121,4 +121,15 @@ describe('FakeEc2 placement groups', () => {
     ]);
     expect((await launch(client, { GroupName: 'hpc' }, 'c5.xlarge')).errors).toStrictEqual([]);
   });
+
+  it('takes seven instances per zone in a rack spread group, then answers with the capacity error Karpenter recognises', async () => {
+    const { client } = ec2World({ placementGroups: [{ name: 'spread', strategy: 'spread' }] });
+    for (let i = 0; i < 7; i += 1)
+      expect((await launch(client, { GroupName: 'spread' }, 'm5.large')).errors).toStrictEqual([]);
+
+    expect((await launch(client, { GroupName: 'spread' }, 'm5.large')).errors).toStrictEqual([
+      "InsufficientInstanceCapacity: You've reached the limit of instances in this spread placement group. A spread placement group can have up to seven instances per Availability Zone.",
+    ]);
+    expect((await launch(client, { GroupName: 'spread' }, 'm5.large', SUBNET_B)).errors).toStrictEqual([]);
+  });
 });
