@@ -191,6 +191,9 @@ export function toEc2Instance(instance: Instance): Ec2Instance {
     ...(instance.LaunchTime === undefined ? {} : { launchTime: instance.LaunchTime.getTime() }),
     ...(instance.PrivateDnsName ? { privateDnsName: instance.PrivateDnsName } : {}),
     ...(instance.ImageId === undefined ? {} : { imageId: instance.ImageId }),
+    ...(instance.Placement?.PartitionNumber === undefined
+      ? {}
+      : { partitionNumber: instance.Placement.PartitionNumber }),
     tags,
     providerID: providerID(zone, id),
     ...(nodeClaim === undefined ? {} : { nodeClaim }),

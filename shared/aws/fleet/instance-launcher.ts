@@ -3,6 +3,7 @@ import type { InstanceType } from '../../core/catalog/instance-type';
 import type { UnavailableOfferings } from '../../core/catalog/unavailable-offerings';
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import { CloudError, InsufficientCapacityError } from '../../core/model/errors';
+import { LABEL_PLACEMENT_GROUP_PARTITION } from '../../core/model/labels';
 import { type LaunchedInstance, providerID } from '../../core/model/nodeclaim';
 import type { InstanceLauncherPort, LaunchRequest } from '../../core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
@@ -88,7 +89,7 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
   async launch(request: LaunchRequest): Promise<LaunchedInstance> {
     const earlier = await this.instances.listByNodeClaim(request.nodeClaim.name);
     const serving = earlier.find((i) => SERVING_STATES.has(i.state));
-    if (serving !== undefined) return { ...launchedFrom(serving), labels: launchLabels(request) };
+    if (serving !== undefined) return this.labelled(request, launchedFrom(serving), serving);
     const replaces = earlier.map((i) => i.id);
     let launched: LaunchedInstance;
     try {
@@ -98,7 +99,30 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
       // The templates were forgotten: ensure() creates them again, under new ids.
       launched = await this.launchOnce(request, replaces);
     }
-    return { ...launched, labels: launchLabels(request) };
+    return this.labelled(request, launched);
+  }
+
+  /**
+   * The launch with its labels ({@link launchLabels}). In a partition group where EC2 chose the
+   * partition, it is read back from DescribeInstances, as Karpenter's PlacementGroupRegistrationHook
+   * does, so the partition label is there before pods spread over it; an instance EC2 does not
+   * show yet (eventual consistency) leaves the label out.
+   */
+  private async labelled(
+    request: LaunchRequest,
+    launched: LaunchedInstance,
+    known?: Ec2Instance,
+  ): Promise<LaunchedInstance> {
+    const labels = launchLabels(request);
+    if (
+      request.resolved.placementGroup?.strategy === 'partition' &&
+      !(LABEL_PLACEMENT_GROUP_PARTITION in labels)
+    ) {
+      const instance = known ?? (await this.instances.describe([launched.instanceId]))[0];
+      if (instance?.partitionNumber !== undefined)
+        labels[LABEL_PLACEMENT_GROUP_PARTITION] = String(instance.partitionNumber);
+    }
+    return { ...launched, labels };
   }
 
   /** Terminates; instances already gone count as terminated. */

@@ -74,6 +74,8 @@ export interface CloudInstance {
   readonly launchTime?: number;
   readonly privateDnsName?: string;
   readonly imageId?: string;
+  /** The partition of a partition placement group it runs in (EC2's Placement.PartitionNumber). */
+  readonly partitionNumber?: number;
   readonly tags: Readonly<Record<string, string>>;
   /** `aws:///<zone>/<id>`. */
   readonly providerID: string;

@@ -98,6 +98,19 @@ describe('Ec2InstanceLauncher: placement groups', () => {
       PartitionNumber: 2,
     });
   });
+
+  it('reads back the partition EC2 chose when the NodeClaim named none, and labels it', async () => {
+    const { launcher, fake, resolved } = await placementWorld('partition', 2);
+    const first = await launcher.launch(placementRequest(resolved, 'default-aaaa', ['us-east-1a']));
+    const second = await launcher.launch(placementRequest(resolved, 'default-bbbb', ['us-east-1a']));
+
+    const partitions = [first, second].map((l) => fake.instance(l.instanceId)?.Placement?.PartitionNumber);
+    expect(partitions).toStrictEqual([1, 2]);
+    expect([first, second].map((l) => l.labels?.[LABEL_PLACEMENT_GROUP_PARTITION])).toStrictEqual(['1', '2']);
+    // Found again by its NodeClaim tag, the instance keeps its partition label.
+    const again = await launcher.launch(placementRequest(resolved, 'default-bbbb', ['us-east-1a']));
+    expect(again.labels?.[LABEL_PLACEMENT_GROUP_PARTITION]).toBe('2');
+  });
 });
 
 function placementRequest(
