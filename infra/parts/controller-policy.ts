@@ -51,6 +51,8 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
         ec2('security-group/*'),
         ec2('subnet/*'),
         ec2('launch-template/*'),
+        // An EC2NodeClass's placementGroupSelector puts the group on the launch template.
+        ec2('placement-group/*'),
       ],
     }),
     new iam.PolicyStatement({
@@ -100,6 +102,7 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
         'ec2:DescribeInstanceTypeOfferings',
         'ec2:DescribeInstanceTypes',
         'ec2:DescribeLaunchTemplates',
+        'ec2:DescribePlacementGroups',
         'ec2:DescribeSecurityGroups',
         'ec2:DescribeSpotPriceHistory',
         'ec2:DescribeSubnets',
