@@ -97,6 +97,7 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     new iam.PolicyStatement({
       sid: 'AllowRegionalReadActions',
       actions: [
+        'ec2:DescribeCapacityReservations',
         'ec2:DescribeImages',
         'ec2:DescribeInstances',
         'ec2:DescribeInstanceTypeOfferings',

@@ -75,6 +75,7 @@ const CONTROLLER_STATEMENTS = [
     Sid: 'AllowRegionalReadActions',
     Effect: 'Allow',
     Action: [
+      'ec2:DescribeCapacityReservations',
       'ec2:DescribeImages',
       'ec2:DescribeInstanceTypeOfferings',
       'ec2:DescribeInstanceTypes',

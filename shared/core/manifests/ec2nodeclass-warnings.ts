@@ -34,7 +34,7 @@ export function launchWarnings(
   }
   if ((spec.capacityReservationSelectorTerms?.length ?? 0) > 0) {
     warnings.push(
-      'spec.capacityReservationSelectorTerms is ignored: podlift launches no reserved capacity, only on-demand and spot',
+      'spec.capacityReservationSelectorTerms is resolved into status.capacityReservations, but launching into them is ignored: podlift launches no reserved capacity, only on-demand and spot',
     );
   }
   const reservations = status?.capacityReservations;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
+import { nodeClassNotReadyExplanation } from '../../../shared/core/model/ec2nodeclass-conditions';
 import { nodeClassReady } from '../../../shared/core/model/ec2nodeclass-status';
 import { AMAZON, al2023Path, amiParameter, nodeClassWorld } from '../../../sim/world/aws/node-class-world';
 import { CLUSTER } from '../../../sim/world/aws/region';
@@ -80,6 +81,9 @@ describe('EC2NodeClassResolver: spec.placementGroupSelector', () => {
       message: 'Placement group "nope" not found',
     });
     expect(nodeClassReady(unknown)).toBe(false);
+    expect(nodeClassNotReadyExplanation(unknown.conditions)).toBe(
+      'PlacementGroupReady=False PlacementGroupNotFound: Placement group "nope" not found',
+    );
 
     ec2Fake.setPlacementGroupState('hpc', 'deleting');
     const deleting = await resolver.resolve(withSelector({ name: 'hpc' }));

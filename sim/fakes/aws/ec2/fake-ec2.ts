@@ -1,4 +1,5 @@
 import {
+  type CapacityReservation,
   type CreateFleetCommandInput,
   type CreateFleetCommandOutput,
   type CreateLaunchTemplateCommandInput,
@@ -7,6 +8,8 @@ import {
   type CreateTagsCommandOutput,
   type DeleteLaunchTemplateCommandInput,
   type DeleteLaunchTemplateCommandOutput,
+  type DescribeCapacityReservationsCommandInput,
+  type DescribeCapacityReservationsCommandOutput,
   type DescribeImagesCommandInput,
   type DescribeImagesCommandOutput,
   type DescribeInstancesCommandInput,
@@ -42,6 +45,7 @@ import {
 import type { Clock } from '../../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from '../fake-service';
 import { type KnownErrorTable, ServiceErrorFactory } from '../service-error';
+import { type CapacityReservationSeed, Ec2CapacityReservations } from './capacity-reservations';
 import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
 import { type Ec2Context, ec2Context } from './context';
 import { Ec2Fleet, type MissingLaunchTemplateAnswer } from './fleet';
@@ -71,6 +75,7 @@ export interface FakeEc2Options {
   readonly securityGroups?: readonly SecurityGroupSeed[];
   readonly images?: readonly ImageSeed[];
   readonly placementGroups?: readonly PlacementGroupSeed[];
+  readonly capacityReservations?: readonly CapacityReservationSeed[];
   /** On-demand USD per hour by instance type, used by lowest-price allocation. */
   readonly onDemandPrices?: Readonly<Record<string, number>>;
   readonly spotPrices?: readonly SpotPriceSeed[];
@@ -121,6 +126,7 @@ export class FakeEc2 extends FakeAwsService {
     DescribeSecurityGroups: this.describeSecurityGroups,
     DescribeImages: this.describeImages,
     DescribePlacementGroups: this.describePlacementGroups,
+    DescribeCapacityReservations: this.describeCapacityReservations,
     CreateLaunchTemplate: this.createLaunchTemplate,
     DescribeLaunchTemplates: this.describeLaunchTemplates,
     DeleteLaunchTemplate: this.deleteLaunchTemplate,
@@ -138,6 +144,7 @@ export class FakeEc2 extends FakeAwsService {
   private readonly instances: Ec2Instances;
   private readonly fleet: Ec2Fleet;
   private readonly placementGroups: Ec2PlacementGroups;
+  private readonly reservations: Ec2CapacityReservations;
   private readonly iam: { directory?: InstanceProfileDirectory } = {};
 
   constructor(options: FakeEc2Options) {
@@ -160,6 +167,7 @@ export class FakeEc2 extends FakeAwsService {
     this.templates = new Ec2LaunchTemplates(this.context);
     this.instances = new Ec2Instances(this.context, this.network, options.timings);
     this.placementGroups = new Ec2PlacementGroups(this.context);
+    this.reservations = new Ec2CapacityReservations(this.context);
     this.fleet = new Ec2Fleet(this.context, {
       catalog: this.catalog,
       network: this.network,
@@ -212,6 +220,11 @@ export class FakeEc2 extends FakeAwsService {
   /** Moves a placement group (by name or id) to another state, e.g. `deleted`. */
   setPlacementGroupState(nameOrId: string, state: PlacementGroupState): void {
     this.placementGroups.setState(nameOrId, state);
+  }
+
+  /** Creates a capacity reservation (its id is `cr-…` unless given). Launching into one is not modelled yet. */
+  addCapacityReservation(seed: CapacityReservationSeed): CapacityReservation {
+    return this.reservations.add(seed);
   }
 
   setOnDemandPrice(instanceType: string, usdPerHour: number): void {
@@ -311,6 +324,12 @@ export class FakeEc2 extends FakeAwsService {
     return this.placementGroups.describePlacementGroups(input);
   }
 
+  describeCapacityReservations(
+    input: DescribeCapacityReservationsCommandInput,
+  ): OperationOutput<DescribeCapacityReservationsCommandOutput> {
+    return this.reservations.describeCapacityReservations(input);
+  }
+
   createLaunchTemplate(
     input: CreateLaunchTemplateCommandInput,
   ): OperationOutput<CreateLaunchTemplateCommandOutput> {
@@ -354,6 +373,7 @@ export class FakeEc2 extends FakeAwsService {
     for (const group of options.securityGroups ?? []) this.network.addSecurityGroup(group);
     for (const image of options.images ?? []) this.images.addImage(image);
     for (const group of options.placementGroups ?? []) this.placementGroups.add(group);
+    for (const reservation of options.capacityReservations ?? []) this.reservations.add(reservation);
     for (const [type, price] of Object.entries(options.onDemandPrices ?? {}))
       this.catalog.setOnDemandPrice(type, price);
     for (const price of options.spotPrices ?? []) this.catalog.addSpotPrice(price);
