@@ -20,10 +20,7 @@ export function launchLabels(request: LaunchRequest): Record<string, string> {
   const requirements = Requirements.from(request.nodeClaim.spec.requirements);
   const tenancy = requirements.get(LABEL_INSTANCE_TENANCY);
   const group = request.resolved.placementGroup;
-  const partitionRequirement = request.nodeClaim.spec.requirements.find(
-    (r) => r.key === LABEL_PLACEMENT_GROUP_PARTITION && r.operator === 'In',
-  );
-  const partition = launchPartition(group, partitionRequirement?.values);
+  const partition = launchPartition(group, request.nodeClaim.spec.requirements);
   return {
     [LABEL_INSTANCE_TENANCY]: launchTenancy((t) => tenancy?.has(t) ?? true),
     ...(group === undefined ? {} : { [LABEL_PLACEMENT_GROUP_ID]: group.id }),

@@ -10,8 +10,9 @@ import type { CapacityType } from '../../core/model/capacity-type';
 import type { AmiFamily, BlockDeviceMapping, EC2NodeClass } from '../../core/model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../../core/model/ec2nodeclass-status';
 import { NotFoundError, ValidationError } from '../../core/model/errors';
-import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/model/labels';
+import { LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_PLACEMENT_GROUP_PARTITION } from '../../core/model/labels';
 import { isQuantity, parseQuantity } from '../../core/model/quantity';
+import type { NodeSelectorRequirement } from '../../core/model/requirements';
 
 /** The tag that marks launch templates (and instances) as belonging to a cluster's provisioner. */
 export const TAG_MANAGED_BY_CLUSTER = 'karpenter.k8s.aws/cluster';
@@ -49,13 +50,17 @@ export interface LaunchTemplateInput {
 
 /**
  * The partition a NodeClaim launches into (Karpenter's launchtemplate.go EnsureAll): for a
- * partition placement group, the lowest value its placement-group-partition requirement allows,
- * EC2 taking a single number; none without such a requirement or for another strategy.
+ * partition placement group, the lowest value its placement-group-partition `In` requirement
+ * allows within the group, EC2 taking a single number; none without such a requirement or for
+ * another strategy (EC2 then picks one).
  */
 export function launchPartition(
   group: EC2NodeClassStatus['placementGroup'],
-  allowed: readonly string[] | undefined,
+  requirements: readonly NodeSelectorRequirement[],
 ): number | undefined {
+  const allowed = requirements.find(
+    (r) => r.key === LABEL_PLACEMENT_GROUP_PARTITION && r.operator === 'In',
+  )?.values;
   if (group?.strategy !== 'partition' || allowed === undefined) return undefined;
   const numbers = allowed
     .map(Number)

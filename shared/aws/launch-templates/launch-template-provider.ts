@@ -11,11 +11,7 @@ import { resolveInstanceTypes } from '../../core/catalog/instance-type-resolutio
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import type { EC2NodeClass } from '../../core/model/ec2nodeclass';
 import { CloudError, NotFoundError } from '../../core/model/errors';
-import {
-  LABEL_INSTANCE_TENANCY,
-  LABEL_INSTANCE_TYPE,
-  LABEL_PLACEMENT_GROUP_PARTITION,
-} from '../../core/model/labels';
+import { LABEL_INSTANCE_TENANCY, LABEL_INSTANCE_TYPE } from '../../core/model/labels';
 import { type NodeSelectorRequirement, Requirements } from '../../core/model/requirements';
 import type { InstanceCatalogPort, LaunchRequest } from '../../core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
@@ -145,12 +141,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     }
     const tenancyRequirement = Requirements.from(nodeClaim.spec.requirements).get(LABEL_INSTANCE_TENANCY);
     const tenancy = launchTenancy((t) => tenancyRequirement?.has(t) ?? true);
-    const partition = launchPartition(
-      resolved.placementGroup,
-      nodeClaim.spec.requirements.find(
-        (r) => r.key === LABEL_PLACEMENT_GROUP_PARTITION && r.operator === 'In',
-      )?.values,
-    );
+    const partition = launchPartition(resolved.placementGroup, nodeClaim.spec.requirements);
     const planned = new Map<string, PlannedTemplate>();
     for (const group of groups) {
       const userData = userDataBase64(
