@@ -48,6 +48,10 @@ export function acknowledgeFindings(scopes: NagScopes): void {
     ),
     wildcard(`arn:${P}:ec2:${R}:*:spot-instances-request/*`, launchReason('spot requests CreateFleet makes')),
     wildcard(
+      `arn:${P}:ec2:${R}:*:placement-group/*`,
+      launchReason('the placement group an EC2NodeClass placementGroupSelector chooses'),
+    ),
+    wildcard(
       `arn:${P}:ec2:${R}:*:launch-template/*`,
       launchReason('launch templates podlift creates, named by content hash'),
     ),

@@ -52,6 +52,8 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
         ec2('security-group/*'),
         ec2('subnet/*'),
         ec2('launch-template/*'),
+        // An EC2NodeClass's placementGroupSelector puts the group on the launch template.
+        ec2('placement-group/*'),
       ],
     }),
     new iam.PolicyStatement({
@@ -96,11 +98,13 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     new iam.PolicyStatement({
       sid: 'AllowRegionalReadActions',
       actions: [
+        'ec2:DescribeCapacityReservations',
         'ec2:DescribeImages',
         'ec2:DescribeInstances',
         'ec2:DescribeInstanceTypeOfferings',
         'ec2:DescribeInstanceTypes',
         'ec2:DescribeLaunchTemplates',
+        'ec2:DescribePlacementGroups',
         'ec2:DescribeSecurityGroups',
         'ec2:DescribeSpotPriceHistory',
         'ec2:DescribeSubnets',

@@ -179,11 +179,11 @@ describe('readPlanInput', () => {
   });
 
   it('warns about what an EC2NodeClass sets that podlift accepts without honouring it', () => {
-    const withGroup = nodeClass();
-    (withGroup.spec as Record<string, unknown>).placementGroupSelector = { name: 'hpc' };
-    const input = read(yamlStream(nodePool('default'), withGroup));
+    const nested = nodeClass();
+    (nested.spec as Record<string, unknown>).cpuOptions = { nestedVirtualization: 'enabled' };
+    const input = read(yamlStream(nodePool('default'), nested));
     expect(input.warnings).toEqual([
-      `${FILE} document 1: EC2NodeClass/default: spec.placementGroupSelector (hpc) is ignored: podlift does not resolve placement groups, so instances launch outside it and carry no placement-group labels`,
+      `${FILE} document 1: EC2NodeClass/default: spec.cpuOptions.nestedVirtualization is applied to the launch template, but instance types are not limited to those supporting nested virtualization as Karpenter does: another type fails at launch`,
     ]);
   });
 

@@ -18,6 +18,7 @@ const CONTROLLER_STATEMENTS = [
     Action: ['ec2:CreateFleet', 'ec2:RunInstances'],
     Resource: [
       ec2('launch-template/*'),
+      ec2('placement-group/*'),
       ec2('security-group/*'),
       ec2('spot-instances-request/*'),
       ec2('subnet/*'),
@@ -74,11 +75,13 @@ const CONTROLLER_STATEMENTS = [
     Sid: 'AllowRegionalReadActions',
     Effect: 'Allow',
     Action: [
+      'ec2:DescribeCapacityReservations',
       'ec2:DescribeImages',
       'ec2:DescribeInstanceTypeOfferings',
       'ec2:DescribeInstanceTypes',
       'ec2:DescribeInstances',
       'ec2:DescribeLaunchTemplates',
+      'ec2:DescribePlacementGroups',
       'ec2:DescribeSecurityGroups',
       'ec2:DescribeSpotPriceHistory',
       'ec2:DescribeSubnets',

@@ -195,6 +195,9 @@ export function toEc2Instance(instance: Instance): Ec2Instance {
     ...(instance.SecurityGroups === undefined
       ? {}
       : { securityGroupIds: instance.SecurityGroups.flatMap((g) => (g.GroupId ? [g.GroupId] : [])) }),
+    ...(instance.Placement?.PartitionNumber === undefined
+      ? {}
+      : { partitionNumber: instance.Placement.PartitionNumber }),
     tags,
     providerID: providerID(zone, id),
     ...(nodeClaim === undefined ? {} : { nodeClaim }),

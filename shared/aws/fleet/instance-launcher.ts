@@ -3,6 +3,7 @@ import type { InstanceType } from '../../core/catalog/instance-type';
 import type { UnavailableOfferings } from '../../core/catalog/unavailable-offerings';
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import { CloudError, InsufficientCapacityError } from '../../core/model/errors';
+import { LABEL_PLACEMENT_GROUP_PARTITION } from '../../core/model/labels';
 import { type LaunchedInstance, providerID } from '../../core/model/nodeclaim';
 import type { InstanceLauncherPort, LaunchRequest } from '../../core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
@@ -20,6 +21,7 @@ import {
   SUBNET_FULL_CODE,
 } from './fleet-result';
 import { InflightAddresses } from './inflight-addresses';
+import { launchLabels } from './launch-labels';
 import { launchTags } from './launch-tags';
 
 /** CreateFleet's answers for a launch template that does not exist (any more), thrown or per override. */
@@ -87,15 +89,40 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
   async launch(request: LaunchRequest): Promise<LaunchedInstance> {
     const earlier = await this.instances.listByNodeClaim(request.nodeClaim.name);
     const serving = earlier.find((i) => SERVING_STATES.has(i.state));
-    if (serving !== undefined) return launchedFrom(serving);
+    if (serving !== undefined) return this.labelled(request, launchedFrom(serving), serving);
     const replaces = earlier.map((i) => i.id);
+    let launched: LaunchedInstance;
     try {
-      return await this.launchOnce(request, replaces);
+      launched = await this.launchOnce(request, replaces);
     } catch (error) {
       if (!isLaunchTemplateMissing(error)) throw error;
       // The templates were forgotten: ensure() creates them again, under new ids.
-      return this.launchOnce(request, replaces);
+      launched = await this.launchOnce(request, replaces);
     }
+    return this.labelled(request, launched);
+  }
+
+  /**
+   * The launch with its labels ({@link launchLabels}). In a partition group where EC2 chose the
+   * partition, it is read back from DescribeInstances, as Karpenter's PlacementGroupRegistrationHook
+   * does, so the partition label is there before pods spread over it; an instance EC2 does not
+   * show yet (eventual consistency) leaves the label out.
+   */
+  private async labelled(
+    request: LaunchRequest,
+    launched: LaunchedInstance,
+    known?: Ec2Instance,
+  ): Promise<LaunchedInstance> {
+    const labels = launchLabels(request);
+    if (
+      request.resolved.placementGroup?.strategy === 'partition' &&
+      !(LABEL_PLACEMENT_GROUP_PARTITION in labels)
+    ) {
+      const instance = known ?? (await this.instances.describe([launched.instanceId]))[0];
+      if (instance?.partitionNumber !== undefined)
+        labels[LABEL_PLACEMENT_GROUP_PARTITION] = String(instance.partitionNumber);
+    }
+    return { ...launched, labels };
   }
 
   /** Terminates; instances already gone count as terminated. */

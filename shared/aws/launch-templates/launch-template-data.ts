@@ -10,8 +10,9 @@ import type { CapacityType } from '../../core/model/capacity-type';
 import type { AmiFamily, BlockDeviceMapping, EC2NodeClass } from '../../core/model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../../core/model/ec2nodeclass-status';
 import { NotFoundError, ValidationError } from '../../core/model/errors';
-import { LABEL_NODECLASS, LABEL_NODEPOOL } from '../../core/model/labels';
+import { LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_PLACEMENT_GROUP_PARTITION } from '../../core/model/labels';
 import { isQuantity, parseQuantity } from '../../core/model/quantity';
+import type { NodeSelectorRequirement } from '../../core/model/requirements';
 
 /** The tag that marks launch templates (and instances) as belonging to a cluster's provisioner. */
 export const TAG_MANAGED_BY_CLUSTER = 'karpenter.k8s.aws/cluster';
@@ -39,6 +40,51 @@ export interface LaunchTemplateInput {
    * @default 'default'
    */
   readonly tenancy?: 'default' | 'dedicated';
+  /**
+   * The partition of a partition placement group to launch into, from the NodeClaim's
+   * karpenter.k8s.aws/placement-group-partition requirement ({@link launchPartition}); none lets
+   * EC2 pick one.
+   */
+  readonly partition?: number;
+}
+
+/**
+ * The partition a NodeClaim launches into (Karpenter's launchtemplate.go EnsureAll): for a
+ * partition placement group, the lowest value its placement-group-partition `In` requirement
+ * allows within the group, EC2 taking a single number; none without such a requirement or for
+ * another strategy (EC2 then picks one).
+ */
+export function launchPartition(
+  group: EC2NodeClassStatus['placementGroup'],
+  requirements: readonly NodeSelectorRequirement[],
+): number | undefined {
+  const allowed = requirements.find(
+    (r) => r.key === LABEL_PLACEMENT_GROUP_PARTITION && r.operator === 'In',
+  )?.values;
+  if (group?.strategy !== 'partition' || allowed === undefined) return undefined;
+  const numbers = allowed
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n >= 1 && n <= (group.partitionCount ?? Infinity))
+    .sort((a, b) => a - b);
+  return numbers[0];
+}
+
+/**
+ * The template's Placement (Karpenter's types.go buildPlacement): dedicated tenancy when asked
+ * for, and the resolved placement group by id with the partition, if any. Nothing when neither
+ * applies: default tenancy is what EC2 does without it, and templates made before tenancy and
+ * placement groups were honoured keep their names.
+ */
+function placement(input: LaunchTemplateInput): Pick<RequestLaunchTemplateData, 'Placement'> {
+  const group = input.resolved.placementGroup;
+  if (input.tenancy !== 'dedicated' && group === undefined) return {};
+  return {
+    Placement: {
+      ...(input.tenancy === 'dedicated' ? { Tenancy: 'dedicated' } : {}),
+      ...(group === undefined ? {} : { GroupId: group.id }),
+      ...(group !== undefined && input.partition !== undefined ? { PartitionNumber: input.partition } : {}),
+    },
+  };
 }
 
 /**
@@ -131,7 +177,7 @@ function launchedResourceTags(input: LaunchTemplateInput): LaunchTemplateTagSpec
  * user data, instance profile, security groups, IMDS options (instance tags in IMDS always
  * disabled), block devices, detailed monitoring, tags for the network interfaces and spot
  * requests it makes, CPU options (nested virtualization), dedicated tenancy when the NodeClaim
- * asks for it, and network interfaces when the EC2NodeClass lists them or sets
+ * asks for it, the resolved placement group (and partition), and network interfaces when the EC2NodeClass lists them or sets
  * associatePublicIPAddress, ipPrefixCount or connectionTracking (the security groups then go on
  * the interfaces, as EC2 requires). Instance tags are left to CreateFleet.
  *
@@ -168,9 +214,7 @@ export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplat
     ...(nodeClass.cpuOptions?.nestedVirtualization !== undefined
       ? { CpuOptions: { NestedVirtualization: nodeClass.cpuOptions.nestedVirtualization } }
       : {}),
-    // Only dedicated is written: default is what EC2 does without it, and templates made before
-    // tenancy was honoured keep their names.
-    ...(input.tenancy === 'dedicated' ? { Placement: { Tenancy: 'dedicated' } } : {}),
+    ...placement(input),
     MetadataOptions: {
       HttpEndpoint: metadata.httpEndpoint,
       HttpProtocolIpv6: metadata.httpProtocolIPv6,

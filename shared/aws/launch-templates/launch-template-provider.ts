@@ -25,6 +25,7 @@ import { ExpiringCache } from './expiring-cache';
 import { launchCapacityType } from './launch-capacity-type';
 import {
   type LaunchTemplateContent,
+  launchPartition,
   launchTemplateContent,
   launchTenancy,
   TAG_MANAGED_BY_CLUSTER,
@@ -140,6 +141,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     }
     const tenancyRequirement = Requirements.from(nodeClaim.spec.requirements).get(LABEL_INSTANCE_TENANCY);
     const tenancy = launchTenancy((t) => tenancyRequirement?.has(t) ?? true);
+    const partition = launchPartition(resolved.placementGroup, nodeClaim.spec.requirements);
     const planned = new Map<string, PlannedTemplate>();
     for (const group of groups) {
       const userData = userDataBase64(
@@ -161,6 +163,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         imageId: group.ami.id,
         capacityType,
         tenancy,
+        ...(partition !== undefined ? { partition } : {}),
         ...(userData !== undefined ? { userData } : {}),
       });
       const name = launchTemplateName(cluster.name, content);

@@ -12,6 +12,8 @@ import {
 import type {
   EC2NodeClassStatus,
   ResolvedAmi,
+  ResolvedCapacityReservation,
+  ResolvedPlacementGroup,
   ResolvedSecurityGroup,
   ResolvedSubnet,
 } from '../../core/model/ec2nodeclass-status';
@@ -19,8 +21,10 @@ import type { NodeClassResolverPort } from '../../core/ports/cloud';
 import type { Clock } from '../../core/ports/time';
 import { TtlCache } from '../ttl-cache';
 import { resolveAmis } from './amis';
+import { resolveCapacityReservations } from './capacity-reservations';
 import { resolveInstanceProfile } from './instance-profile';
 import type { PartOutcome } from './part-outcome';
+import { resolvePlacementGroup } from './placement-group';
 import { resolveSecurityGroups } from './security-groups';
 import { resolveSubnets } from './subnets';
 
@@ -32,6 +36,10 @@ export interface NodeClassCacheTtls {
   readonly securityGroupsMs?: number;
   /** @default 60 s (Karpenter's DefaultTTL for its AMI cache) */
   readonly amisMs?: number;
+  /** @default 60 s (Karpenter's capacity reservation cache, pkg/cache DefaultTTL) */
+  readonly capacityReservationsMs?: number;
+  /** @default 60 s (Karpenter's placement group cache, pkg/cache DefaultTTL) */
+  readonly placementGroupsMs?: number;
   /** A profile found or created is trusted this long. @default 15 min (Karpenter's InstanceProfileTTL) */
   readonly instanceProfileMs?: number;
 }
@@ -53,6 +61,8 @@ const DEFAULT_TTLS: Required<NodeClassCacheTtls> = {
   subnetsMs: 60_000,
   securityGroupsMs: 60_000,
   amisMs: 60_000,
+  placementGroupsMs: 60_000,
+  capacityReservationsMs: 60_000,
   instanceProfileMs: 15 * 60_000,
 };
 
@@ -72,6 +82,8 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
   private readonly securityGroups: TtlCache<PartOutcome<ResolvedSecurityGroup[]>>;
   private readonly amis: TtlCache<PartOutcome<ResolvedAmi[]>>;
   private readonly profiles: TtlCache<PartOutcome<string>>;
+  private readonly placementGroups: TtlCache<PartOutcome<ResolvedPlacementGroup>>;
+  private readonly reservations: TtlCache<PartOutcome<ResolvedCapacityReservation[]>>;
 
   constructor(private readonly options: EC2NodeClassResolverOptions) {
     this.ttls = { ...DEFAULT_TTLS, ...options.ttls };
@@ -79,6 +91,8 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
     this.securityGroups = new TtlCache();
     this.amis = new TtlCache();
     this.profiles = new TtlCache();
+    this.placementGroups = new TtlCache();
+    this.reservations = new TtlCache();
   }
 
   /** Resolves every part and builds the status; see the class comment for caching and errors. */
@@ -86,47 +100,81 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
     const { ec2, ssm, cluster } = this.options;
     const name = nodeClass.name;
     const now = this.options.clock.now();
-    const [subnets, securityGroups, amis, instanceProfile] = await Promise.all([
-      this.subnets.getOrLoad(stableKey(nodeClass.subnetSelectorTerms), now, this.ttls.subnetsMs, () =>
-        resolveSubnets(ec2, nodeClass.subnetSelectorTerms, name),
-      ),
-      this.securityGroups.getOrLoad(
-        stableKey(nodeClass.securityGroupSelectorTerms),
-        now,
-        this.ttls.securityGroupsMs,
-        () => resolveSecurityGroups(ec2, nodeClass.securityGroupSelectorTerms, name),
-      ),
-      this.amis.getOrLoad(
-        stableKey({ terms: nodeClass.amiSelectorTerms, k8s: cluster.kubernetesVersion }),
-        now,
-        this.ttls.amisMs,
-        () =>
-          resolveAmis(ec2, ssm, {
-            terms: nodeClass.amiSelectorTerms,
-            kubernetesVersion: cluster.kubernetesVersion,
-            nodeClassName: name,
-            now,
-          }),
-      ),
-      this.instanceProfile(nodeClass, now),
-    ]);
+    const [subnets, securityGroups, amis, instanceProfile, [placementGroup, reservations]] =
+      await Promise.all([
+        this.subnets.getOrLoad(stableKey(nodeClass.subnetSelectorTerms), now, this.ttls.subnetsMs, () =>
+          resolveSubnets(ec2, nodeClass.subnetSelectorTerms, name),
+        ),
+        this.securityGroups.getOrLoad(
+          stableKey(nodeClass.securityGroupSelectorTerms),
+          now,
+          this.ttls.securityGroupsMs,
+          () => resolveSecurityGroups(ec2, nodeClass.securityGroupSelectorTerms, name),
+        ),
+        this.amis.getOrLoad(
+          stableKey({ terms: nodeClass.amiSelectorTerms, k8s: cluster.kubernetesVersion }),
+          now,
+          this.ttls.amisMs,
+          () =>
+            resolveAmis(ec2, ssm, {
+              terms: nodeClass.amiSelectorTerms,
+              kubernetesVersion: cluster.kubernetesVersion,
+              nodeClassName: name,
+              now,
+            }),
+        ),
+        this.instanceProfile(nodeClass, now),
+        this.optionalParts(nodeClass, now),
+      ]);
     const outcomes: DependentOutcome[] = [
       dependent('SubnetsReady', subnets),
       dependent('SecurityGroupsReady', securityGroups),
       dependent('AMIsReady', amis),
       dependent('InstanceProfileReady', instanceProfile),
+      ...(placementGroup === undefined ? [] : [dependent('PlacementGroupReady', placementGroup)]),
+      ...(reservations === undefined ? [] : [dependent('CapacityReservationsReady', reservations)]),
     ];
     return {
       subnets: subnets.ok ? subnets.value : [],
       securityGroups: securityGroups.ok ? securityGroups.value : [],
       amis: amis.ok ? amis.value : [],
       ...(instanceProfile.ok ? { instanceProfile: instanceProfile.value } : {}),
+      ...(placementGroup?.ok ? { placementGroup: placementGroup.value } : {}),
+      ...capacityReservationsStatus(reservations, nodeClass.status),
       conditions: buildNodeClassConditions(
         outcomes,
         conditionsOfStatus(nodeClass.status),
         this.options.clock.now(),
       ),
     };
+  }
+
+  /**
+   * The parts only some node classes have: the placement group of spec.placementGroupSelector
+   * and the capacity reservations of capacityReservationSelectorTerms, each undefined without
+   * its selector (no EC2 call, no condition).
+   */
+  private optionalParts(
+    nodeClass: EC2NodeClass,
+    now: number,
+  ): Promise<
+    [PartOutcome<ResolvedPlacementGroup> | undefined, PartOutcome<ResolvedCapacityReservation[]> | undefined]
+  > {
+    const { ec2 } = this.options;
+    const selector = nodeClass.placementGroupSelector;
+    const terms = nodeClass.capacityReservationSelectorTerms;
+    return Promise.all([
+      selector === undefined
+        ? undefined
+        : this.placementGroups.getOrLoad(stableKey(selector), now, this.ttls.placementGroupsMs, () =>
+            resolvePlacementGroup(ec2, selector, nodeClass.name),
+          ),
+      terms.length === 0
+        ? undefined
+        : this.reservations.getOrLoad(stableKey(terms), now, this.ttls.capacityReservationsMs, () =>
+            resolveCapacityReservations(ec2, terms, nodeClass.name, now),
+          ),
+    ]);
   }
 
   /**
@@ -166,6 +214,22 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
       (outcome) => outcome.ok,
     );
   }
+}
+
+/**
+ * status.capacityReservations: what the terms resolved to, an empty list when they no longer
+ * resolve or were removed while the status still lists some (so the merge patch clears it), and
+ * nothing otherwise, so node classes without terms keep Karpenter's status without the field.
+ */
+function capacityReservationsStatus(
+  outcome: PartOutcome<ResolvedCapacityReservation[]> | undefined,
+  current: EC2NodeClass['status'],
+): Pick<EC2NodeClassStatus, 'capacityReservations'> {
+  if (outcome?.ok) return { capacityReservations: outcome.value };
+  const listed = current?.capacityReservations;
+  return outcome !== undefined || (Array.isArray(listed) && listed.length > 0)
+    ? { capacityReservations: [] }
+    : {};
 }
 
 function dependent(type: NodeClassDependentConditionType, outcome: PartOutcome<unknown>): DependentOutcome {

@@ -8,7 +8,6 @@ import type { AmiFamily } from '../model/ec2nodeclass';
 
 /** The parts of a parsed spec the warnings look at. */
 interface WarnedSpec {
-  readonly placementGroupSelector?: { readonly name?: string; readonly id?: string };
   readonly networkInterfaces?: readonly unknown[];
   readonly connectionTracking?: object;
   readonly cpuOptions?: { readonly nestedVirtualization?: string };
@@ -23,12 +22,6 @@ export function launchWarnings(
   family: AmiFamily,
 ): string[] {
   const warnings: string[] = [];
-  const pg = spec.placementGroupSelector;
-  if (pg !== undefined) {
-    warnings.push(
-      `spec.placementGroupSelector (${pg.id ?? pg.name}) is ignored: podlift does not resolve placement groups, so instances launch outside it and carry no placement-group labels`,
-    );
-  }
   if ((spec.networkInterfaces?.length ?? 0) > 0) {
     warnings.push(
       'spec.networkInterfaces is applied to the launch template and instance types are filtered by their EFA interfaces and default-card slots, but not by their other network cards as Karpenter does: a type without the card fails at launch',
@@ -41,7 +34,7 @@ export function launchWarnings(
   }
   if ((spec.capacityReservationSelectorTerms?.length ?? 0) > 0) {
     warnings.push(
-      'spec.capacityReservationSelectorTerms is ignored: podlift launches no reserved capacity, only on-demand and spot',
+      'spec.capacityReservationSelectorTerms is resolved into status.capacityReservations, but launching into them is ignored: podlift launches no reserved capacity, only on-demand and spot',
     );
   }
   const reservations = status?.capacityReservations;

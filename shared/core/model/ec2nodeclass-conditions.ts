@@ -7,7 +7,9 @@ export type NodeClassDependentConditionType =
   | 'SubnetsReady'
   | 'SecurityGroupsReady'
   | 'AMIsReady'
-  | 'InstanceProfileReady';
+  | 'InstanceProfileReady'
+  | 'PlacementGroupReady'
+  | 'CapacityReservationsReady';
 
 /** The dependents of Ready, in the order their state is resolved and reported. */
 export const NODECLASS_DEPENDENT_CONDITIONS: readonly NodeClassDependentConditionType[] = [
@@ -50,7 +52,14 @@ export function buildNodeClassConditions(
 ): Condition[] {
   const nowRfc3339 = rfc3339(now);
   const byType = new Map(outcomes.map((o) => [o.type, o]));
-  const dependents = NODECLASS_DEPENDENT_CONDITIONS.map((type) => {
+  // PlacementGroupReady and CapacityReservationsReady are reported only for a node class that
+  // selects a placement group or reservations, so the conditions of every other node class stay
+  // as they were.
+  const optional = (['CapacityReservationsReady', 'PlacementGroupReady'] as const).filter((t) =>
+    byType.has(t),
+  );
+  const types = [...NODECLASS_DEPENDENT_CONDITIONS, ...optional];
+  const dependents = types.map((type) => {
     const outcome = byType.get(type) ?? {
       type,
       status: 'Unknown' as const,
@@ -121,7 +130,9 @@ export function conditionsOfStatus(status: Readonly<Record<string, unknown>> | u
  */
 export function nodeClassNotReadyExplanation(conditions: readonly Condition[]): string | undefined {
   if (conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return undefined;
-  const unhealthy = NODECLASS_DEPENDENT_CONDITIONS.map((type) => conditions.find((c) => c.type === type))
+  const types = [...NODECLASS_DEPENDENT_CONDITIONS, 'CapacityReservationsReady', 'PlacementGroupReady'];
+  const unhealthy = types
+    .map((type) => conditions.find((c) => c.type === type))
     .filter((c): c is Condition => c !== undefined && c.status !== 'True')
     .map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
   return unhealthy.length > 0 ? unhealthy.join('; ') : 'Ready condition is not True';
@@ -139,6 +150,18 @@ export interface EC2NodeClassStatusManifest {
   }>;
   /** null when no profile resolved: a JSON merge patch then removes a stale one. */
   readonly instanceProfile: string | null;
+  /** Present when the node class has capacityReservationSelectorTerms (or just lost them). */
+  readonly capacityReservations?: ReadonlyArray<{
+    readonly availabilityZone: string;
+    readonly endTime?: string;
+    readonly id: string;
+    readonly instanceMatchCriteria: string;
+    readonly instanceType: string;
+    readonly ownerID: string;
+    readonly reservationType: string;
+    readonly interruptible: boolean;
+    readonly state: string;
+  }>;
   readonly conditions: readonly Condition[];
 }
 
@@ -162,6 +185,24 @@ export function toStatusManifest(status: EC2NodeClassStatus): EC2NodeClassStatus
     })),
     amis: status.amis.map(amiManifest),
     instanceProfile: status.instanceProfile ?? null,
+    ...(status.capacityReservations === undefined
+      ? {}
+      : {
+          // Karpenter's fields, without the free count it keeps in memory only.
+          capacityReservations: status.capacityReservations.map(
+            ({ availableInstanceCount: _free, endTime, ...r }) => ({
+              availabilityZone: r.availabilityZone,
+              ...(endTime === undefined ? {} : { endTime }),
+              id: r.id,
+              instanceMatchCriteria: r.instanceMatchCriteria,
+              instanceType: r.instanceType,
+              ownerID: r.ownerID,
+              reservationType: r.reservationType,
+              interruptible: r.interruptible,
+              state: r.state,
+            }),
+          ),
+        }),
     conditions: status.conditions.map((c) => ({ ...c })),
   };
 }

@@ -37,6 +37,10 @@ export const LABEL_INSTANCE_ACCELERATOR_COUNT = 'karpenter.k8s.aws/instance-acce
  * LabelInstanceTenancy, instance.go getTenancyType).
  */
 export const LABEL_INSTANCE_TENANCY = 'karpenter.k8s.aws/instance-tenancy';
+/** The id of the placement group a node launched into (aws/karpenter-provider-aws labels.go LabelPlacementGroupID). */
+export const LABEL_PLACEMENT_GROUP_ID = 'karpenter.k8s.aws/placement-group-id';
+/** The partition of a partition placement group a node launched into (labels.go LabelPlacementGroupPartition). */
+export const LABEL_PLACEMENT_GROUP_PARTITION = 'karpenter.k8s.aws/placement-group-partition';
 
 /**
  * Labels a pod may require even though a NodePool does not mention them: every instance type

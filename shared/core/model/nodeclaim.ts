@@ -83,6 +83,11 @@ export interface LaunchedInstance {
   readonly capacityType: CapacityType;
   readonly imageID?: string;
   readonly privateDnsName?: string;
+  /**
+   * Labels the launch knows beyond the instance type's: the tenancy it launched with, and its
+   * placement group and partition (Karpenter's instanceToNodeClaim).
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** `aws:///us-east-1a/i-0123` → instance id and zone. */

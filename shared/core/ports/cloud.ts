@@ -78,6 +78,8 @@ export interface CloudInstance {
   readonly subnetId?: string;
   /** The security groups it runs with (security-group drift). */
   readonly securityGroupIds?: readonly string[];
+  /** The partition of a partition placement group it runs in (EC2's Placement.PartitionNumber). */
+  readonly partitionNumber?: number;
   readonly tags: Readonly<Record<string, string>>;
   /** `aws:///<zone>/<id>`. */
   readonly providerID: string;

@@ -74,7 +74,7 @@ export interface LaunchRecord {
 
 /**
  * The record of a launch: the instance type's single-valued labels (arch, os, instance-*), the
- * instance type, zone and capacity type it launched as, its price (`podlift.dev/hourly-price`,
+ * labels the launch knows (tenancy, placement group), the instance type, zone and capacity type it launched as, its price (`podlift.dev/hourly-price`,
  * what consolidation compares) and instance profile; status providerID, image, capacity and
  * allocatable from the instance type, and condition Launched.
  */
@@ -89,6 +89,7 @@ export function launchRecord(
     metadata: {
       labels: {
         ...typeLabels,
+        ...instance.labels,
         [LABEL_INSTANCE_TYPE]: instance.instanceType,
         [LABEL_ZONE]: instance.zone,
         [LABEL_CAPACITY_TYPE]: instance.capacityType,

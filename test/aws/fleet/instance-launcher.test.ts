@@ -29,6 +29,9 @@ describe('Ec2InstanceLauncher.launch', () => {
       zone: 'us-east-1b',
       capacityType: 'spot',
       imageID: AMI_AMD64,
+      // A NodeClaim that says nothing of tenancy launches on shared hardware, labelled as
+      // Karpenter labels it (cloudprovider.go instanceToNodeClaim).
+      labels: { 'karpenter.k8s.aws/instance-tenancy': 'default' },
     });
     const [input] = fleetCalls();
     const { ClientToken, ...body } = input!;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { launchTemplateContent } from '../../../shared/aws/launch-templates/launch-template-data';
 import type { EC2NodeClass } from '../../../shared/core/model/ec2nodeclass';
 import { isValidationError } from '../../../shared/core/model/errors';
+import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
 import type { LaunchRequest } from '../../../shared/core/ports/cloud';
 import {
   amis,
@@ -231,6 +232,45 @@ describe('launch template content', () => {
     expect(await tenancy(['dedicated'])).toEqual({ Tenancy: 'dedicated' });
     expect(await tenancy(['default', 'dedicated'])).toBeUndefined();
     expect(await tenancy(undefined)).toBeUndefined();
+  });
+
+  it('puts the resolved placement group on the template by id, with the lowest partition the NodeClaim allows', async () => {
+    const placement = (
+      group: NonNullable<ReturnType<typeof resolved>['placementGroup']>,
+      requirements: readonly NodeSelectorRequirement[],
+    ) =>
+      templateData(
+        launchRequest({
+          nodeClaim: nodeClaim({ requirements }),
+          resolved: resolved({ placementGroup: group }),
+        }),
+      ).then((d) => d?.Placement);
+    const kafka = {
+      id: 'pg-0123456789abcdef0',
+      name: 'kafka',
+      strategy: 'partition',
+      partitionCount: 3,
+    } as const;
+    const partitions = (values: string[]) => [
+      { key: 'karpenter.k8s.aws/placement-group-partition', operator: 'In' as const, values },
+    ];
+
+    expect(await placement(kafka, partitions(['3', '2']))).toEqual({ GroupId: kafka.id, PartitionNumber: 2 });
+    // EC2 picks the partition when the NodeClaim names none, or none the group has.
+    expect(await placement(kafka, [])).toEqual({ GroupId: kafka.id });
+    expect(await placement(kafka, partitions(['7']))).toEqual({ GroupId: kafka.id });
+    // Only partition groups have partitions.
+    expect(
+      await placement({ id: 'pg-0aaaaaaaaaaaaaaa1', name: 'hpc', strategy: 'cluster' }, partitions(['1'])),
+    ).toEqual({
+      GroupId: 'pg-0aaaaaaaaaaaaaaa1',
+    });
+    expect(
+      await placement(kafka, [
+        ...partitions(['1']),
+        { key: 'karpenter.k8s.aws/instance-tenancy', operator: 'In', values: ['dedicated'] },
+      ]),
+    ).toEqual({ Tenancy: 'dedicated', GroupId: kafka.id, PartitionNumber: 1 });
   });
 
   it('rejects a volume size that is not a quantity, naming the field', async () => {

@@ -1,4 +1,5 @@
 import {
+  type CapacityReservation,
   type CreateFleetCommandInput,
   type CreateFleetCommandOutput,
   type CreateLaunchTemplateCommandInput,
@@ -7,6 +8,8 @@ import {
   type CreateTagsCommandOutput,
   type DeleteLaunchTemplateCommandInput,
   type DeleteLaunchTemplateCommandOutput,
+  type DescribeCapacityReservationsCommandInput,
+  type DescribeCapacityReservationsCommandOutput,
   type DescribeImagesCommandInput,
   type DescribeImagesCommandOutput,
   type DescribeInstancesCommandInput,
@@ -17,6 +20,8 @@ import {
   type DescribeInstanceTypesCommandOutput,
   type DescribeLaunchTemplatesCommandInput,
   type DescribeLaunchTemplatesCommandOutput,
+  type DescribePlacementGroupsCommandInput,
+  type DescribePlacementGroupsCommandOutput,
   type DescribeSecurityGroupsCommandInput,
   type DescribeSecurityGroupsCommandOutput,
   type DescribeSpotPriceHistoryCommandInput,
@@ -28,6 +33,8 @@ import {
   type ImageState,
   type Instance,
   type InstanceTypeInfo,
+  type PlacementGroup,
+  type PlacementGroupState,
   type RequestLaunchTemplateData,
   type SecurityGroup,
   type Subnet,
@@ -38,6 +45,7 @@ import {
 import type { Clock } from '../../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from '../fake-service';
 import { type KnownErrorTable, ServiceErrorFactory } from '../service-error';
+import { type CapacityReservationSeed, Ec2CapacityReservations } from './capacity-reservations';
 import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
 import { type Ec2Context, ec2Context } from './context';
 import { Ec2Fleet, type MissingLaunchTemplateAnswer } from './fleet';
@@ -47,6 +55,7 @@ import { Ec2Images, type ImageSeed } from './images';
 import { Ec2Instances, type InstanceTimings, type SpotReclaim } from './instances';
 import { Ec2LaunchTemplates } from './launch-templates';
 import { Ec2Network, type SecurityGroupSeed, type SubnetSeed } from './network';
+import { Ec2PlacementGroups, type PlacementGroupSeed } from './placement-groups';
 import { createTags, type Taggable } from './tags';
 
 /** Options of `FakeEc2`. */
@@ -65,6 +74,8 @@ export interface FakeEc2Options {
   readonly subnets?: readonly SubnetSeed[];
   readonly securityGroups?: readonly SecurityGroupSeed[];
   readonly images?: readonly ImageSeed[];
+  readonly placementGroups?: readonly PlacementGroupSeed[];
+  readonly capacityReservations?: readonly CapacityReservationSeed[];
   /** On-demand USD per hour by instance type, used by lowest-price allocation. */
   readonly onDemandPrices?: Readonly<Record<string, number>>;
   readonly spotPrices?: readonly SpotPriceSeed[];
@@ -114,6 +125,8 @@ export class FakeEc2 extends FakeAwsService {
     DescribeSubnets: this.describeSubnets,
     DescribeSecurityGroups: this.describeSecurityGroups,
     DescribeImages: this.describeImages,
+    DescribePlacementGroups: this.describePlacementGroups,
+    DescribeCapacityReservations: this.describeCapacityReservations,
     CreateLaunchTemplate: this.createLaunchTemplate,
     DescribeLaunchTemplates: this.describeLaunchTemplates,
     DeleteLaunchTemplate: this.deleteLaunchTemplate,
@@ -130,6 +143,8 @@ export class FakeEc2 extends FakeAwsService {
   private readonly templates: Ec2LaunchTemplates;
   private readonly instances: Ec2Instances;
   private readonly fleet: Ec2Fleet;
+  private readonly placementGroups: Ec2PlacementGroups;
+  private readonly reservations: Ec2CapacityReservations;
   private readonly iam: { directory?: InstanceProfileDirectory } = {};
 
   constructor(options: FakeEc2Options) {
@@ -151,6 +166,8 @@ export class FakeEc2 extends FakeAwsService {
     this.images = new Ec2Images(this.context);
     this.templates = new Ec2LaunchTemplates(this.context);
     this.instances = new Ec2Instances(this.context, this.network, options.timings);
+    this.placementGroups = new Ec2PlacementGroups(this.context);
+    this.reservations = new Ec2CapacityReservations(this.context);
     this.fleet = new Ec2Fleet(this.context, {
       catalog: this.catalog,
       network: this.network,
@@ -159,6 +176,7 @@ export class FakeEc2 extends FakeAwsService {
       instances: this.instances,
       capacity: this.capacity,
       iam: this.iam,
+      placementGroups: this.placementGroups,
     });
     if (options.iam !== undefined) this.iam.directory = options.iam;
     if (options.missingLaunchTemplate !== undefined)
@@ -192,6 +210,21 @@ export class FakeEc2 extends FakeAwsService {
   /** Moves an image to another state, e.g. `pending` → `available` when its registration completes. */
   setImageState(imageId: string, state: ImageState): void {
     this.images.setImageState(imageId, state);
+  }
+
+  /** Creates a placement group (its id is `pg-…`), as CreatePlacementGroup would. */
+  addPlacementGroup(seed: PlacementGroupSeed): PlacementGroup {
+    return this.placementGroups.add(seed);
+  }
+
+  /** Moves a placement group (by name or id) to another state, e.g. `deleted`. */
+  setPlacementGroupState(nameOrId: string, state: PlacementGroupState): void {
+    this.placementGroups.setState(nameOrId, state);
+  }
+
+  /** Creates a capacity reservation (its id is `cr-…` unless given). Launching into one is not modelled yet. */
+  addCapacityReservation(seed: CapacityReservationSeed): CapacityReservation {
+    return this.reservations.add(seed);
   }
 
   setOnDemandPrice(instanceType: string, usdPerHour: number): void {
@@ -285,6 +318,18 @@ export class FakeEc2 extends FakeAwsService {
     return this.images.describeImages(input);
   }
 
+  describePlacementGroups(
+    input: DescribePlacementGroupsCommandInput,
+  ): OperationOutput<DescribePlacementGroupsCommandOutput> {
+    return this.placementGroups.describePlacementGroups(input);
+  }
+
+  describeCapacityReservations(
+    input: DescribeCapacityReservationsCommandInput,
+  ): OperationOutput<DescribeCapacityReservationsCommandOutput> {
+    return this.reservations.describeCapacityReservations(input);
+  }
+
   createLaunchTemplate(
     input: CreateLaunchTemplateCommandInput,
   ): OperationOutput<CreateLaunchTemplateCommandOutput> {
@@ -327,6 +372,8 @@ export class FakeEc2 extends FakeAwsService {
     for (const subnet of options.subnets ?? []) this.network.addSubnet(subnet);
     for (const group of options.securityGroups ?? []) this.network.addSecurityGroup(group);
     for (const image of options.images ?? []) this.images.addImage(image);
+    for (const group of options.placementGroups ?? []) this.placementGroups.add(group);
+    for (const reservation of options.capacityReservations ?? []) this.reservations.add(reservation);
     for (const [type, price] of Object.entries(options.onDemandPrices ?? {}))
       this.catalog.setOnDemandPrice(type, price);
     for (const price of options.spotPrices ?? []) this.catalog.addSpotPrice(price);

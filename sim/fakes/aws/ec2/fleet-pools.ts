@@ -18,6 +18,7 @@ import type { Ec2Images } from './images';
 import type { Ec2Instances } from './instances';
 import type { Ec2LaunchTemplates, LaunchTemplateRecord } from './launch-templates';
 import type { Ec2Network, SubnetRecord } from './network';
+import type { Ec2PlacementGroups } from './placement-groups';
 
 /** One override of a fleet request, resolved to the capacity pool it launches into. */
 export interface FleetPool extends RankedPool, Pool {
@@ -45,6 +46,7 @@ export interface FleetFamilies {
   readonly capacity: FleetCapacity;
   /** The account's IAM, when the fake models it (FakeEc2.useIam). */
   readonly iam: { directory?: InstanceProfileDirectory };
+  readonly placementGroups: Ec2PlacementGroups;
 }
 
 /** Where an override would launch, before the pool checks. */
@@ -106,7 +108,13 @@ export class FleetPools {
     const launchRefusal =
       networkRefusal(this.families.network, template.data, placement.subnet) ??
       instanceProfileRefusal(this.families.iam.directory, template.data) ??
-      instanceTypeRefusal(placement.info, template.data);
+      instanceTypeRefusal(placement.info, template.data) ??
+      this.families.placementGroups.refusal(
+        template.data,
+        placement.info,
+        placement.zone,
+        this.families.instances.placed(),
+      );
     if (launchRefusal !== undefined) return launchRefusal;
     const pool: Pool = {
       instanceType: placement.instanceType,

@@ -4,6 +4,7 @@ import type {
   CreateFleetCommandOutput,
   CreateFleetError,
   CreateFleetInstance,
+  RequestLaunchTemplateData,
 } from '@aws-sdk/client-ec2';
 import type { OperationOutput } from '../fake-service';
 import { stableJson } from '../pagination';
@@ -18,6 +19,7 @@ import {
   fleetError,
 } from './fleet-pools';
 import { FleetClientTokens } from './fleet-tokens';
+import type { InstanceLaunch } from './instances';
 import { mergeTags, tagsFor, validateTagSpecifications } from './tags';
 
 /**
@@ -177,6 +179,14 @@ export class Ec2Fleet {
     return { planned, poolErrors, remaining };
   }
 
+  private placementGroupOf(data: RequestLaunchTemplateData): Pick<InstanceLaunch, 'placementGroup'> {
+    return placementGroupOfTemplate(
+      this.families.placementGroups,
+      data,
+      this.families.instances.placed().length,
+    );
+  }
+
   private launchOne(pool: FleetPool, out: FleetRun, reservationId: string, launchIndex: number): string {
     const data = pool.template.data;
     const templateTags = (type: string) =>
@@ -187,6 +197,7 @@ export class Ec2Fleet {
       imageId: pool.override.ImageId ?? data.ImageId,
       launchIndex,
       reservationId,
+      ...this.placementGroupOf(data),
       tags: mergeTags(mergeTags(templateTags('instance'), tagsFor(out.input.TagSpecifications, 'instance')), [
         { Key: 'aws:ec2:fleet-id', Value: out.fleetId },
         { Key: 'aws:ec2launchtemplate:id', Value: pool.template.template.LaunchTemplateId },
@@ -195,6 +206,31 @@ export class Ec2Fleet {
       volumeTags: mergeTags(templateTags('volume'), tagsFor(out.input.TagSpecifications, 'volume')),
     });
   }
+}
+
+/**
+ * The placement group a template puts its instances in; a partition group without a partition
+ * number gets one from EC2, spread over the partitions in launch order.
+ */
+function placementGroupOfTemplate(
+  groups: FleetFamilies['placementGroups'],
+  data: RequestLaunchTemplateData,
+  launched: number,
+): Pick<InstanceLaunch, 'placementGroup'> {
+  const wanted = data.Placement?.GroupId ?? data.Placement?.GroupName;
+  const group = wanted ? groups.find(wanted) : undefined;
+  if (group === undefined) return {};
+  const partition =
+    group.Strategy !== 'partition'
+      ? undefined
+      : (data.Placement?.PartitionNumber ?? (launched % (group.PartitionCount ?? 1)) + 1);
+  return {
+    placementGroup: {
+      name: group.GroupName ?? '',
+      id: group.GroupId ?? '',
+      ...(partition === undefined ? {} : { partition }),
+    },
+  };
 }
 
 /** What one CreateFleet call collects while it runs. */

@@ -105,7 +105,13 @@ export function instanceTypeInfo(spec: InstanceTypeSpec): InstanceTypeInfo {
     MemoryInfo: { SizeInMiB: spec.memoryMiB },
     ...storageInfo(spec, hypervisor),
     NetworkInfo: networkInfo(spec, hypervisor),
-    PlacementGroupInfo: { SupportedStrategies: ['cluster', 'partition', 'spread'] },
+    // Burstable types cannot join a cluster placement group (DescribeInstanceTypes lists only
+    // partition and spread for t2/t3/t4g).
+    PlacementGroupInfo: {
+      SupportedStrategies: family.startsWith('t')
+        ? ['partition', 'spread']
+        : ['cluster', 'partition', 'spread'],
+    },
     HibernationSupported: false,
     BurstablePerformanceSupported: family.startsWith('t'),
     DedicatedHostsSupported: true,

@@ -52,6 +52,8 @@ export interface InstanceLaunch extends Pool {
   readonly volumeTags: Tag[];
   readonly reservationId: string;
   readonly launchIndex: number;
+  /** The placement group the template put it in, with its partition for partition groups. */
+  readonly placementGroup?: { readonly name: string; readonly id: string; readonly partition?: number };
 }
 
 interface InstanceRecord {
@@ -192,6 +194,17 @@ export class Ec2Instances {
     return total;
   }
 
+  /** Where the live (not terminated) instances of placement groups run. */
+  placed(): { groupName: string; zone: string }[] {
+    const out: { groupName: string; zone: string }[] = [];
+    for (const record of this.instances.values()) {
+      const groupName = record.instance.Placement?.GroupName;
+      if (groupName && this.stateOf(record).Name !== 'terminated')
+        out.push({ groupName, zone: record.instance.Placement?.AvailabilityZone ?? '' });
+    }
+    return out;
+  }
+
   /** How many live (not terminated) instances run in `pool`. */
   liveIn(pool: Pool): number {
     let live = 0;
@@ -284,7 +297,15 @@ export class Ec2Instances {
       InstanceType: launch.instanceType as _InstanceType,
       ImageId: launch.imageId,
       LaunchTime: new Date(now),
-      Placement: { AvailabilityZone: launch.availabilityZone, Tenancy: 'default', GroupName: '' },
+      Placement: {
+        AvailabilityZone: launch.availabilityZone,
+        Tenancy: launch.data.Placement?.Tenancy ?? 'default',
+        GroupName: launch.placementGroup?.name ?? '',
+        ...(launch.placementGroup === undefined ? {} : { GroupId: launch.placementGroup.id }),
+        ...(launch.placementGroup?.partition === undefined
+          ? {}
+          : { PartitionNumber: launch.placementGroup.partition }),
+      },
       SubnetId: launch.subnet?.subnet.SubnetId,
       VpcId: launch.subnet?.subnet.VpcId ?? defaultVpcId,
       PrivateIpAddress: address,
