@@ -45,6 +45,23 @@ describe('repack', () => {
     expect(result!.cost).toBeCloseTo(3 * large, 9);
   });
 
+  it('corrects pod values so small pods fill the room big pods leave, instead of buying nodes of their own', () => {
+    // 2 × 2 cpu and 18 × 100m, all 100Mi, any on-demand type. The first pass values pods by
+    // size only: it buys t4g.small + 2 × t4g.micro for the small pods and an a1.xlarge (3.92
+    // allocatable vCPU) per 2-cpu pod, each half empty. Once the values are corrected to what
+    // the pass paid, the small pods are worth more on the a1.xlarge nodes' idle half, and the
+    // t4g.micro nodes go. (The optimum, both a1.xlarge nodes holding everything, costs 2 × a1.xlarge.)
+    const priced = pricedTypes(instanceTypes, onDemand);
+    const price = (name: string) => priced.find((t) => t.it.name === name)!.option.price;
+    const ps = [...pods(2, { cpu: '2', memory: '100Mi' }), ...pods(18, { cpu: '100m', memory: '100Mi' })];
+    const result = repack(priced, ps, {});
+    const sizesOnly = 2 * price('a1.xlarge') + price('t4g.small') + 2 * price('t4g.micro');
+    expect(result!.cost).toBeGreaterThanOrEqual(2 * price('a1.xlarge') - 1e-9);
+    expect(result!.cost).toBeLessThanOrEqual(2 * price('a1.xlarge') + price('t4g.small') + 1e-9);
+    expect(result!.cost).toBeLessThan(sizesOnly - 1e-9);
+    expect(result!.parts.flat().length).toBe(ps.length);
+  });
+
   it('says so when a pod fits no type', () => {
     const types = pricedTypes([instanceType('m5.large')], onDemand);
     expect(repack(types, pods(1, { cpu: '4' }), {})).toBeUndefined();
