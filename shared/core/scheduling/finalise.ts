@@ -2,7 +2,7 @@ import type { InstanceType } from '../catalog/instance-type';
 import type { Pod } from '../model/pod';
 import type { Requirements } from '../model/requirements';
 import { addInto, fits, type MutableResources, type Resources } from '../model/resources';
-import { chooseLaunch, type Priced, pricedTypes } from './instance-selection';
+import { chooseLaunch, type LaunchChoice, type Priced, pricedTypes } from './instance-selection';
 import type { NodePoolContext } from './nodepool-context';
 import { compatibleTypes, LIMITED_OPTION_SPREAD, maxCapacity, type PlannedNode } from './planned-node';
 import { repack } from './repack';
@@ -27,6 +27,7 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
   const nodeClaims: NodeClaimPlan[] = [];
   const unschedulable: UnschedulablePod[] = [];
   const typesCache = new Map<string, InstanceType[]>();
+  const launches: LaunchMemo = new Map();
   for (const nodes of interchangeable(planned)) {
     const node = nodes[0];
     const ctx = node.context;
@@ -47,7 +48,7 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
       );
       const current = perNode.flat().reduce((sum, pods) => sum + cheapestPrice(priced, pods, ds), 0);
       if (repacked && repacked.cost < current * (1 - MIN_REPACK_SAVING)) {
-        const made = planParts(node, repacked.parts, compatible, ds);
+        const made = planParts(node, repacked.parts, compatible, ds, launches);
         if (Array.isArray(made)) {
           nodeClaims.push(...made);
           continue;
@@ -55,8 +56,9 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
       }
     }
     nodes.forEach((n, i) => {
-      let made = planParts(n, perNode[i], compatible, ds);
-      if (!Array.isArray(made) && perNode[i].length > 1) made = planParts(n, [n.pods], compatible, ds);
+      let made = planParts(n, perNode[i], compatible, ds, launches);
+      if (!Array.isArray(made) && perNode[i].length > 1)
+        made = planParts(n, [n.pods], compatible, ds, launches);
       if (Array.isArray(made)) nodeClaims.push(...made);
       else
         unschedulable.push(
@@ -65,6 +67,34 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
     });
   }
   return { nodeClaims, unschedulable };
+}
+
+/** Launch choices already made in one finalise call, by NodePool, requirements, requests and size band. */
+type LaunchMemo = Map<string, LaunchChoice | NodePoolRejection>;
+
+const requirementTexts = new WeakMap<Requirements, string>();
+
+/**
+ * `requirements.toString()` plus the minValues it leaves out, once per (immutable) Requirements
+ * value: grouping, typesFor and the launch memo all key on it.
+ */
+function requirementsText(requirements: Requirements): string {
+  let text = requirementTexts.get(requirements);
+  if (text === undefined) {
+    text = requirements.toString();
+    for (const r of requirements.values())
+      if (r.minValues !== undefined) text += ` |${r.key} minValues ${r.minValues}`;
+    requirementTexts.set(requirements, text);
+  }
+  return text;
+}
+
+/** A resource list as text independent of key order. */
+function resourcesKey(r: Resources): string {
+  return Object.keys(r)
+    .sort()
+    .map((k) => `${k}=${r[k]}`)
+    .join(',');
 }
 
 /** A repack replaces first-fit-decreasing's nodes only when it saves at least this fraction. */
@@ -83,7 +113,7 @@ function interchangeable(planned: readonly PlannedNode[]): PlannedNode[][] {
       groups.push([node]);
       continue;
     }
-    const key = `${node.context.nodePool.name}||${node.requirements.toString()}`;
+    const key = `${node.context.nodePool.name}||${requirementsText(node.requirements)}`;
     const group = byKey.get(key);
     if (group) group.push(node);
     else {
@@ -108,7 +138,7 @@ function typesFor(
   ctx: NodePoolContext,
   requirements: Requirements,
 ): InstanceType[] {
-  const key = `${ctx.nodePool.name}||${requirements.toString()}`;
+  const key = `${ctx.nodePool.name}||${requirementsText(requirements)}`;
   let hit = cache.get(key);
   if (!hit) {
     hit = compatibleTypes(ctx.instanceTypes, requirements);
@@ -123,12 +153,13 @@ function planParts(
   parts: readonly (readonly Pod[])[],
   compatible: readonly InstanceType[],
   ds: Resources,
+  launches: LaunchMemo,
 ): NodeClaimPlan[] | NodePoolRejection {
   const ctx = node.context;
   const reserved: Resources[] = [];
   const plans: NodeClaimPlan[] = [];
   for (const pods of parts) {
-    const made = planPart(node, pods, compatible, ds);
+    const made = planPart(node, pods, compatible, ds, launches);
     if ('kind' in made) {
       for (const r of reserved) ctx.reserve(r, -1);
       return made;
@@ -146,6 +177,7 @@ function planPart(
   pods: readonly Pod[],
   compatible: readonly InstanceType[],
   ds: Resources,
+  launches: LaunchMemo,
 ): { plan: NodeClaimPlan; capacity: Resources } | NodePoolRejection {
   const ctx = node.context;
   const used: MutableResources = {};
@@ -165,19 +197,30 @@ function planPart(
   const admit = bandBase
     ? (it: InstanceType) => ctx.withinFactor(it.capacity, bandBase.capacity, LIMITED_OPTION_SPREAD)
     : undefined;
-  const choice = chooseLaunch(withinLimits, node.requirements, used, ds, admit);
+  // Many parts repeat one pattern (repacking's copies, first-fit's identical nodes): the choice
+  // depends only on the types, requirements, requests and size band, so it is made once.
+  // (Near a limit `withinLimits` is a fresh subset and the choice is made afresh.)
+  const memoKey =
+    withinLimits === compatible
+      ? `${ctx.nodePool.name}|${requirementsText(node.requirements)}|${resourcesKey(used)}|${resourcesKey(ds)}|${bandBase?.name ?? ''}`
+      : undefined;
+  let choice = memoKey === undefined ? undefined : launches.get(memoKey);
+  if (!choice) {
+    choice = chooseLaunch(withinLimits, node.requirements, used, ds, admit);
+    if (memoKey !== undefined) launches.set(memoKey, choice);
+  }
   if (choice.kind !== 'launch') return choice;
   const capacity = ctx.limited ? maxCapacity(choice.instanceTypes) : {};
   const expected = choice.options[0];
   const plan: NodeClaimPlan = {
     nodePool: ctx.nodePool.name,
     nodeClass: ctx.nodePool.template.nodeClassRef.name,
-    instanceTypeOptions: choice.options,
+    instanceTypeOptions: [...choice.options],
     instanceType: expected.name,
     capacityType: choice.capacityType,
     capacityTypes: [choice.capacityType],
     zone: expected.zone,
-    zones: choice.zones,
+    zones: [...choice.zones],
     price: expected.price,
     requirements: node.requirements,
     labels: node.requirements.labels(),
