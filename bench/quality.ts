@@ -1,13 +1,15 @@
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
+import { labelSelectorMatches } from '../shared/core/model/label-selector';
 import {
   LABEL_CAPACITY_TYPE,
+  LABEL_HOSTNAME,
   LABEL_INSTANCE_CATEGORY,
   LABEL_INSTANCE_GENERATION,
   LABEL_OS,
 } from '../shared/core/model/labels';
 import type { NodePool } from '../shared/core/model/nodepool';
-import type { Pod } from '../shared/core/model/pod';
+import type { Pod, PodAffinityTerm } from '../shared/core/model/pod';
 import { CPU, MEMORY, PODS } from '../shared/core/model/resources';
 import { cheapestOffering, NodePoolContext } from '../shared/core/scheduling/nodepool-context';
 import { schedulingInputFor } from '../shared/core/scheduling/plan-capacity';
@@ -194,18 +196,33 @@ function binTypes(input: SchedulingInput): BinType[] {
   return out;
 }
 
-/** Pods grouped by their cpu and memory requests. */
-function podClasses(pods: readonly Pod[]): PodClass[] {
+/**
+ * Pods grouped by their cpu and memory requests. Pods that repel each other by hostname
+ * anti-affinity (same namespace and labels, a required hostname term whose selector matches
+ * those labels) get classes of their own, marked `apart` with that identity: whatever their
+ * size, no node holds two of them, in any plan, so the bound stays valid and stops packing them.
+ */
+export function podClasses(pods: readonly Pod[]): PodClass[] {
   const byKey = new Map<string, PodClass & { count: number }>();
   for (const p of pods) {
     const cpu = p.requests[CPU] ?? 0;
     const memory = p.requests[MEMORY] ?? 0;
-    const key = `${cpu}|${memory}`;
+    const repels = p.podAntiAffinity.find((t) => selfRepellingOnHostname(p, t));
+    const apart = repels && `${p.namespace}|${JSON.stringify(p.labels)}|${JSON.stringify(repels)}`;
+    const key = apart ? `${cpu}|${memory}|${apart}` : `${cpu}|${memory}`;
     const e = byKey.get(key);
     if (e) e.count++;
-    else byKey.set(key, { cpu, memory, count: 1 });
+    else byKey.set(key, apart ? { cpu, memory, count: 1, apart } : { cpu, memory, count: 1 });
   }
   return [...byKey.values()];
+}
+
+/** Whether a required anti-affinity term keeps two pods with `p`'s namespace and labels off one node. */
+function selfRepellingOnHostname(p: Pod, t: PodAffinityTerm): boolean {
+  if (t.topologyKey !== LABEL_HOSTNAME || t.namespaceSelector !== undefined) return false;
+  const namespaces = t.namespaces ?? [];
+  if (namespaces.length > 0 && !namespaces.includes(p.namespace)) return false;
+  return labelSelectorMatches(t.labelSelector, p.labels);
 }
 
 function scheduledPods(result: SchedulingResult): Pod[] {
