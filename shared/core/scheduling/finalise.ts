@@ -37,22 +37,44 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
     const perNode = nodes.map((n) =>
       n.topologyBound ? [n.pods] : splitForCost(compatible, n.requirements, n.pods, ds),
     );
-    // Nodes whose pods take no part in topology are repacked together when that is cheaper
-    // than the nodes first-fit-decreasing built (see repack.ts).
-    if (!node.topologyBound) {
-      const priced = pricedTypes(compatible, node.requirements);
-      const repacked = repack(
-        priced,
-        nodes.flatMap((n) => n.pods),
-        ds,
+    const fail = (pods: readonly Pod[], rejection: NodePoolRejection) =>
+      unschedulable.push(
+        ...unschedulablePods(pods, { kind: 'nodepool', nodePool: ctx.nodePool.name, rejection }),
       );
-      const current = perNode.flat().reduce((sum, pods) => sum + cheapestPrice(priced, pods, ds), 0);
-      if (repacked && repacked.cost < current * (1 - MIN_REPACK_SAVING)) {
-        const made = planParts(node, repacked.parts, compatible, ds, launches);
-        if (Array.isArray(made)) {
-          nodeClaims.push(...made);
-          continue;
-        }
+    // Pods that take no part in topology are repacked together when that is cheaper than the
+    // nodes first-fit-decreasing built (see repack.ts): those of the group's free nodes, or, on
+    // a NodePool without limits, also those riding on topology-bound nodes, which then keep
+    // only their bound pods (same requirements, zone and hostname counts as planned).
+    const bound = nodes.filter((n) => n.topologyBound);
+    const priced = pricedTypes(compatible, node.requirements);
+    const costOf = (parts: readonly (readonly Pod[])[]) =>
+      parts.reduce((sum, pods) => sum + cheapestPrice(priced, pods, ds), 0);
+    const candidates: { parts: Pod[][]; kept: (readonly Pod[])[]; cost: number }[] = [];
+    const freePods = nodes.flatMap((n) => (n.topologyBound ? [] : n.pods));
+    const whole = bound.map((n) => n.pods);
+    const repacked = freePods.length > 0 ? repack(priced, freePods, ds) : undefined;
+    if (repacked)
+      candidates.push({ parts: repacked.parts, kept: whole, cost: repacked.cost + costOf(whole) });
+    if (!ctx.limited && bound.some((n) => n.boundPods.length < n.pods.length)) {
+      const kept = bound.map((n) => n.boundPods);
+      const riding = bound.flatMap((n) => n.pods.filter(freeOf(n)));
+      const all = repack(priced, [...freePods, ...riding], ds);
+      if (all) candidates.push({ parts: all.parts, kept, cost: all.cost + costOf(kept) });
+    }
+    const best = candidates.reduce<(typeof candidates)[number] | undefined>(
+      (b, c) => (!b || c.cost < b.cost ? c : b),
+      undefined,
+    );
+    if (best && best.cost < costOf(perNode.flat()) * (1 - MIN_REPACK_SAVING)) {
+      const made = planParts(node, best.parts, compatible, ds, launches);
+      if (Array.isArray(made)) {
+        nodeClaims.push(...made);
+        bound.forEach((n, i) => {
+          const one = planParts(n, [best.kept[i]], compatible, ds, launches);
+          if (Array.isArray(one)) nodeClaims.push(...one);
+          else fail(best.kept[i], one);
+        });
+        continue;
       }
     }
     nodes.forEach((n, i) => {
@@ -60,10 +82,7 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
       if (!Array.isArray(made) && perNode[i].length > 1)
         made = planParts(n, [n.pods], compatible, ds, launches);
       if (Array.isArray(made)) nodeClaims.push(...made);
-      else
-        unschedulable.push(
-          ...unschedulablePods(n.pods, { kind: 'nodepool', nodePool: ctx.nodePool.name, rejection: made }),
-        );
+      else fail(n.pods, made);
     });
   }
   return { nodeClaims, unschedulable };
@@ -97,19 +116,26 @@ function resourcesKey(r: Resources): string {
     .join(',');
 }
 
+/** A predicate for the pods of `node` that take no part in topology. */
+function freeOf(node: PlannedNode): (pod: Pod) => boolean {
+  const bound = new Set(node.boundPods);
+  return (pod) => !bound.has(pod);
+}
+
 /** A repack replaces first-fit-decreasing's nodes only when it saves at least this fraction. */
 const MIN_REPACK_SAVING = 0.005;
 
 /**
- * Planned nodes in groups whose pods could trade places: same NodePool and requirements and
- * no topology; a topology-bound node is a group of its own. Groups keep the order nodes were
- * planned in.
+ * Planned nodes in groups whose free pods could trade places: same NodePool and requirements.
+ * A topology-bound node's bound pods never move; one with nothing else, or on a NodePool with
+ * limits, is a group of its own. Groups keep the order nodes were planned in.
  */
 function interchangeable(planned: readonly PlannedNode[]): PlannedNode[][] {
   const groups: PlannedNode[][] = [];
   const byKey = new Map<string, PlannedNode[]>();
   for (const node of planned) {
-    if (node.topologyBound) {
+    // A bound node none of whose pods may move stays a group of its own, in planned order.
+    if (node.topologyBound && (node.context.limited || node.boundPods.length === node.pods.length)) {
       groups.push([node]);
       continue;
     }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE } from '../../../shared/core/model/labels';
+import { LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_INSTANCE_TYPE } from '../../../shared/core/model/labels';
 import type { Pod } from '../../../shared/core/model/pod';
 import { Requirements } from '../../../shared/core/model/requirements';
 import { addInto, fits, type MutableResources } from '../../../shared/core/model/resources';
 import { pricedTypes } from '../../../shared/core/scheduling/instance-selection';
 import { repack } from '../../../shared/core/scheduling/repack';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
-import { nodePool, pods, resources } from '../../../sim/world/builders';
+import { nodePool, pod, pods, resources } from '../../../sim/world/builders';
 import { instanceType, instanceTypes, schedulingInput } from './fixtures';
 
 const onDemand = Requirements.from([{ key: LABEL_CAPACITY_TYPE, operator: 'In', values: ['on-demand'] }]);
@@ -85,5 +85,43 @@ describe('schedule with repacking', () => {
       expect(fits(claim.requests, {}, it.allocatable)).toBe(true);
       expect(claim.requirements.get(LABEL_INSTANCE_TYPE)?.has(claim.instanceType) ?? true).toBe(true);
     }
+  });
+});
+
+describe('schedule with repacking around topology', () => {
+  it('moves pods that take no part in topology off the nodes anti-affinity pods opened', () => {
+    // Four web pods repel each other by hostname, so each opens a node; first-fit-decreasing
+    // then fills one of them with 39 of the 40 other pods (a c6g.8xlarge, $1.16/h in all).
+    // Those pods count in no rule, so they are repacked like any free pods and each web pod
+    // keeps a node of its own sized for it ($0.63/h).
+    const pool = nodePool({
+      requirements: [{ key: LABEL_CAPACITY_TYPE, operator: 'In', values: ['on-demand'] }],
+    });
+    const cpus = ['100m', '250m', '500m', '1', '1500m'];
+    const memories = ['100Mi', '256Mi', '512Mi', '1Gi', '2Gi', '4Gi'];
+    const web = [0, 1, 2, 3].map((i) =>
+      pod({
+        name: `web-${i}`,
+        labels: { app: 'web' },
+        cpu: cpus[(i * 3) % 5],
+        memory: memories[(i * 5) % 6],
+        podAntiAffinity: [{ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: LABEL_HOSTNAME }],
+      }),
+    );
+    const other = Array.from({ length: 40 }, (_, i) =>
+      pod({ name: `p-${i}`, cpu: cpus[i % 5], memory: memories[i % 6] }),
+    );
+    const result = schedule(schedulingInput({ pods: [...web, ...other], nodePools: [pool] }));
+    expect(result.unschedulable).toEqual([]);
+    const placed = result.nodeClaims.flatMap((c) => c.pods);
+    expect(new Set(placed).size).toBe(44);
+    expect(placed.length).toBe(44);
+    for (const c of result.nodeClaims) {
+      expect(c.pods.filter((p) => p.labels.app === 'web').length).toBeLessThanOrEqual(1);
+      const it = instanceTypes.find((t) => t.name === c.instanceType)!;
+      expect(fits(c.requests, {}, it.allocatable)).toBe(true);
+    }
+    const cost = result.nodeClaims.reduce((s, c) => s + c.price, 0);
+    expect(cost).toBeLessThan(0.8);
   });
 });
