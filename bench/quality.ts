@@ -137,6 +137,21 @@ export function qualityWorkloads(): QualityWorkload[] {
       nodePool: onDemandPool(),
       topology: true,
     },
+    {
+      // The same pods with every rule but hostname anti-affinity removed: the one rule the
+      // bound knows, so the ratio says how well podlift plans around it.
+      name: 'mix, anti-affinity only',
+      pods: workload('karpenter', 500).map((p) => ({
+        ...p,
+        topologySpread: [],
+        podAffinity: [],
+        preferredPodAffinity: [],
+        preferredPodAntiAffinity: [],
+      })),
+      daemonSets: [],
+      nodePool: onDemandPool(),
+      topology: true,
+    },
   ];
 }
 
@@ -293,8 +308,9 @@ export function formatQuality(rows: readonly QualityRow[]): string {
     table,
     '',
     '  bound: configuration LP over one-node packings (column generation with HiGHS, Farley bound; config-lp.ts);',
-    '  it knows pods are indivisible, max pods per node and DaemonSet overhead, not topology rules (* = the workload',
-    "  has them, so it may sit higher). Karpenter: Karpenter's decision before consolidation, re-implemented",
-    '  (karpenter-reference.ts), plain pods only. plan ms: schedule() after one warm-up run.',
+    '  it knows pods are indivisible, max pods per node, DaemonSet overhead and that pods repelling each other by',
+    '  hostname anti-affinity take a node each, not other topology rules (* = the workload has them, so it may sit',
+    "  higher). Karpenter: Karpenter's decision before consolidation, re-implemented (karpenter-reference.ts), plain",
+    '  pods only. plan ms: schedule() after one warm-up run.',
   ].join('\n');
 }
