@@ -25,6 +25,12 @@ export interface PodClass {
   /** Bytes. */
   readonly memory: number;
   readonly count: number;
+  /**
+   * Pods of all classes with the same `apart` key never share a node (required hostname
+   * anti-affinity among them): a node holds at most one of them. Every real plan obeys it, so
+   * the bound stays a bound.
+   */
+  readonly apart?: string;
 }
 
 /** One instance type as the bound sees it: room left for pods and one price. */
@@ -148,7 +154,7 @@ function fitsType(t: BinType, classes: readonly PodClass[], counts: readonly num
   return cpu <= t.cpu && memory <= t.memory && pods <= t.pods;
 }
 
-/** Removes pods (lowest dual value per byte first) until the counts fit the type. */
+/** Keeps one pod per `apart` group, then removes pods (lowest dual value per byte first) until the counts fit the type. */
 function repair(
   t: BinType,
   classes: readonly PodClass[],
@@ -156,6 +162,18 @@ function repair(
   duals: readonly number[],
 ): number[] {
   const out = [...counts];
+  // At most one pod per `apart` group: the one of highest dual value stays.
+  const kept = new Map<string, number>();
+  classes.forEach((c, i) => {
+    if (c.apart === undefined || out[i] <= 0) return;
+    out[i] = 1;
+    const k = kept.get(c.apart);
+    if (k === undefined) kept.set(c.apart, i);
+    else if (duals[i] > duals[k]) {
+      out[k] = 0;
+      kept.set(c.apart, i);
+    } else out[i] = 0;
+  });
   const order = classes
     .map((_, i) => i)
     .sort((a, b) => duals[a] / Math.max(1, classes[a].memory) - duals[b] / Math.max(1, classes[b].memory));
@@ -180,7 +198,7 @@ function price(
 ): { upper: number; pattern: number[]; patternValue: number } {
   const units = classes.map((c) => c.cpu / unit);
   const capacity = Math.floor(t.cpu / unit);
-  const bounds = classes.map((c) => c.count);
+  const bounds = classes.map(perNodeCap);
   let upper = Number.POSITIVE_INFINITY;
   let pattern: number[] = new Array(classes.length).fill(0);
   let patternValue = 0;
@@ -247,6 +265,15 @@ function price(
 
 const MIB = 2 ** 20;
 
+/**
+ * How many pods of a class one node may hold at most: all of them, or one when they must be
+ * apart. (The knapsacks also keep one per `apart` group where they can; where they cannot,
+ * as in the Lagrangian bound, they only over-estimate, which keeps the bound valid.)
+ */
+function perNodeCap(c: PodClass): number {
+  return c.apart === undefined ? c.count : Math.min(c.count, 1);
+}
+
 /** The pricing knapsack solved to optimality by HiGHS: the value, a proven upper bound and the counts. */
 function exactKnapsack(
   highs: Highs,
@@ -264,8 +291,9 @@ function exactKnapsack(
     ` cpu: ${sum((i) => classes[i].cpu)} <= ${t.cpu}`,
     ` mem: ${sum((i) => classes[i].memory / MIB)} <= ${t.memory / MIB}`,
     ` pods: ${sum(() => 1)} <= ${t.pods}`,
+    ...apartRows(classes, used),
     'Bounds',
-    ...used.map((i) => ` 0 <= a${i} <= ${classes[i].count}`),
+    ...used.map((i) => ` 0 <= a${i} <= ${perNodeCap(classes[i])}`),
     'Generals',
     ` ${used.map((i) => `a${i}`).join(' ')}`,
     'End',
@@ -281,6 +309,18 @@ function exactKnapsack(
   const value = counts.reduce((s, n, i) => s + n * duals[i], 0);
   // A small margin keeps the bound valid against the solver's feasibility tolerances.
   return { value, bound: Math.max(value, r.ObjectiveValue) * (1 + 1e-7) + 1e-12, counts };
+}
+
+/** One row per `apart` group with two or more classes among `used`: at most one of its pods. */
+function apartRows(classes: readonly PodClass[], used: readonly number[]): string[] {
+  const groups = new Map<string, number[]>();
+  for (const i of used) {
+    const key = classes[i].apart;
+    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), i]);
+  }
+  return [...groups.values()]
+    .filter((g) => g.length > 1)
+    .map((g, k) => ` apart${k}: ${g.map((i) => `a${i}`).join(' + ')} <= 1`);
 }
 
 type Highs = Awaited<ReturnType<typeof highsLoader>>;
@@ -329,7 +369,7 @@ export async function configurationBound(
         cls.cpu > 0 ? Math.floor(b.cpu / cls.cpu) : b.pods,
         cls.memory > 0 ? Math.floor(b.memory / cls.memory) : b.pods,
         b.pods,
-        cls.count,
+        perNodeCap(cls),
       );
       if (n < 1 || b.price / n >= bestPerPod) return;
       bestPerPod = b.price / n;

@@ -1,13 +1,15 @@
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
+import { labelSelectorMatches } from '../shared/core/model/label-selector';
 import {
   LABEL_CAPACITY_TYPE,
+  LABEL_HOSTNAME,
   LABEL_INSTANCE_CATEGORY,
   LABEL_INSTANCE_GENERATION,
   LABEL_OS,
 } from '../shared/core/model/labels';
 import type { NodePool } from '../shared/core/model/nodepool';
-import type { Pod } from '../shared/core/model/pod';
+import type { Pod, PodAffinityTerm } from '../shared/core/model/pod';
 import { CPU, MEMORY, PODS } from '../shared/core/model/resources';
 import { cheapestOffering, NodePoolContext } from '../shared/core/scheduling/nodepool-context';
 import { schedulingInputFor } from '../shared/core/scheduling/plan-capacity';
@@ -135,6 +137,21 @@ export function qualityWorkloads(): QualityWorkload[] {
       nodePool: onDemandPool(),
       topology: true,
     },
+    {
+      // The same pods with every rule but hostname anti-affinity removed: the one rule the
+      // bound knows, so the ratio says how well podlift plans around it.
+      name: 'mix, anti-affinity only',
+      pods: workload('karpenter', 500).map((p) => ({
+        ...p,
+        topologySpread: [],
+        podAffinity: [],
+        preferredPodAffinity: [],
+        preferredPodAntiAffinity: [],
+      })),
+      daemonSets: [],
+      nodePool: onDemandPool(),
+      topology: true,
+    },
   ];
 }
 
@@ -194,18 +211,33 @@ function binTypes(input: SchedulingInput): BinType[] {
   return out;
 }
 
-/** Pods grouped by their cpu and memory requests. */
-function podClasses(pods: readonly Pod[]): PodClass[] {
+/**
+ * Pods grouped by their cpu and memory requests. Pods that repel each other by hostname
+ * anti-affinity (same namespace and labels, a required hostname term whose selector matches
+ * those labels) get classes of their own, marked `apart` with that identity: whatever their
+ * size, no node holds two of them, in any plan, so the bound stays valid and stops packing them.
+ */
+export function podClasses(pods: readonly Pod[]): PodClass[] {
   const byKey = new Map<string, PodClass & { count: number }>();
   for (const p of pods) {
     const cpu = p.requests[CPU] ?? 0;
     const memory = p.requests[MEMORY] ?? 0;
-    const key = `${cpu}|${memory}`;
+    const repels = p.podAntiAffinity.find((t) => selfRepellingOnHostname(p, t));
+    const apart = repels && `${p.namespace}|${JSON.stringify(p.labels)}|${JSON.stringify(repels)}`;
+    const key = apart ? `${cpu}|${memory}|${apart}` : `${cpu}|${memory}`;
     const e = byKey.get(key);
     if (e) e.count++;
-    else byKey.set(key, { cpu, memory, count: 1 });
+    else byKey.set(key, apart ? { cpu, memory, count: 1, apart } : { cpu, memory, count: 1 });
   }
   return [...byKey.values()];
+}
+
+/** Whether a required anti-affinity term keeps two pods with `p`'s namespace and labels off one node. */
+function selfRepellingOnHostname(p: Pod, t: PodAffinityTerm): boolean {
+  if (t.topologyKey !== LABEL_HOSTNAME || t.namespaceSelector !== undefined) return false;
+  const namespaces = t.namespaces ?? [];
+  if (namespaces.length > 0 && !namespaces.includes(p.namespace)) return false;
+  return labelSelectorMatches(t.labelSelector, p.labels);
 }
 
 function scheduledPods(result: SchedulingResult): Pod[] {
@@ -276,8 +308,9 @@ export function formatQuality(rows: readonly QualityRow[]): string {
     table,
     '',
     '  bound: configuration LP over one-node packings (column generation with HiGHS, Farley bound; config-lp.ts);',
-    '  it knows pods are indivisible, max pods per node and DaemonSet overhead, not topology rules (* = the workload',
-    "  has them, so it may sit higher). Karpenter: Karpenter's decision before consolidation, re-implemented",
-    '  (karpenter-reference.ts), plain pods only. plan ms: schedule() after one warm-up run.',
+    '  it knows pods are indivisible, max pods per node, DaemonSet overhead and that pods repelling each other by',
+    '  hostname anti-affinity take a node each, not other topology rules (* = the workload has them, so it may sit',
+    "  higher). Karpenter: Karpenter's decision before consolidation, re-implemented (karpenter-reference.ts), plain",
+    '  pods only. plan ms: schedule() after one warm-up run.',
   ].join('\n');
 }

@@ -87,9 +87,17 @@ interface Located {
  */
 export function readPlanInput(text: string, source: string): PlanInput {
   const reader = new PlanInputReader(source);
-  let documents: unknown[];
+  let index = 0;
   try {
-    documents = jsYaml.loadAll(text, null, { schema: KUBERNETES_YAML, filename: source });
+    // Each document is read as soon as it is parsed, so the parsed tree dies young (20,000 pod
+    // documents held until the end were promoted to the old generation and cost full GCs).
+    jsYaml.loadAll(
+      text,
+      (doc) => {
+        reader.document(doc, index++);
+      },
+      { schema: KUBERNETES_YAML, filename: source },
+    );
   } catch (e) {
     if (e instanceof jsYaml.YAMLException) {
       const { line, column } = e.mark ?? { line: 0, column: 0 };
@@ -109,9 +117,6 @@ export function readPlanInput(text: string, source: string): PlanInput {
     }
     throw e;
   }
-  documents.forEach((doc, index) => {
-    reader.document(doc, index);
-  });
   return reader.finish();
 }
 

@@ -29,6 +29,27 @@ describe('configurationBound', () => {
     expect(b.cost).toBeCloseTo(5, 5);
   });
 
+  it('gives pods that repel each other by hostname a node each', async () => {
+    // 4 × 500m/1Gi: without the rule two small nodes ($0.6, 1 cpu/2Gi) hold two each ($1.2);
+    // with one pod per node it takes 4 small nodes ($2.4), the big node being dearer per node.
+    const types = [bin('small', 1000, 2, 110, 0.6), bin('big', 4000, 8, 110, 2)];
+    const packed = await configurationBound(types, [pods(500, 1, 4)]);
+    expect(packed.cost).toBeCloseTo(1.2, 5);
+    const apart = await configurationBound(types, [{ ...pods(500, 1, 4), apart: 'web' }]);
+    expect(apart.cost).toBeCloseTo(2.4, 5);
+    // Other pods still share those nodes: 4 more 500m pods ride along for nothing.
+    const shared = await configurationBound(types, [{ ...pods(500, 1, 4), apart: 'web' }, pods(500, 1, 4)]);
+    expect(shared.cost).toBeCloseTo(2.4, 5);
+    // Apart pods of two sizes still take a node each: 2 + 2 pods, 4 small nodes.
+    const sizes = await configurationBound(types, [
+      { ...pods(500, 1, 2), apart: 'web' },
+      { ...pods(250, 0.5, 2), apart: 'web' },
+    ]);
+    expect(sizes.cost).toBeCloseTo(2.4, 5);
+    // and the master LP's columns are real packings: none puts two of them on one node
+    expect(sizes.master).toBeGreaterThanOrEqual(2.4 - 1e-6);
+  });
+
   it('finds the mix of two types for two classes', async () => {
     // 4 × 1 cpu/1Gi fit 2 per small node ($1); 2 × 1 cpu/4Gi fit only the big node, 2 per node ($1.5).
     // Optimum 2 small + 1 big = $3.5; a big node also holds 2 small pods, which never helps.

@@ -28,6 +28,13 @@ export type Restricted =
   | { readonly restrictions: ReadonlyMap<string, DomainRestriction> }
   | { readonly reason: UnschedulableReason };
 
+/** What `possibleValues` answered for one options array, with its values sorted. */
+interface PossibleValues {
+  readonly options: readonly InstanceType[];
+  readonly set: ReadonlySet<string>;
+  readonly sorted: readonly string[];
+}
+
 /**
  * The domains groups may use in one scheduling run: the domains each key can take, the
  * allowed ones under a group's rules, and terms pinned to them. Caches are per run.
@@ -36,6 +43,8 @@ export class TopologyDomains {
   private readonly universes = new Map<string, Set<string>>();
   private readonly tolerationKeys = new Map<PodGroup, string>();
   private readonly pinCache = new Map<string, RequirementTerm>();
+  /** Requirements values are immutable, so their identity (with the options array's) keys the cache. */
+  private readonly possibleCache = new WeakMap<Requirements, Map<string, PossibleValues>>();
 
   constructor(
     private readonly contexts: readonly NodePoolContext[],
@@ -65,34 +74,52 @@ export class TopologyDomains {
   }
 
   /**
-   * Terms with every pinned topology key fixed to one value, in preference order. A key the
-   * node's requirements already fix needs no pin.
+   * Terms with every pinned topology key fixed to one value, in preference order (the first
+   * key's values outermost). A key the node's requirements already fix needs no pin. An array,
+   * not a generator: this runs for every planned node on every placement, and the values each
+   * node can take are cached while its requirements and options stay the same.
    */
-  *pinAlternatives(
+  pinAlternatives(
     term: RequirementTerm,
     pinKeys: ReadonlySet<string>,
     restrictions: ReadonlyMap<string, DomainRestriction>,
     nodeRequirements: Requirements,
     options: readonly InstanceType[],
-  ): Generator<RequirementTerm> {
-    if (pinKeys.size === 0) {
-      yield term;
-      return;
-    }
-    const keys = [...pinKeys];
-    const pinCache = this.pinCache;
-    const expand = function* (index: number, current: RequirementTerm): Generator<RequirementTerm> {
-      if (index === keys.length) {
-        yield current;
-        return;
-      }
-      const key = keys[index];
-      const possible = possibleValues(key, nodeRequirements.intersect(current.requirements), options);
+  ): readonly RequirementTerm[] {
+    if (pinKeys.size === 0) return [term];
+    let terms: RequirementTerm[] = [term];
+    for (const key of pinKeys) {
       const r = restrictions.get(key);
-      const values = r ? r.order.filter((v) => possible.has(v)) : [...possible].sort();
-      for (const v of values) yield* expand(index + 1, pinTerm(pinCache, current, key, v));
-    };
-    yield* expand(0, term);
+      const next: RequirementTerm[] = [];
+      for (const current of terms) {
+        const possible = this.possible(key, nodeRequirements, current, options);
+        const values = r ? r.order.filter((v) => possible.set.has(v)) : possible.sorted;
+        for (const v of values) next.push(pinTerm(this.pinCache, current, key, v));
+      }
+      terms = next;
+    }
+    return terms;
+  }
+
+  /** The values of `key` a node with these requirements and options may take under `term`, cached. */
+  private possible(
+    key: string,
+    nodeRequirements: Requirements,
+    term: RequirementTerm,
+    options: readonly InstanceType[],
+  ): PossibleValues {
+    let byTerm = this.possibleCache.get(nodeRequirements);
+    if (!byTerm) {
+      byTerm = new Map();
+      this.possibleCache.set(nodeRequirements, byTerm);
+    }
+    const id = `${term.key}\0${key}`;
+    const cached = byTerm.get(id);
+    if (cached && cached.options === options) return cached;
+    const set = possibleValues(key, nodeRequirements.intersect(term.requirements), options);
+    const entry = { options, set, sorted: [...set].sort() };
+    byTerm.set(id, entry);
+    return entry;
   }
 
   private restrictBySpread(

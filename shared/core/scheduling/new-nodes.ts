@@ -41,6 +41,11 @@ export class NewNodes {
   /** Planned nodes the group being placed may still use (undefined = dropped for this group). */
   private live: (PlannedNode | undefined)[] = [];
   private liveDead = 0;
+  /**
+   * Slots before this index are all dropped: a placement that succeeds returns before the
+   * array is compacted, so without it every placement walked the same dead prefix again.
+   */
+  private liveStart = 0;
   private readonly typesCache = new Map<string, { requirements: Requirements; types: InstanceType[] }>();
   private readonly startingTypesCache = new Map<string, StartingTypes>();
 
@@ -55,6 +60,7 @@ export class NewNodes {
   beginGroup(): void {
     this.live = [...this.planned];
     this.liveDead = 0;
+    this.liveStart = 0;
   }
 
   /** Places as many pending pods as the first planned node that takes them holds; 0 when none does. */
@@ -64,9 +70,12 @@ export class NewNodes {
     // hostname counts only shrink), so it is dropped; only a node whose zone is merely not
     // allowed at this moment stays.
     const live = this.live;
-    for (let i = 0; i < live.length; i++) {
+    for (let i = this.liveStart; i < live.length; i++) {
       const node = live[i];
-      if (!node) continue;
+      if (!node) {
+        if (i === this.liveStart) this.liveStart++;
+        continue;
+      }
       // (No closure for "drop this node": one per node per placement was a measurable cost.)
       if (
         firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints) ||
@@ -74,12 +83,14 @@ export class NewNodes {
       ) {
         live[i] = undefined;
         this.liveDead++;
+        if (i === this.liveStart) this.liveStart++;
         continue;
       }
       const cap = Math.min(bulk, hostnameCap(profile, topology, node.name));
       if (cap <= 0) {
         live[i] = undefined;
         this.liveDead++;
+        if (i === this.liveStart) this.liveStart++;
         continue;
       }
       let tried = false;
@@ -103,11 +114,13 @@ export class NewNodes {
       if (tried) {
         live[i] = undefined;
         this.liveDead++;
+        if (i === this.liveStart) this.liveStart++;
       }
     }
     if (this.liveDead > 64 && this.liveDead * 2 > live.length) {
       this.live = live.filter((n) => n !== undefined);
       this.liveDead = 0;
+      this.liveStart = 0;
     }
     return 0;
   }

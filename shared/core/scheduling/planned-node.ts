@@ -102,6 +102,11 @@ export class PlannedNode {
   readonly used: MutableResources = {};
   /** Whether any pod on it takes part in topology (spread, affinity): then it may not be split. */
   topologyBound = false;
+  /**
+   * The pods on it that take part in topology: they must stay on this node. The others count
+   * in no rule, so finalising may move them to other nodes of the same requirements.
+   */
+  readonly boundPods: Pod[] = [];
   private reserved: Resources;
   private readonly evaluations = new Map<
     string,
@@ -182,7 +187,10 @@ export class PlannedNode {
 
   /** Adds pods according to a fit returned by `evaluate`. */
   commit(fit: PlannedFit, pods: readonly Pod[], request: Resources, topologyBound: boolean): void {
-    if (topologyBound) this.topologyBound = true;
+    if (topologyBound) {
+      this.topologyBound = true;
+      this.boundPods.push(...pods);
+    }
     this.maxFree = undefined;
     this.pods.push(...pods);
     addInto(this.used, request, pods.length);
