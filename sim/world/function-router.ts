@@ -55,7 +55,11 @@ interface Pending {
 export class FunctionRouter {
   readonly queue: InterruptionQueue;
   readonly invocations: InvocationRecord[] = [];
-  /** Set by fault injection: the named function throws before its next run starts doing anything. */
+  /**
+   * Set by fault injection: the named function's next run crashes mid-invocation — after its
+   * first few requests, every further write to the API server and every EC2 call fails, as if
+   * the container died there — and the run counts as failed.
+   */
   readonly crashNext = new Set<FunctionName>();
   private readonly handlers: Record<FunctionName, Handler>;
   private readonly pending: Pending[] = [];
@@ -184,12 +188,16 @@ export class FunctionRouter {
     const id = `${fn}-${++this.serial}`;
     this.running = fn;
     try {
-      if (this.crashNext.delete(fn)) throw new Error(`${fn} crashed (injected fault)`);
+      const crash = this.crashNext.delete(fn) ? this.crashAfter(this.worldRequests() + 3) : undefined;
       const value = await settleOn(
         time,
         this.handlers[fn](event, { awsRequestId: id, getRemainingTimeInMillis: () => 60_000 }),
-        () => this.worldRequests(),
-      );
+        () => {
+          crash?.poll();
+          return this.worldRequests();
+        },
+      ).finally(() => crash?.end());
+      if (crash?.fired) throw new Error(`${fn} crashed mid-invocation (injected fault)`);
       this.invocations.push({ fn, at, trigger, outcome: 'ok' });
       return { outcome: 'ok', value };
     } catch (error) {
@@ -198,6 +206,26 @@ export class FunctionRouter {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /** Cuts the world off from the running function once it has made `afterRequests` requests in all. */
+  private crashAfter(afterRequests: number) {
+    const { kube, ec2 } = this.world.fakes;
+    const state = {
+      fired: false,
+      poll: () => {
+        if (state.fired || this.worldRequests() < afterRequests) return;
+        state.fired = true;
+        for (const verb of ['create', 'update', 'patch', 'delete'] as const)
+          kube.failNext(verb, '*', 503, { times: 1_000_000 });
+        ec2.setUnreachable(true);
+      },
+      end: () => {
+        kube.clearFaults();
+        ec2.setUnreachable(false);
+      },
+    };
+    return state;
   }
 
   /** How many requests the fakes have answered: grows while a function does I/O. */

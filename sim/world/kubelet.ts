@@ -75,6 +75,14 @@ export class KubeletStandIn {
     return this.tracked.get(instanceId)?.nodeName;
   }
 
+  /** Whether some node is still coming up (booting, not Ready, startup taints on). */
+  get settling(): boolean {
+    for (const t of this.tracked.values())
+      if (t.phase === 'booting' || t.phase === 'registered' || (t.phase === 'ready' && !t.startupLifted))
+        return true;
+    return this.boundAt.size > 0;
+  }
+
   /** Advances every node and pod to what the clock says; returns what happened. */
   step(): KubeletEvent[] {
     const now = this.clock.now();
@@ -254,7 +262,10 @@ export class KubeletStandIn {
         .map((n) => n.metadata.name),
     );
     const existing = new Set(this.store.list('nodes').items.map((n) => n.metadata.name));
-    for (const pod of this.store.list('pods').items) {
+    const pods = this.store.list('pods').items;
+    const live = new Set(pods.map((p) => p.metadata.uid ?? ''));
+    for (const uid of [...this.boundAt.keys()]) if (!live.has(uid)) this.boundAt.delete(uid);
+    for (const pod of pods) {
       const nodeName = (pod.spec as { nodeName?: string })?.nodeName;
       if (!nodeName) continue;
       const key = pod.metadata.uid ?? '';

@@ -49,8 +49,8 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
         message: `${f.method} (${f.reason}) of ${list(f.candidates)} recorded; validating for 15s`,
       };
     case 'disrupting': {
-      const kind =
-        f.method === 'consolidation' ? 'consolidated' : f.method === 'drift' ? 'drifted' : f.method;
+      // Karpenter counts emptiness as a consolidation (disruption reason Empty).
+      const kind = f.method === 'drift' ? 'drifted' : 'consolidated';
       const saved = typeof f.savings === 'number' && f.savings > 0 ? f.savings : undefined;
       return {
         kind,
@@ -61,7 +61,7 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
     case 'disruption command no longer holds; cancelled':
       return {
         kind: 'cancelled',
-        message: `disruption of ${list(f.candidates)} cancelled: ${f.why ?? 'no longer valid'}`,
+        message: `disruption ${f.id} (${f.method}) cancelled: it no longer holds`,
       };
     case 'NodeClaim expired; deleting it':
       return { kind: 'expired', message: `NodeClaim ${f.nodeClaim} expired` };
@@ -74,7 +74,7 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
     case 'terminating instance':
       return {
         kind: 'terminating',
-        message: `terminating instance ${f.instanceId ?? ''} of node ${f.node ?? f.nodeClaim ?? ''}`,
+        message: `terminating instance ${f.instanceId ?? ''} of NodeClaim ${f.nodeClaim ?? f.node ?? ''}`,
       };
     case 'terminated':
       return {

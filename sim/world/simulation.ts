@@ -161,7 +161,13 @@ export class Simulation {
     while (this.world.time.now() < end) {
       await this.step();
       onTick?.();
-      const step = Math.min(this.tickMs, end - this.world.time.now());
+      const now = this.world.time.now();
+      // A quiet world jumps to its next due invocation or timer (whole ticks, so steps stay aligned).
+      const next = this.busy()
+        ? now + this.tickMs
+        : Math.min(this.router.nextDue(), now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY));
+      const ticks = Math.max(1, Math.floor((next - now) / this.tickMs));
+      const step = Math.min(ticks * this.tickMs, end - now);
       if (step > 0) await this.world.time.advanceAsync(step);
     }
   }
@@ -209,6 +215,31 @@ export class Simulation {
     await this.router.runDue();
     this.invariants.check();
     this.sample();
+  }
+
+  /**
+   * Whether anything in the world moves on its own before the next invocation: pods starting or
+   * going, nodes coming up, instances changing state, queued messages, running Jobs. (A Node
+   * being deleted waits for the termination function, which is an invocation.)
+   */
+  private busy(): boolean {
+    if (this.kubelet.settling || this.router.queue.depth > 0) return true;
+    const store = this.world.fakes.kube.store;
+    if (
+      store
+        .list('pods')
+        .items.some(
+          (p) => (p.status as { phase?: string })?.phase === 'Pending' || p.metadata.deletionTimestamp,
+        )
+    )
+      return true;
+    if (
+      this.world.fakes.ec2
+        .listInstances()
+        .some((i) => ['pending', 'shutting-down'].includes(i.State?.Name ?? ''))
+    )
+      return true;
+    return this.workloads.list().some((w) => w.kind === 'Job');
   }
 
   /** Stops the watcher and the API server. */
