@@ -18,6 +18,18 @@ export interface RoutingLatencies {
   readonly queueToInvocationMs?: number;
 }
 
+/** Faults in event delivery: EventBridge is at-least-once and unordered, and a target can miss an event. */
+export interface EventFaults {
+  /** Probability an event is delivered twice. */
+  readonly duplicate?: number;
+  /** Probability an event is never delivered. */
+  readonly drop?: number;
+  /** Up to this many ms of extra, random delivery delay (reorders events). */
+  readonly jitterMs?: number;
+  /** Seeded source in [0, 1). */
+  readonly random: () => number;
+}
+
 /** One function invocation the router ran. */
 export interface InvocationRecord {
   readonly fn: FunctionName;
@@ -69,6 +81,8 @@ export class FunctionRouter {
   private serial = 0;
   /** Set while a handler runs, so the world knows a function is mid-invocation. */
   running: FunctionName | undefined;
+  /** Delivery faults applied to cluster-bus events from now on. */
+  faults: EventFaults | undefined;
 
   constructor(
     private readonly world: ClusterWorld,
@@ -121,14 +135,21 @@ export class FunctionRouter {
   /** Queues `event` for the functions the cluster-bus rules route it to, after `delayMs`. */
   enqueueEvent(event: unknown, delayMs = this.latencies.eventToInvocationMs): void {
     const detailType = (event as { 'detail-type'?: string })['detail-type'] ?? '?';
-    for (const fn of routeEvent('cluster', event))
-      this.pending.push({
-        fn,
-        event,
-        at: this.world.time.now() + delayMs,
-        trigger: detailType,
-        retriesLeft: 2,
-      });
+    for (const fn of routeEvent('cluster', event)) {
+      const f = this.faults;
+      if (f?.drop && f.random() < f.drop) continue;
+      const copies = f?.duplicate && f.random() < f.duplicate ? 2 : 1;
+      for (let i = 0; i < copies; i++) {
+        const jitter = f?.jitterMs ? Math.floor(f.random() * f.jitterMs) : 0;
+        this.pending.push({
+          fn,
+          event,
+          at: this.world.time.now() + delayMs + jitter,
+          trigger: detailType,
+          retriesLeft: 2,
+        });
+      }
+    }
   }
 
   /** Runs every invocation that is due: schedules, routed events, and the queue's visible batches. */

@@ -24,7 +24,8 @@ interface InterruptionWatch {
  * podlift's guarantees, checked after every step of the world rather than only at the end:
  * - no NodePool's instances exceed its `limits` (cpu, memory);
  * - no instance podlift terminates still runs non-DaemonSet pods that were not evicted, unless
- *   a terminationGracePeriod ran out (the termination function says so in its log);
+ *   a terminationGracePeriod ran out (the termination function says so in its log) or the
+ *   instance's NodeClaim is gone (garbage collection);
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
  * - a spot interruption of a node with pods gets a replacement NodeClaim initialized before the
  *   instance is reclaimed (where EC2 has capacity: the checker is told of outages);
@@ -132,6 +133,11 @@ export class InvariantChecker {
       if (i.StateReason?.Code !== 'Client.UserInitiatedShutdown') continue;
       const node = this.kubelet.nodeOf(id);
       if (!node || this.forcedNodes.has(node)) continue;
+      // Garbage collection of an instance whose NodeClaim is gone does not drain, as Karpenter's
+      // nodeclaim garbagecollection controller does not: there is no NodeClaim to drain through.
+      const claim = (i.Tags ?? []).find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
+      if (claim !== undefined && !this.world.fakes.kube.store.find('nodeclaims.karpenter.sh', claim))
+        continue;
       const left = this.podsOn(node);
       if (left.length > 0)
         this.violate(
