@@ -312,6 +312,8 @@ export class Simulation {
   private onLine(fn: FunctionName, line: LoggedLine): void {
     const decision = decisionFromLine(line);
     if (!decision) return;
+    if (fn === 'interruption' && line.message === 'created NodeClaim')
+      this.invariants.noteInterruptionLaunch(String((line.fields as { nodeClaim?: string }).nodeClaim));
     if (decision.kind === 'forced')
       this.invariants.forcedNodes.add(String((line.fields as { node?: string }).node));
     this.decide(fn, decision.kind, decision.message, decision.savedDollarsPerHour);
