@@ -138,6 +138,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       } else if (roll < 0.74) {
         const fn = pick(['provisioner', 'disruption', 'termination', 'interruption'] as const);
         sim.router.crashNext.add(fn);
+        // Until the crashed run's Lease lapses and a later run repairs its half-done work.
+        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 90_000 + 180_000);
         what = `crash ${fn}`;
       } else if (roll < 0.8) {
         kube.dropWatches({ abrupt: random() < 0.5 });

@@ -48,7 +48,9 @@ export class InvariantChecker {
   readonly interruptedNodes = new Set<string>();
   survived = 0;
   /** NodeClaims the interruption function created, and when. */
-  private readonly interruptionLaunches: { nodeClaim: string; at: number }[] = [];
+  private readonly interruptionLaunches: { nodeClaim: string; node: string }[] = [];
+  /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
+  private readonly waivers: { from: number; until: number }[] = [];
 
   constructor(
     private readonly world: ClusterWorld,
@@ -71,9 +73,18 @@ export class InvariantChecker {
     });
   }
 
-  /** Notes a NodeClaim the interruption function created (a replacement to be ready before the reclaim). */
-  noteInterruptionLaunch(nodeClaim: string): void {
-    this.interruptionLaunches.push({ nodeClaim, at: this.world.time.now() });
+  /** Notes a NodeClaim the interruption function created to replace `node` (to be ready before the reclaim). */
+  noteInterruptionLaunch(nodeClaim: string, node: string): void {
+    this.interruptionLaunches.push({ nodeClaim, node });
+  }
+
+  /**
+   * A function crashed (an injected fault): until `until`, a crashed run's cluster Lease may
+   * hold every loop back, so interruptions overlapping that window are not held to the
+   * replace-before-reclaim guarantee (they still count as not survived).
+   */
+  waiveInterruptionsUntil(until: number): void {
+    this.waivers.push({ from: this.world.time.now(), until });
   }
 
   /** Checks every guarantee now. */
@@ -181,9 +192,7 @@ export class InvariantChecker {
       }
       // The interruption function launches what the node's pods need; when they fit on capacity
       // already there it launches nothing, and nothing has to be ready.
-      const launched = this.interruptionLaunches
-        .filter((l) => l.at >= watch.warnedAt)
-        .map((l) => l.nodeClaim);
+      const launched = this.interruptionLaunches.filter((l) => l.node === watch.node).map((l) => l.nodeClaim);
       const replaced =
         launched.length === 0 ||
         claims.some(
@@ -192,7 +201,10 @@ export class InvariantChecker {
             (c.status?.conditions ?? []).some((k: Json) => k.type === 'Initialized' && k.status === 'True'),
         );
       if (replaced) this.survived++;
-      else if (!this.capacityOutage)
+      else if (
+        !this.capacityOutage &&
+        !this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt)
+      )
         this.violate(
           `interruption/${watch.instanceId}`,
           `spot interruption of ${watch.instanceId}: no replacement initialized before the reclaim`,

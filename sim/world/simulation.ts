@@ -56,6 +56,7 @@ export class Simulation {
     spot: ReadonlyMap<string, ReadonlyMap<string, number>>;
   };
   private lastSampleAt = Number.NEGATIVE_INFINITY;
+  private lastInterruptedNode: string | undefined;
 
   private constructor(
     readonly world: ClusterWorld,
@@ -312,8 +313,11 @@ export class Simulation {
   private onLine(fn: FunctionName, line: LoggedLine): void {
     const decision = decisionFromLine(line);
     if (!decision) return;
-    if (fn === 'interruption' && line.message === 'created NodeClaim')
-      this.invariants.noteInterruptionLaunch(String((line.fields as { nodeClaim?: string }).nodeClaim));
+    // The interruption function logs the node it handles, then the NodeClaims it creates for it.
+    const fields = line.fields as { nodeClaim?: string; node?: string };
+    if (fn === 'interruption' && line.message === 'interruption') this.lastInterruptedNode = fields.node;
+    if (fn === 'interruption' && line.message === 'created NodeClaim' && this.lastInterruptedNode)
+      this.invariants.noteInterruptionLaunch(String(fields.nodeClaim), this.lastInterruptedNode);
     if (decision.kind === 'forced')
       this.invariants.forcedNodes.add(String((line.fields as { node?: string }).node));
     this.decide(fn, decision.kind, decision.message, decision.savedDollarsPerHour);

@@ -38,6 +38,10 @@ describe('e2e: interruption', () => {
     sim.interrupt(spot?.InstanceId ?? '');
     await sim.advance(150_000);
     expect(sim.interruptionsSurvived).toBe(1);
+    // Survived with a replacement the interruption function launched, not capacity left lying around.
+    expect(sim.decisions.some((d) => d.actor === 'interruption' && d.kind === 'nodeclaim-created')).toBe(
+      true,
+    );
     expect(sim.world.fakes.ec2.instance(spot?.InstanceId ?? '')?.State?.Name).not.toBe('running');
     expect(await sim.until(() => allRunning(sim as Simulation), 60_000)).toBe(true);
     expect(sim.invariants.violations).toEqual([]);
