@@ -123,8 +123,13 @@ export async function runSimulator(argv: readonly string[], io: SimulatorIo): Pr
   clearProgress();
   io.stdout(summaryText(record, io.now() - started));
   if (flags.report) {
-    await io.writeFile(flags.report, await renderReport(record));
-    io.stdout(`report written to ${flags.report}\n`);
+    try {
+      await io.writeFile(flags.report, await renderReport(record));
+      io.stdout(`report written to ${flags.report}\n`);
+    } catch (error) {
+      io.stderr(`${(error as Error).message}\n`);
+      return 1;
+    }
   }
   const failed = record.expectations.filter((e) => !e.held);
   for (const e of failed)

@@ -169,6 +169,7 @@ export class Simulation {
         : Math.min(this.router.nextDue(), now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY));
       const ticks = Math.max(1, Math.floor((next - now) / this.tickMs));
       const step = Math.min(ticks * this.tickMs, end - now);
+      this.sampleQuietSpan(step);
       if (step > 0) await this.world.time.advanceAsync(step);
     }
   }
@@ -264,6 +265,16 @@ export class Simulation {
         0;
     }
     return total;
+  }
+
+  /** A quiet jump keeps the cluster as it is: its samples repeat the last one, every 10 s. */
+  private sampleQuietSpan(ms: number): void {
+    const last = this.samples.at(-1);
+    if (!last) return;
+    for (let at = this.lastSampleAt + 10_000; at < this.elapsed + ms; at += 10_000) {
+      this.samples.push({ ...last, at });
+      this.lastSampleAt = at;
+    }
   }
 
   private sample(): void {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -91,5 +91,22 @@ describe('npm start', () => {
     expect(t.out()).toContain('✓ every pod is running (2 running)');
     expect(code).toBe(1);
     expect(t.err()).toMatch(/^expectation failed: instances running ≤ 0 \(was [1-9]\d*\)$/m);
+  }, 60_000);
+
+  it('writes --report through sim/report/html.ts, or fails naming it when it is missing', async () => {
+    const t = io();
+    const code = await runSimulator(
+      ['--quiet', '--report', 'out.html', '--scenario', scenario('  noViolations: true')],
+      t.value,
+    );
+    if (existsSync('sim/report/html.ts')) {
+      expect(code).toBe(0);
+      expect(t.files.get('out.html')).toMatch(/<html/i);
+    } else {
+      expect(code).toBe(1);
+      expect(t.err()).toMatch(
+        /^--report: the HTML report renderer \(sim\/report\/html\.ts\) could not be loaded/,
+      );
+    }
   }, 60_000);
 });
