@@ -79,8 +79,6 @@ export class FunctionRouter {
   private readonly latencies: Required<RoutingLatencies>;
   private busCursor = 0;
   private serial = 0;
-  /** Set while a handler runs, so the world knows a function is mid-invocation. */
-  running: FunctionName | undefined;
   /** Delivery faults applied to cluster-bus events from now on. */
   faults: EventFaults | undefined;
 
@@ -207,7 +205,6 @@ export class FunctionRouter {
     const time = this.world.time;
     const at = time.now();
     const id = `${fn}-${++this.serial}`;
-    this.running = fn;
     try {
       const crash = this.crashNext.delete(fn) ? this.crashAfter(this.worldRequests() + 3) : undefined;
       const value = await settleOn(
@@ -224,8 +221,6 @@ export class FunctionRouter {
     } catch (error) {
       this.invocations.push({ fn, at, trigger, outcome: 'threw', error: (error as Error).message });
       return { outcome: 'threw' };
-    } finally {
-      this.running = undefined;
     }
   }
 
