@@ -165,7 +165,7 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
       ...(capacityType ? { capacityType } : {}),
     };
     ec2.capacity.setCapacity(selector, 0);
-    sim.invariants.capacityOutage = true;
+    sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + (forMs ?? Number.POSITIVE_INFINITY));
     sim.decide(
       'scenario',
       'unavailable',
@@ -174,7 +174,6 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
     if (forMs)
       sim.world.time.setTimeout(() => {
         ec2.capacity.setCapacity(selector, Number.POSITIVE_INFINITY);
-        sim.invariants.capacityOutage = false;
         sim.decide('scenario', 'available', `EC2 has capacity again for ${JSON.stringify(selector)}`);
       }, forMs);
   } else if (step.throttle) {

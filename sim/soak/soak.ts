@@ -123,13 +123,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       } else if (roll < 0.58) {
         const zone = pick(['us-east-1a', 'us-east-1b', 'us-east-1c']);
         ec2.capacity.setCapacity({ availabilityZone: zone, capacityType: 'spot' }, 0);
-        sim.invariants.capacityOutage = true;
+        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 180_000);
         sim.world.time.setTimeout(() => {
           ec2.capacity.setCapacity(
             { availabilityZone: zone, capacityType: 'spot' },
             Number.POSITIVE_INFINITY,
           );
-          sim.invariants.capacityOutage = false;
         }, 180_000);
         what = `no spot capacity in ${zone} for 3m`;
       } else if (roll < 0.66) {

@@ -29,7 +29,7 @@ interface InterruptionWatch {
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
  * - a spot interruption of a node with pods gets a replacement NodeClaim initialized before the
  *   instance is reclaimed when the interruption function launched one (none is needed when the
- *   pods fit on existing capacity), where EC2 has capacity (the checker is told of outages);
+ *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
  * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption;
  * - a PodDisruptionBudget once met is not broken by podlift (healthy pods ≥ minAvailable).
  * Each violation is reported once, named, and kept in `violations`.
@@ -40,8 +40,6 @@ export class InvariantChecker {
   private readonly interruptions: InterruptionWatch[] = [];
   private readonly previousState = new Map<string, string>();
   private readonly budgetsMet = new Set<string>();
-  /** Set while EC2 is told to refuse capacity: the interruption guarantee is waived. */
-  capacityOutage = false;
   /** Nodes whose pods podlift was allowed to force off (terminationGracePeriod ran out). */
   readonly forcedNodes = new Set<string>();
   /** Nodes an interruption tainted, where the do-not-disrupt guarantee does not apply. */
@@ -79,9 +77,9 @@ export class InvariantChecker {
   }
 
   /**
-   * A function crashed (an injected fault): until `until`, a crashed run's cluster Lease may
-   * hold every loop back, so interruptions overlapping that window are not held to the
-   * replace-before-reclaim guarantee (they still count as not survived).
+   * From now until `until`, spot interruptions are not held to the replace-before-reclaim
+   * guarantee (they still count as not survived): EC2 is refusing capacity, or a function crashed
+   * and its cluster Lease may hold every loop back until it lapses.
    */
   waiveInterruptionsUntil(until: number): void {
     this.waivers.push({ from: this.world.time.now(), until });
@@ -201,10 +199,7 @@ export class InvariantChecker {
             (c.status?.conditions ?? []).some((k: Json) => k.type === 'Initialized' && k.status === 'True'),
         );
       if (replaced) this.survived++;
-      else if (
-        !this.capacityOutage &&
-        !this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt)
-      )
+      else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))
         this.violate(
           `interruption/${watch.instanceId}`,
           `spot interruption of ${watch.instanceId}: no replacement initialized before the reclaim`,
