@@ -145,6 +145,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         what = 'drop watches';
       } else if (roll < 0.9) {
         const code = pick([409, 500, 503]);
+        // A write refused may be the Lease's release: it then holds every loop back until it
+        // lapses (the invocation's remaining time), interruption replacements included.
+        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 90_000 + 120_000);
         kube.failNext(pick(['update', 'patch', 'create'] as const), '*', code, {
           times: 1 + Math.floor(random() * 3),
         });
