@@ -47,6 +47,8 @@ export class InvariantChecker {
   survived = 0;
   /** NodeClaims the interruption function created, and when. */
   private readonly interruptionLaunches: { nodeClaim: string; node: string }[] = [];
+  /** NodeClaims whose own instance was interrupted, with that instance's node. */
+  private readonly interruptedClaims = new Map<string, string>();
   /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
   private readonly waivers: { from: number; until: number }[] = [];
 
@@ -61,6 +63,10 @@ export class InvariantChecker {
     const node = this.kubelet.nodeOf(instanceId);
     const hadPods = node !== undefined && this.podsOn(node).length > 0;
     if (node) this.interruptedNodes.add(node);
+    const claim = this.world.fakes.ec2
+      .instance(instanceId)
+      ?.Tags?.find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
+    if (claim && node) this.interruptedClaims.set(claim, node);
     this.interruptions.push({
       instanceId,
       node,
@@ -83,6 +89,18 @@ export class InvariantChecker {
    */
   waiveInterruptionsUntil(until: number): void {
     this.waivers.push({ from: this.world.time.now(), until });
+  }
+
+  /**
+   * The NodeClaims launched to replace `node`; when one of them was itself interrupted before it
+   * was ready, the replacements launched for it count instead (its pods moved on with them).
+   */
+  private replacementsOf(node: string | undefined, seen = new Set<string>()): string[] {
+    if (node === undefined || seen.has(node)) return [];
+    seen.add(node);
+    return this.interruptionLaunches
+      .filter((l) => l.node === node)
+      .flatMap((l) => [l.nodeClaim, ...this.replacementsOf(this.interruptedClaims.get(l.nodeClaim), seen)]);
   }
 
   /** Checks every guarantee now. */
@@ -190,7 +208,7 @@ export class InvariantChecker {
       }
       // The interruption function launches what the node's pods need; when they fit on capacity
       // already there it launches nothing, and nothing has to be ready.
-      const launched = this.interruptionLaunches.filter((l) => l.node === watch.node).map((l) => l.nodeClaim);
+      const launched = this.replacementsOf(watch.node);
       const replaced =
         launched.length === 0 ||
         claims.some(
