@@ -108,7 +108,10 @@ async function advance(
       });
       return `cancelled ${command.id}`;
     }
-    if (command.replace) return replace(runtime, invocation, snapshot, command);
+    if (command.replace) {
+      const replacing = await replace(runtime, invocation, snapshot, command);
+      if (replacing !== undefined) return replacing;
+    }
   } else if (!replacements.every((c) => conditionIsTrue(c, 'Initialized'))) {
     return `replacing ${command.id}`;
   }
@@ -119,14 +122,18 @@ async function advance(
   return `executed ${command.id}`;
 }
 
+/** Launches the command's replacements; undefined when none are needed any more. */
 async function replace(
   runtime: LoopRuntime,
   invocation: Invocation,
   snapshot: ClusterSnapshot,
   command: RecordedCommand['command'],
-) {
+): Promise<string | undefined> {
   const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
   const { plans, unschedulable } = replacementPlans(chosen, snapshot);
+  // The candidates' pods left since the command was decided: nothing needs new capacity, so the
+  // command runs as a plain deletion (otherwise it would wait for replacements never launched).
+  if (plans.length === 0 && unschedulable === 0) return undefined;
   if (unschedulable > 0) {
     for (const name of command.candidates) await clearCommand(runtime, name);
     return `cancelled ${command.id}`;

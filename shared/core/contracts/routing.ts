@@ -63,6 +63,16 @@ export const CLUSTER_BUS_RULES: readonly EventRule[] = [
     target: 'termination',
     description: 'A NodeClaim or Node may be deleting: advance its drain.',
   },
+  {
+    // Registration and initialization are provisioner steps (Karpenter's nodeclaim lifecycle
+    // controller reacts to the Node's own events); without this rule a joined or Ready Node
+    // waited for the provisioner's one-minute schedule, twice, before its pods could bind.
+    id: 'CapacityChangedProvisioner',
+    bus: 'cluster',
+    pattern: { source: [WATCHER_EVENT_SOURCE], 'detail-type': [CAPACITY_CHANGED_DETAIL_TYPE] },
+    target: 'provisioner',
+    description: 'A Node joined or became Ready: register and initialize its NodeClaim.',
+  },
 ];
 
 /**

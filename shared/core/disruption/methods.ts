@@ -156,18 +156,29 @@ export function simulateRemoval(
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
   if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0)) return undefined;
   const leaving = new Set(candidates.map((c) => c.node.name));
+  const nodes = schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name));
+  // Karpenter's SimulateScheduling (pkg/controllers/disruption/helpers.go) schedules the pending
+  // pods together with the candidates' pods, and gives up when any pod would land on a node that
+  // is not initialized yet: otherwise the candidates' pods are counted onto room the pending pods
+  // are about to take, and the candidate's pods need a new node the moment it is gone.
+  const uninitialized = uninitializedCapacity(snapshot, nodes);
   const result = planCapacity(
     {
-      pods: candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
+      pods: [
+        ...snapshot.pendingPods,
+        ...candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
+      ],
       daemonSets: snapshot.daemonSets,
-      nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
+      nodes,
       nodePools: snapshot.nodePools,
       nodeClasses: snapshot.nodeClasses,
     },
     snapshot.catalog,
     { unavailableOfferings: snapshot.unavailableOfferings },
   );
-  if (result.unschedulable.length > 0) return undefined;
+  const pending = new Set(snapshot.pendingPods.map((p) => `${p.namespace}/${p.name}`));
+  if (result.unschedulable.some((u) => !pending.has(`${u.pod.namespace}/${u.pod.name}`))) return undefined;
+  if (result.placements.some((p) => uninitialized.has(p.node) && p.pods.length > 0)) return undefined;
   if (result.nodeClaims.length === 0) return { action: 'delete', savings: price };
   if (result.nodeClaims.length > 1) return undefined;
   const [plan] = result.nodeClaims;
@@ -177,6 +188,24 @@ export function simulateRemoval(
     if (new Set(cheaper.map((o) => o.name)).size < MIN_SPOT_TO_SPOT_OPTIONS) return undefined;
   }
   return { action: 'replace', plan, savings: price - plan.price };
+}
+
+/** Names of the capacity nodes whose NodeClaim is not Initialized (in flight or still starting). */
+function uninitializedCapacity(
+  snapshot: ClusterSnapshot,
+  nodes: readonly { name: string; providerID?: string }[],
+): Set<string> {
+  const starting = new Set(
+    snapshot.nodeClaims.flatMap((c) =>
+      c.status.providerID &&
+      !c.status.conditions?.some((k) => k.type === 'Initialized' && k.status === 'True')
+        ? [c.status.providerID]
+        : [],
+    ),
+  );
+  return new Set(
+    nodes.filter((n) => n.providerID !== undefined && starting.has(n.providerID)).map((n) => n.name),
+  );
 }
 
 /**

@@ -188,6 +188,11 @@ export class FakeKubeApiServer {
     });
   }
 
+  /** Forgets every injected fault that has not fired yet. */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /** The `gitVersion` the server claims. */
   get kubernetesVersion(): string {
     return this.version.gitVersion;

@@ -39,7 +39,7 @@ describe('routeEvent', () => {
       detail: capacityChangedDetail({ cluster: 'demo', reasons: {} }),
     };
     expect(routeEvent('cluster', pending)).toEqual(['provisioner']);
-    expect(routeEvent('cluster', changed)).toEqual(['disruption', 'termination']);
+    expect(routeEvent('cluster', changed)).toEqual(['disruption', 'termination', 'provisioner']);
     expect(routeEvent('default', pending)).toEqual([]);
   });
 });

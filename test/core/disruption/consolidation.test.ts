@@ -65,6 +65,25 @@ function snapshot(members: readonly [StateNode, NodeClaim][], pool = nodePool())
 const web = (name: string, cpu = '500m') => pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' });
 
 describe('simulateConsolidation', () => {
+  it('counts pending pods first: no deletion onto room they are about to take', () => {
+    const s = snapshot([member('a', [web('a1')]), member('b', [web('b1', '3')])]);
+    const [a] = disruptionCandidates(s);
+    expect(simulateConsolidation(a, s)?.action).toBe('delete');
+    // Pending pods are about to fill what b has left: a's pod no longer fits there, so a goes
+    // only if a replacement is launched for it first.
+    const pending = ['p1', 'p2', 'p3'].map((n) => web(n, '300m'));
+    expect(simulateConsolidation(a, { ...s, pendingPods: pending })?.action).not.toBe('delete');
+  });
+
+  it('does not rely on a node that is not initialized yet', () => {
+    const [b, claimB] = member('b', []);
+    const starting: [StateNode, NodeClaim] = [b, { ...claimB, status: { ...claimB.status, conditions: [] } }];
+    const s = snapshot([member('a', [web('a1')]), starting]);
+    const a = disruptionCandidates(s).find((c) => c.node.name === 'a');
+    expect(a).toBeDefined();
+    expect(simulateConsolidation(a!, s)).toBeUndefined();
+  });
+
   it('deletes a node whose pods fit on the others', () => {
     const s = snapshot([member('a', [web('a1'), web('a2')]), member('b', [web('b1')])]);
     const [, b] = disruptionCandidates(s);

@@ -116,6 +116,20 @@ describe('disruption: drift', () => {
     expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeUndefined();
   });
 
+  it('deletes the drifted node without a replacement when its pods left before the command ran', async () => {
+    const t = await disruptionWorld([bound('web-1')], (spec) => ({
+      ...spec,
+      template: { ...spec.template, metadata: { labels: { team: 'payments' } } },
+    }));
+    w = t.pw;
+    expect((await t.disrupt())?.steps).toEqual(['recorded drift']);
+    w.world.fakes.kube.store.delete('pods', 'web-1');
+    w.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps[0]).toMatch(/^executed /);
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(claims(w).some((c) => c.metadata.annotations?.['podlift.dev/replaces'])).toBe(false);
+  });
+
   it('leaves a drifted node alone while a pod on it has karpenter.sh/do-not-disrupt', async () => {
     const t = await disruptionWorld(
       [bound('batch-1', { 'karpenter.sh/do-not-disrupt': 'true' })],

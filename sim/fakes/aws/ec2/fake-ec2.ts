@@ -267,6 +267,14 @@ export class FakeEc2 extends FakeAwsService {
     return this.instances.volumeTags(instanceId);
   }
 
+  /**
+   * The user data (base64) the instance was launched with, as DescribeInstanceAttribute
+   * `userData` returns it: what the instance's bootstrap (the kubelet stand-in) reads.
+   */
+  instanceUserData(instanceId: string): string | undefined {
+    return this.instances.userData(instanceId);
+  }
+
   /** The data a launch template was created with, by name or id. */
   launchTemplateData(nameOrId: string): RequestLaunchTemplateData | undefined {
     const record =

@@ -63,6 +63,8 @@ interface InstanceRecord {
   readonly vcpus: number;
   readonly launchedAt: number;
   readonly volumeTags: Tag[];
+  /** The launch template's UserData (base64), as DescribeInstanceAttribute userData returns it. */
+  readonly userData: string | undefined;
   terminatingAt?: number;
   stateReason?: StateReason;
   reclaimAt?: number;
@@ -129,6 +131,7 @@ export class Ec2Instances {
       vcpus: launch.info.VCpuInfo?.DefaultVCpus ?? 1,
       launchedAt: now,
       volumeTags: launch.volumeTags,
+      userData: launch.data.UserData,
     });
     return instance.InstanceId!;
   }
@@ -174,6 +177,11 @@ export class Ec2Instances {
       noticeTime: now,
       terminationTime: now + noticeMs,
     };
+  }
+
+  /** The instance's user data (base64) as launched, or undefined when it had none or is forgotten. */
+  userData(instanceId: string): string | undefined {
+    return this.instances.get(instanceId)?.userData;
   }
 
   /** When the instance became terminated (epoch ms); undefined while it is not terminated. */

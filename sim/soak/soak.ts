@@ -1,0 +1,192 @@
+import type { KubeObject } from '../fakes/kube';
+import { applyManifest } from '../scenario/run';
+import { Simulation } from '../world/simulation';
+
+/** Options of {@link runSoak}. */
+export interface SoakOptions {
+  readonly seed: number;
+  readonly steps: number;
+  /** Each line of the soak's own log (steps taken, faults injected). */
+  readonly onLine?: (line: string) => void;
+}
+
+/** What a soak found. */
+export interface SoakResult {
+  readonly seed: number;
+  readonly steps: number;
+  readonly simulatedMs: number;
+  readonly violations: readonly string[];
+  /** Pods of the final Deployments that are not running after the quiet period. */
+  readonly podsLost: number;
+  /** Instances running without a NodeClaim at the end (the checker also flags them during the run). */
+  readonly orphans: number;
+  readonly invocationsFailed: number;
+}
+
+/** A small seeded generator (mulberry32), so a seed replays the same run. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NODE_CLASS = {
+  apiVersion: 'karpenter.k8s.aws/v1',
+  kind: 'EC2NodeClass',
+  metadata: { name: 'default' },
+  spec: {
+    role: 'KarpenterNodeRole-demo',
+    amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
+  },
+};
+
+const NODE_POOL = {
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name: 'default' },
+  spec: {
+    template: {
+      spec: {
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        requirements: [
+          { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
+        ],
+      },
+    },
+    limits: { cpu: '64' },
+    disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m' },
+  },
+};
+
+const DEPLOYMENTS = [
+  { name: 'web', cpu: '500m', memory: '512Mi' },
+  { name: 'api', cpu: '1', memory: '2Gi' },
+  { name: 'batch', cpu: '2', memory: '4Gi' },
+];
+
+/**
+ * Seeded random steps against the whole loop with faults injected between them — Deployments
+ * scaled, spot instances reclaimed, offerings out of capacity, CreateFleet throttled, functions
+ * crashing mid-invocation, cluster-bus events duplicated, dropped and reordered, watches dropped,
+ * API-server 409s and 5xx — each followed by 10–90 s of cluster time; then ten quiet minutes
+ * without faults, after which every pod must run and no instance may lack its NodeClaim. The
+ * invariant checker runs throughout. The same seed and step count replay the same run.
+ */
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const random = seeded(options.seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const log = options.onLine ?? (() => undefined);
+  const sim = await Simulation.start({});
+  try {
+    applyManifest(sim, NODE_CLASS as unknown as KubeObject);
+    applyManifest(sim, NODE_POOL as unknown as KubeObject);
+    for (const d of DEPLOYMENTS)
+      sim.workloads.apply({
+        kind: 'Deployment',
+        name: d.name,
+        namespace: 'default',
+        replicas: 0,
+        template: { labels: { app: d.name }, requests: { cpu: d.cpu, memory: d.memory } },
+      });
+    sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random };
+    const { ec2, kube } = sim.world.fakes;
+    for (let step = 0; step < options.steps; step++) {
+      const roll = random();
+      let what: string;
+      if (roll < 0.4) {
+        const d = pick(DEPLOYMENTS);
+        const replicas = Math.floor(random() * 12);
+        sim.workloads.scale('default', d.name, replicas);
+        what = `scale ${d.name} to ${replicas}`;
+      } else if (roll < 0.5) {
+        const spot = ec2
+          .listInstances()
+          .filter(
+            (i) =>
+              i.InstanceLifecycle === 'spot' &&
+              i.State?.Name === 'running' &&
+              sim.kubelet.nodeOf(i.InstanceId ?? ''),
+          );
+        if (spot.length > 0) {
+          const id = pick(spot).InstanceId ?? '';
+          sim.interrupt(id);
+          what = `interrupt ${id}`;
+        } else what = 'interrupt: no spot instance';
+      } else if (roll < 0.58) {
+        const zone = pick(['us-east-1a', 'us-east-1b', 'us-east-1c']);
+        ec2.capacity.setCapacity({ availabilityZone: zone, capacityType: 'spot' }, 0);
+        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 180_000);
+        sim.world.time.setTimeout(() => {
+          ec2.capacity.setCapacity(
+            { availabilityZone: zone, capacityType: 'spot' },
+            Number.POSITIVE_INFINITY,
+          );
+        }, 180_000);
+        what = `no spot capacity in ${zone} for 3m`;
+      } else if (roll < 0.66) {
+        ec2.throttle('CreateFleet', 1 + Math.floor(random() * 3));
+        what = 'throttle CreateFleet';
+      } else if (roll < 0.74) {
+        const fn = pick(['provisioner', 'disruption', 'termination', 'interruption'] as const);
+        sim.router.crashNext.add(fn);
+        // Until the crashed run's Lease lapses and a later run repairs its half-done work.
+        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 90_000 + 180_000);
+        what = `crash ${fn}`;
+      } else if (roll < 0.8) {
+        kube.dropWatches({ abrupt: random() < 0.5 });
+        what = 'drop watches';
+      } else if (roll < 0.9) {
+        const code = pick([409, 500, 503]);
+        // A write refused may be the Lease's release: it then holds every loop back until it
+        // lapses (the invocation's remaining time), interruption replacements included.
+        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 90_000 + 120_000);
+        kube.failNext(pick(['update', 'patch', 'create'] as const), '*', code, {
+          times: 1 + Math.floor(random() * 3),
+        });
+        what = `API server answers ${code}`;
+      } else what = 'wait';
+      const waitMs = 10_000 + Math.floor(random() * 80_000);
+      log(`step ${step}: ${what}, then ${Math.round(waitMs / 1000)}s`);
+      await sim.advance(waitMs);
+    }
+    sim.router.faults = undefined;
+    kube.clearFaults();
+    ec2.clearFailures();
+    sim.router.crashNext.clear();
+    log('quiet period: 10m without faults');
+    await sim.advance(600_000);
+    const pods = sim.world.fakes.kube.store.list('pods').items;
+    const wanted = sim.workloads.list().reduce((sum, w) => sum + w.replicas, 0);
+    const running = pods.filter(
+      (p) => (p.status as { phase?: string } | undefined)?.phase === 'Running',
+    ).length;
+    const claims = new Set(
+      sim.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items.map((c) => c.metadata.name),
+    );
+    const orphans = ec2
+      .listInstances()
+      .filter((i) => ['pending', 'running'].includes(i.State?.Name ?? ''))
+      .filter(
+        (i) => !claims.has((i.Tags ?? []).find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value ?? ''),
+      ).length;
+    return {
+      seed: options.seed,
+      steps: options.steps,
+      simulatedMs: sim.elapsed,
+      violations: [...sim.invariants.violations],
+      podsLost: Math.max(0, wanted - running),
+      orphans,
+      invocationsFailed: sim.router.invocations.filter((i) => i.outcome === 'threw').length,
+    };
+  } finally {
+    await sim.close();
+  }
+}

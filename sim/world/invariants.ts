@@ -1,0 +1,269 @@
+import type { Instance } from '@aws-sdk/client-ec2';
+import type { KubeObject } from '../fakes/kube';
+import type { ClusterWorld } from './cluster-world';
+import { quantityValue } from './kube-scheduler';
+import type { KubeletStandIn } from './kubelet';
+
+/** How long an instance of the cluster may run without a NodeClaim before it counts as an orphan. */
+export const ORPHAN_BOUND_MS = 3 * 60_000;
+
+// biome-ignore lint/suspicious/noExplicitAny: the checker reads the API server's untyped JSON
+type Json = Record<string, any>;
+
+interface InterruptionWatch {
+  readonly instanceId: string;
+  readonly node: string | undefined;
+  readonly warnedAt: number;
+  readonly reclaimAt: number;
+  /** Whether the node ran pods that need somewhere to go. */
+  readonly hadPods: boolean;
+  checked: boolean;
+}
+
+/**
+ * podlift's guarantees, checked after every step of the world rather than only at the end:
+ * - no NodePool's instances exceed its `limits` (cpu, memory);
+ * - no instance podlift terminates still runs non-DaemonSet pods that were not evicted, unless
+ *   a terminationGracePeriod ran out (the termination function says so in its log) or the
+ *   instance's NodeClaim is gone (garbage collection);
+ * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
+ * - a spot interruption of a node with pods gets a replacement NodeClaim initialized before the
+ *   instance is reclaimed when the interruption function launched one (none is needed when the
+ *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
+ * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption;
+ * - a PodDisruptionBudget once met is not broken by podlift (healthy pods ≥ minAvailable).
+ * Each violation is reported once, named, and kept in `violations`.
+ */
+export class InvariantChecker {
+  readonly violations: string[] = [];
+  private readonly reported = new Set<string>();
+  private readonly interruptions: InterruptionWatch[] = [];
+  private readonly previousState = new Map<string, string>();
+  private readonly budgetsMet = new Set<string>();
+  /** Nodes whose pods podlift was allowed to force off (terminationGracePeriod ran out). */
+  readonly forcedNodes = new Set<string>();
+  /** Nodes an interruption tainted, where the do-not-disrupt guarantee does not apply. */
+  readonly interruptedNodes = new Set<string>();
+  survived = 0;
+  /** NodeClaims the interruption function created, and when. */
+  private readonly interruptionLaunches: { nodeClaim: string; node: string }[] = [];
+  /** NodeClaims whose own instance was interrupted, with that instance's node. */
+  private readonly interruptedClaims = new Map<string, string>();
+  /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
+  private readonly waivers: { from: number; until: number }[] = [];
+
+  constructor(
+    private readonly world: ClusterWorld,
+    private readonly kubelet: KubeletStandIn,
+    private readonly onViolation: (message: string) => void,
+  ) {}
+
+  /** Starts watching a spot interruption: a replacement must be initialized before `reclaimAt`. */
+  expectReplacementBefore(instanceId: string, reclaimAt: number): void {
+    const node = this.kubelet.nodeOf(instanceId);
+    const hadPods = node !== undefined && this.podsOn(node).length > 0;
+    if (node) this.interruptedNodes.add(node);
+    const claim = this.world.fakes.ec2
+      .instance(instanceId)
+      ?.Tags?.find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
+    if (claim && node) this.interruptedClaims.set(claim, node);
+    this.interruptions.push({
+      instanceId,
+      node,
+      warnedAt: this.world.time.now(),
+      reclaimAt,
+      hadPods,
+      checked: false,
+    });
+  }
+
+  /** Notes a NodeClaim the interruption function created to replace `node` (to be ready before the reclaim). */
+  noteInterruptionLaunch(nodeClaim: string, node: string): void {
+    this.interruptionLaunches.push({ nodeClaim, node });
+  }
+
+  /**
+   * From now until `until`, spot interruptions are not held to the replace-before-reclaim
+   * guarantee (they still count as not survived): EC2 is refusing capacity, or a function crashed
+   * and its cluster Lease may hold every loop back until it lapses.
+   */
+  waiveInterruptionsUntil(until: number): void {
+    this.waivers.push({ from: this.world.time.now(), until });
+  }
+
+  /**
+   * The NodeClaims launched to replace `node`; when one of them was itself interrupted before it
+   * was ready, the replacements launched for it count instead (its pods moved on with them).
+   */
+  private replacementsOf(node: string | undefined, seen = new Set<string>()): string[] {
+    if (node === undefined || seen.has(node)) return [];
+    seen.add(node);
+    return this.interruptionLaunches
+      .filter((l) => l.node === node)
+      .flatMap((l) => [l.nodeClaim, ...this.replacementsOf(this.interruptedClaims.get(l.nodeClaim), seen)]);
+  }
+
+  /** Checks every guarantee now. */
+  check(): void {
+    const store = this.world.fakes.kube.store;
+    const instances = this.world.fakes.ec2.listInstances();
+    const claims = store.list('nodeclaims.karpenter.sh').items as Json[];
+    this.checkLimits(instances, store.list('nodepools.karpenter.sh').items as Json[]);
+    this.checkTerminations(instances);
+    this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
+    this.checkInterruptions(claims);
+    this.checkDoNotDisrupt(store.list('nodes').items as Json[]);
+    this.checkBudgets(store.list('poddisruptionbudgets.policy').items as Json[]);
+  }
+
+  private violate(key: string, message: string): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.violations.push(message);
+    this.onViolation(message);
+  }
+
+  private podsOn(
+    node: string,
+    pods: KubeObject[] = this.world.fakes.kube.store.list('pods').items,
+  ): KubeObject[] {
+    return pods.filter(
+      (p) =>
+        (p.spec as Json)?.nodeName === node &&
+        !((p.metadata.ownerReferences ?? []) as Json[]).some(
+          (o) => o.kind === 'DaemonSet' || o.kind === 'Node',
+        ) &&
+        !['Succeeded', 'Failed'].includes((p.status as Json)?.phase),
+    );
+  }
+
+  private checkLimits(instances: Instance[], pools: Json[]): void {
+    for (const pool of pools) {
+      const limits = (pool.spec?.limits ?? {}) as Record<string, string>;
+      if (limits.cpu === undefined) continue;
+      const name = pool.metadata.name;
+      let vcpus = 0;
+      for (const i of instances) {
+        if (!['pending', 'running'].includes(i.State?.Name ?? '')) continue;
+        if (!(i.Tags ?? []).some((t) => t.Key === 'karpenter.sh/nodepool' && t.Value === name)) continue;
+        const info = this.world.fakes.ec2.describeInstanceTypes({ InstanceTypes: [i.InstanceType as never] })
+          .InstanceTypes?.[0];
+        vcpus += (info?.VCpuInfo?.DefaultVCpus ?? 0) * 1000;
+      }
+      if (vcpus > quantityValue('cpu', limits.cpu))
+        this.violate(
+          `limits/${name}/${vcpus}`,
+          `NodePool ${name}: instances have ${vcpus / 1000} vCPU, over limits.cpu ${limits.cpu}`,
+        );
+    }
+  }
+
+  private checkTerminations(instances: Instance[]): void {
+    for (const i of instances) {
+      const id = i.InstanceId ?? '';
+      const state = i.State?.Name ?? '';
+      const before = this.previousState.get(id);
+      this.previousState.set(id, state);
+      if (before === undefined || before === state || state !== 'shutting-down') continue;
+      if (i.StateReason?.Code !== 'Client.UserInitiatedShutdown') continue;
+      const node = this.kubelet.nodeOf(id);
+      if (!node || this.forcedNodes.has(node)) continue;
+      // Garbage collection of an instance whose NodeClaim is gone does not drain, as Karpenter's
+      // nodeclaim garbagecollection controller does not: there is no NodeClaim to drain through.
+      const claim = (i.Tags ?? []).find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
+      if (claim !== undefined && !this.world.fakes.kube.store.find('nodeclaims.karpenter.sh', claim))
+        continue;
+      const left = this.podsOn(node);
+      if (left.length > 0)
+        this.violate(
+          `drain/${id}`,
+          `instance ${id} (node ${node}) terminated with ${left.length} pod(s) not evicted: ${left.map((p) => p.metadata.name).join(', ')}`,
+        );
+    }
+  }
+
+  private checkOrphans(instances: Instance[], claims: Set<string>): void {
+    const now = this.world.time.now();
+    for (const i of instances) {
+      if (!['pending', 'running'].includes(i.State?.Name ?? '')) continue;
+      const claim = (i.Tags ?? []).find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
+      if (claim === undefined || claims.has(claim)) continue;
+      const age = now - (i.LaunchTime?.getTime() ?? now);
+      if (age > ORPHAN_BOUND_MS)
+        this.violate(
+          `orphan/${i.InstanceId}`,
+          `instance ${i.InstanceId} has run ${Math.round(age / 1000)}s without its NodeClaim ${claim}`,
+        );
+    }
+  }
+
+  private checkInterruptions(claims: Json[]): void {
+    const now = this.world.time.now();
+    for (const watch of this.interruptions) {
+      if (watch.checked || now < watch.reclaimAt) continue;
+      watch.checked = true;
+      if (!watch.hadPods) {
+        this.survived++;
+        continue;
+      }
+      // The interruption function launches what the node's pods need; when they fit on capacity
+      // already there it launches nothing, and nothing has to be ready.
+      const launched = this.replacementsOf(watch.node);
+      const replaced =
+        launched.length === 0 ||
+        claims.some(
+          (c) =>
+            launched.includes(c.metadata.name) &&
+            (c.status?.conditions ?? []).some((k: Json) => k.type === 'Initialized' && k.status === 'True'),
+        );
+      if (replaced) this.survived++;
+      else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))
+        this.violate(
+          `interruption/${watch.instanceId}`,
+          `spot interruption of ${watch.instanceId}: no replacement initialized before the reclaim`,
+        );
+    }
+  }
+
+  private checkDoNotDisrupt(nodes: Json[]): void {
+    const pods = this.world.fakes.kube.store.list('pods').items;
+    for (const node of nodes) {
+      const name = node.metadata.name;
+      if (this.interruptedNodes.has(name)) continue;
+      const tainted = (node.spec?.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted');
+      if (!tainted) continue;
+      const holder = this.podsOn(name, pods).find(
+        (p) =>
+          p.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true' &&
+          (p.status as Json)?.phase === 'Running',
+      );
+      if (holder)
+        this.violate(
+          `dnd/${name}`,
+          `node ${name} tainted for disruption while running do-not-disrupt pod ${holder.metadata.name}`,
+        );
+    }
+  }
+
+  private checkBudgets(budgets: Json[]): void {
+    const pods = this.world.fakes.kube.store.list('pods').items;
+    for (const budget of budgets) {
+      const min = budget.spec?.minAvailable;
+      if (typeof min !== 'number') continue;
+      const selector = (budget.spec?.selector?.matchLabels ?? {}) as Record<string, string>;
+      const healthy = pods.filter(
+        (p) =>
+          p.metadata.namespace === budget.metadata.namespace &&
+          Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v) &&
+          ((p.status as Json)?.conditions ?? []).some((c: Json) => c.type === 'Ready' && c.status === 'True'),
+      ).length;
+      const key = `${budget.metadata.namespace}/${budget.metadata.name}`;
+      if (healthy >= min) this.budgetsMet.add(key);
+      else if (this.budgetsMet.has(key) && [...this.interruptedNodes].length === 0)
+        this.violate(
+          `pdb/${key}/${this.world.time.now()}`,
+          `PodDisruptionBudget ${key}: ${healthy} healthy pod(s), below minAvailable ${min}`,
+        );
+    }
+  }
+}

@@ -1,0 +1,216 @@
+import { parseQuantity, parseQuantityMilli } from '../../shared/core/model/quantity';
+import type { KubeObject } from '../fakes/kube';
+import type { KubeStore } from '../fakes/kube/store';
+
+/**
+ * A stand-in for kube-scheduler: binds pending pods to nodes where they fit and marks the rest
+ * PodScheduled=False, reason Unschedulable, as kube-scheduler does. Its fit check is its own —
+ * requests against allocatable minus what bound pods request, the pod count, nodeSelector,
+ * required node affinity, taints against tolerations, cordons — and deliberately shares nothing
+ * with podlift's scheduler in shared/core/scheduling, so a plan the core gets wrong shows up as
+ * pods that stay pending in the world.
+ *
+ * Matched against kubernetes/kubernetes pkg/scheduler/framework/plugins: noderesources/fit.go
+ * (`computePodResourceRequest`: max(sum of containers, each init container) + overhead),
+ * nodeaffinity/node_affinity.go, tainttoleration/taint_toleration.go (NoSchedule and NoExecute
+ * must be tolerated), nodeunschedulable/node_unschedulable.go. Scoring is LeastAllocated, the
+ * default profile's.
+ */
+export class KubeSchedulerStandIn {
+  constructor(private readonly store: KubeStore) {}
+
+  /**
+   * One scheduling pass over every pending pod, oldest first. Returns the pods bound, as
+   * `namespace/name → node`.
+   */
+  schedule(): Map<string, string> {
+    const nodes = this.store.list('nodes').items.filter((n) => !n.metadata.deletionTimestamp);
+    const pods = this.store.list('pods').items;
+    const used = new Map<string, Usage>(nodes.map((n) => [n.metadata.name ?? '', emptyUsage()]));
+    for (const pod of pods) {
+      const nodeName = spec(pod).nodeName as string | undefined;
+      if (!nodeName || isFinished(pod)) continue;
+      const usage = used.get(nodeName);
+      if (usage) addUsage(usage, podRequests(pod));
+    }
+    const bound = new Map<string, string>();
+    const pending = pods
+      .filter((p) => !spec(p).nodeName && !p.metadata.deletionTimestamp && !isFinished(p))
+      .filter((p) => (spec(p).schedulerName ?? 'default-scheduler') === 'default-scheduler')
+      .sort((a, b) =>
+        String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
+      );
+    for (const pod of pending) {
+      const requests = podRequests(pod);
+      const reasons = new Map<string, number>();
+      let best: { node: KubeObject; score: number } | undefined;
+      for (const node of nodes) {
+        const usage = used.get(node.metadata.name ?? '') ?? emptyUsage();
+        const why = unfit(pod, requests, node, usage);
+        if (why) {
+          reasons.set(why, (reasons.get(why) ?? 0) + 1);
+          continue;
+        }
+        const score = leastAllocatedScore(node, usage, requests);
+        if (!best || score > best.score) best = { node, score };
+      }
+      const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      if (best) {
+        const nodeName = best.node.metadata.name ?? '';
+        this.bind(pod, nodeName);
+        addUsage(used.get(nodeName) ?? emptyUsage(), requests);
+        bound.set(key, nodeName);
+      } else this.markUnschedulable(pod, nodes.length, reasons);
+    }
+    return bound;
+  }
+
+  private bind(pod: KubeObject, nodeName: string): void {
+    const current = this.store.get('pods', pod.metadata.name ?? '', pod.metadata.namespace);
+    const updated = this.store.update('pods', { ...current, spec: { ...spec(current), nodeName } });
+    const conditions = withCondition(updated, { type: 'PodScheduled', status: 'True' });
+    this.store.updateStatus('pods', { ...updated, status: { ...status(updated), conditions } });
+  }
+
+  private markUnschedulable(pod: KubeObject, nodeCount: number, reasons: Map<string, number>): void {
+    const details = [...reasons].map(([why, count]) => `${count} ${why}`).sort();
+    const message = `0/${nodeCount} nodes are available: ${details.length > 0 ? details.join(', ') : 'no nodes'}.`;
+    const existing = conditionsOf(pod).find((c) => c.type === 'PodScheduled');
+    // kube-scheduler writes the condition only when it changes (util.PatchPodStatus after
+    // podutil.UpdatePodCondition reports a change), so a pod waiting for capacity is not rewritten.
+    if (existing?.status === 'False' && existing.reason === 'Unschedulable') return;
+    const conditions = withCondition(pod, {
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+      message,
+    });
+    this.store.updateStatus('pods', { ...pod, status: { ...status(pod), conditions } });
+  }
+}
+
+/** Resource amounts in milli-units (cpu) or units (everything else). */
+type Usage = Map<string, number>;
+
+const emptyUsage = (): Usage => new Map([['pods', 0]]);
+
+function addUsage(usage: Usage, requests: Usage): void {
+  for (const [resource, value] of requests) usage.set(resource, (usage.get(resource) ?? 0) + value);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the stand-in reads the API server's untyped JSON
+type Json = Record<string, any>;
+const spec = (o: KubeObject): Json => (o.spec ?? {}) as Json;
+const status = (o: KubeObject): Json => (o.status ?? {}) as Json;
+const conditionsOf = (o: KubeObject): Json[] => (status(o).conditions ?? []) as Json[];
+const isFinished = (pod: KubeObject) => ['Succeeded', 'Failed'].includes(status(pod).phase);
+
+function withCondition(o: KubeObject, condition: Json): Json[] {
+  return [...conditionsOf(o).filter((c) => c.type !== condition.type), condition];
+}
+
+/** A quantity as a number: milli-units for cpu, units otherwise. */
+export function quantityValue(resource: string, text: string | number): number {
+  return resource === 'cpu' ? Number(parseQuantityMilli(String(text))) : Number(parseQuantity(String(text)));
+}
+
+function sumRequests(containers: readonly Json[]): Usage {
+  const total: Usage = new Map();
+  for (const c of containers)
+    for (const [resource, q] of Object.entries((c.resources?.requests ?? {}) as Json))
+      total.set(resource, (total.get(resource) ?? 0) + quantityValue(resource, q));
+  return total;
+}
+
+/** What a pod asks of a node: max(sum of containers, each init container) + overhead, and one pod slot. */
+export function podRequests(pod: KubeObject): Usage {
+  const requests = sumRequests(spec(pod).containers ?? []);
+  for (const init of (spec(pod).initContainers ?? []) as Json[])
+    for (const [resource, value] of sumRequests([init]))
+      requests.set(resource, Math.max(requests.get(resource) ?? 0, value));
+  for (const [resource, q] of Object.entries((spec(pod).overhead ?? {}) as Json))
+    requests.set(resource, (requests.get(resource) ?? 0) + quantityValue(resource, q));
+  requests.set('pods', 1);
+  return requests;
+}
+
+/** A node's allocatable as numbers. */
+export function allocatableOf(node: KubeObject): Usage {
+  const out: Usage = new Map();
+  for (const [resource, q] of Object.entries((status(node).allocatable ?? {}) as Json))
+    out.set(resource, quantityValue(resource, q));
+  return out;
+}
+
+/** Why `pod` cannot go on `node` (kube-scheduler's reason wording), or undefined when it fits. */
+function unfit(pod: KubeObject, requests: Usage, node: KubeObject, usage: Usage): string | undefined {
+  const tolerations = (spec(pod).tolerations ?? []) as Json[];
+  if (spec(node).unschedulable && !tolerations.some((t) => tolerates(t, UNSCHEDULABLE_TAINT)))
+    return 'node(s) were unschedulable';
+  const labels = node.metadata.labels ?? {};
+  const selector = (spec(pod).nodeSelector ?? {}) as Record<string, string>;
+  if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
+    return "node(s) didn't match Pod's node affinity/selector";
+  const terms = (spec(pod).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+    ?.nodeSelectorTerms ?? []) as Json[];
+  if (terms.length > 0 && !terms.some((term) => termMatches(term, labels)))
+    return "node(s) didn't match Pod's node affinity/selector";
+  const taints = ((spec(node).taints ?? []) as Json[]).filter((t) => t.effect !== 'PreferNoSchedule');
+  const untolerated = taints.find((taint) => !tolerations.some((t) => tolerates(t, taint)));
+  if (untolerated) return `node(s) had untolerated taint {${untolerated.key}: ${untolerated.value ?? ''}}`;
+  const allocatable = allocatableOf(node);
+  for (const [resource, value] of requests) {
+    if (value === 0) continue;
+    if ((usage.get(resource) ?? 0) + value > (allocatable.get(resource) ?? 0))
+      return resource === 'pods' ? 'Too many pods' : `Insufficient ${resource}`;
+  }
+  return undefined;
+}
+
+const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+
+/** v1 toleration semantics (k8s.io/api core/v1 toleration.go `ToleratesTaint`). */
+function tolerates(toleration: Json, taint: Json): boolean {
+  if (toleration.effect && toleration.effect !== taint.effect) return false;
+  if (toleration.key === undefined || toleration.key === '') return toleration.operator === 'Exists';
+  if (toleration.key !== taint.key) return false;
+  if (toleration.operator === 'Exists') return true;
+  return (toleration.value ?? '') === (taint.value ?? '');
+}
+
+/** A nodeSelectorTerm: every matchExpression holds (component-helpers nodeaffinity). */
+function termMatches(term: Json, labels: Record<string, string>): boolean {
+  const expressions = (term.matchExpressions ?? []) as Json[];
+  if (expressions.length === 0 && (term.matchFields ?? []).length === 0) return false;
+  return expressions.every((e) => {
+    const value = labels[e.key];
+    const values = (e.values ?? []) as string[];
+    switch (e.operator) {
+      case 'In':
+        return value !== undefined && values.includes(value);
+      case 'NotIn':
+        return value === undefined || !values.includes(value);
+      case 'Exists':
+        return value !== undefined;
+      case 'DoesNotExist':
+        return value === undefined;
+      case 'Gt':
+        return value !== undefined && Number(value) > Number(values[0]);
+      case 'Lt':
+        return value !== undefined && Number(value) < Number(values[0]);
+      default:
+        return false;
+    }
+  });
+}
+
+/** LeastAllocated: the mean free fraction of cpu and memory after placing the pod. */
+function leastAllocatedScore(node: KubeObject, usage: Usage, requests: Usage): number {
+  const allocatable = allocatableOf(node);
+  const free = (resource: string) => {
+    const total = allocatable.get(resource) ?? 0;
+    if (total <= 0) return 0;
+    return (total - (usage.get(resource) ?? 0) - (requests.get(resource) ?? 0)) / total;
+  };
+  return (free('cpu') + free('memory')) / 2;
+}

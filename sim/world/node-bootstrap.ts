@@ -1,0 +1,111 @@
+import { parse as parseYaml } from 'yaml';
+import {
+  CONTENT_TYPE_NODE_CONFIG,
+  looksLikeMimeArchive,
+  mimeHeader,
+  parseMimeArchive,
+} from '../../shared/aws/userdata/mime-archive';
+import { isTomlTable, parseToml, type TomlTable } from '../../shared/aws/userdata/toml-parse';
+
+/** What a node's bootstrap tells its kubelet: the labels and taints it registers with, and max pods. */
+export interface NodeBootstrap {
+  readonly clusterName: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly { readonly key: string; readonly value?: string; readonly effect: string }[];
+  readonly maxPods?: number;
+}
+
+/** User data the world cannot boot a kubelet from; names the instance and why. */
+export class UnbootableUserDataError extends Error {
+  override readonly name = 'UnbootableUserDataError';
+  constructor(instanceId: string, why: string) {
+    super(`instance ${instanceId}: cannot boot a kubelet from its user data: ${why}`);
+  }
+}
+
+/**
+ * Reads the user data an instance was launched with as the node's bootstrap would: nodeadm
+ * (AL2023) merges the `application/node.eks.aws` NodeConfig parts of the MIME archive in order,
+ * later ones winning, and passes `kubelet.config.registerWithTaints`, `maxPods` and the
+ * `--node-labels` flag to kubelet (awslabs/amazon-eks-ami nodeadm `internal/kubelet/config.go`);
+ * Bottlerocket reads `settings.kubernetes.node-labels`, `node-taints` (`key = ["value:Effect"]`)
+ * and `max-pods` from its TOML. The world registers the Node from exactly this, so a label or
+ * taint podlift forgot to write into the user data is missing from the Node as it would be.
+ */
+export function readNodeBootstrap(instanceId: string, userDataBase64: string | undefined): NodeBootstrap {
+  if (userDataBase64 === undefined) throw new UnbootableUserDataError(instanceId, 'it has none');
+  const text = Buffer.from(userDataBase64, 'base64').toString('utf8');
+  if (looksLikeMimeArchive(text)) return fromNodeadm(instanceId, text);
+  try {
+    return fromBottlerocket(parseToml(text));
+  } catch (error) {
+    throw new UnbootableUserDataError(
+      instanceId,
+      `neither a MIME archive nor Bottlerocket TOML (${(error as Error).message})`,
+    );
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: NodeConfig is untyped YAML
+type Json = Record<string, any>;
+
+function fromNodeadm(instanceId: string, text: string): NodeBootstrap {
+  const archive = parseMimeArchive(text);
+  if (!archive.ok) throw new UnbootableUserDataError(instanceId, archive.reason);
+  const configs = archive.parts
+    .filter((part) => (mimeHeader(part, 'Content-Type') ?? '').startsWith(CONTENT_TYPE_NODE_CONFIG))
+    .map((part) => parseYaml(part.content) as Json);
+  if (configs.length === 0) throw new UnbootableUserDataError(instanceId, 'no NodeConfig part');
+  let clusterName = '';
+  let labels: Record<string, string> = {};
+  let taints: NodeBootstrap['taints'] = [];
+  let maxPods: number | undefined;
+  for (const config of configs) {
+    const spec = (config?.spec ?? {}) as Json;
+    clusterName = spec.cluster?.name ?? clusterName;
+    const kubelet = (spec.kubelet?.config ?? {}) as Json;
+    if (Array.isArray(kubelet.registerWithTaints))
+      taints = kubelet.registerWithTaints as NodeBootstrap['taints'];
+    if (typeof kubelet.maxPods === 'number') maxPods = kubelet.maxPods;
+    for (const flag of (spec.kubelet?.flags ?? []) as string[]) {
+      const match = /^--node-labels="?([^"]*)"?$/.exec(flag);
+      if (match) labels = { ...labels, ...parseLabelList(match[1]) };
+    }
+  }
+  return { clusterName, labels, taints, ...(maxPods !== undefined ? { maxPods } : {}) };
+}
+
+function parseLabelList(list: string): Record<string, string> {
+  return Object.fromEntries(
+    list
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
+function fromBottlerocket(root: TomlTable): NodeBootstrap {
+  const settings = root.settings;
+  const kubernetes = isTomlTable(settings) ? settings.kubernetes : undefined;
+  if (!isTomlTable(kubernetes)) throw new Error('no [settings.kubernetes] table');
+  const labelTable = kubernetes['node-labels'];
+  const labels = isTomlTable(labelTable)
+    ? Object.fromEntries(Object.entries(labelTable).map(([k, v]) => [k, String(v)]))
+    : {};
+  const taintTable = kubernetes['node-taints'];
+  const taints = isTomlTable(taintTable)
+    ? Object.entries(taintTable).flatMap(([key, values]) =>
+        (Array.isArray(values) ? values : [values]).map((entry) => {
+          const [value, effect] = String(entry).split(':');
+          return { key, effect: effect ?? '', ...(value ? { value } : {}) };
+        }),
+      )
+    : [];
+  const maxPods = kubernetes['max-pods'];
+  return {
+    clusterName: String(kubernetes['cluster-name'] ?? ''),
+    labels,
+    taints,
+    ...(typeof maxPods === 'number' ? { maxPods } : {}),
+  };
+}

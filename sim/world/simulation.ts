@@ -1,0 +1,336 @@
+import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
+import type { FunctionName } from '../../shared/core/contracts/routing';
+import { kubeListWatchSources } from '../../watcher/kube-list-watch';
+import { Watcher } from '../../watcher/watcher';
+import type { LoggedLine } from '../fakes/ports/recording-observability';
+import type { ClusterSample, DecisionEntry } from '../report/record';
+import { VirtualTime } from '../virtual-time';
+import { REGION } from './aws/region';
+import { Ec2EventSource } from './aws-events';
+import { type ClusterWorld, clusterWorld } from './cluster-world';
+import { FunctionRouter, type RoutingLatencies } from './function-router';
+import { InvariantChecker } from './invariants';
+import { allocatableOf, KubeSchedulerStandIn, podRequests } from './kube-scheduler';
+import { KubeletStandIn, type KubeletTimings } from './kubelet';
+import { decisionFromLine } from './log-lines';
+import { ObservedSources } from './watched-sources';
+import { WorkloadController } from './workloads';
+
+/** Options of {@link Simulation.start}. */
+export interface SimulationOptions {
+  readonly instanceTypes?: readonly string[];
+  /** Environment of the functions (e.g. `{ REBALANCE_ACTION: 'replace' }`). */
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly kubelet?: KubeletTimings;
+  readonly latencies?: RoutingLatencies;
+  /** Virtual ms per world step. @default 1000 */
+  readonly tickMs?: number;
+  /** Called with every decision as it is made (the log). */
+  readonly onDecision?: (entry: DecisionEntry) => void;
+  /** Run the real watcher process against the API server. @default true */
+  readonly watcher?: boolean;
+}
+
+/**
+ * The whole loop on one virtual timeline: the fake cluster and region of {@link clusterWorld}; the
+ * kube-scheduler, kubelet and workload controller stand-ins; the real watcher reading the fake API
+ * server through client-node and publishing to the fake EventBridge; the rules routing its events,
+ * the EC2 events and the schedules to the real handlers ({@link FunctionRouter}); and an invariant
+ * checker run after every step. It records samples and decisions for the summary and the report.
+ */
+export class Simulation {
+  readonly decisions: DecisionEntry[] = [];
+  readonly samples: ClusterSample[] = [];
+  readonly timeToCapacityMs: number[] = [];
+  readonly scheduler: KubeSchedulerStandIn;
+  readonly kubelet: KubeletStandIn;
+  readonly workloads: WorkloadController;
+  readonly router: FunctionRouter;
+  readonly ec2Events: Ec2EventSource;
+  readonly invariants: InvariantChecker;
+  readonly startedAt: number;
+  private readonly podCreatedAt = new Map<string, number>();
+  private readonly tickMs: number;
+  private readonly prices: {
+    onDemand: ReadonlyMap<string, number>;
+    spot: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  };
+  private lastSampleAt = Number.NEGATIVE_INFINITY;
+  private lastInterruptedNode: string | undefined;
+
+  private constructor(
+    readonly world: ClusterWorld,
+    private readonly options: SimulationOptions,
+    private readonly watcher: Watcher | undefined,
+    private readonly observed: ObservedSources | undefined,
+  ) {
+    const store = world.fakes.kube.store;
+    const time = world.time;
+    this.startedAt = time.now();
+    this.tickMs = options.tickMs ?? 1000;
+    this.scheduler = new KubeSchedulerStandIn(store);
+    this.kubelet = new KubeletStandIn(store, world.fakes.ec2, time, options.kubelet);
+    this.workloads = new WorkloadController(store, time);
+    this.ec2Events = new Ec2EventSource(world.fakes.ec2, time);
+    this.router = new FunctionRouter(world, (fn, line) => this.onLine(fn, line), options.latencies);
+    this.invariants = new InvariantChecker(world, this.kubelet, (v) =>
+      this.decide('invariant', 'violation', v),
+    );
+    const catalog = loadBundledCatalog(REGION);
+    this.prices = { onDemand: catalog.prices.onDemand, spot: catalog.prices.spot };
+    store.subscribe((event) => {
+      if (event.resource.plural !== 'pods') return;
+      const uid = event.object.metadata.uid ?? '';
+      if (event.type === 'ADDED') this.podCreatedAt.set(uid, time.now());
+      const phase = (event.object.status as { phase?: string } | undefined)?.phase;
+      const created = this.podCreatedAt.get(uid);
+      if (phase === 'Running' && created !== undefined) {
+        this.timeToCapacityMs.push(time.now() - created);
+        this.podCreatedAt.delete(uid);
+      }
+      if (event.type === 'DELETED') this.podCreatedAt.delete(uid);
+    });
+  }
+
+  /** Builds the world, seeds nothing, and starts the watcher. */
+  static async start(options: SimulationOptions = {}): Promise<Simulation> {
+    const world = await clusterWorld({
+      time: new VirtualTime(),
+      instanceTypes: options.instanceTypes,
+      environment: options.environment,
+      loop: 'simulator',
+    });
+    let watcher: Watcher | undefined;
+    let observed: ObservedSources | undefined;
+    if (options.watcher !== false) {
+      observed = new ObservedSources(
+        kubeListWatchSources(world.fakes.kube.kubeConfig()),
+        world.fakes.kube.store,
+      );
+      watcher = new Watcher({
+        cluster: world.config.clusterName,
+        sources: observed.sources,
+        publisher: world.ports.publisher,
+        clock: world.time,
+        timers: world.time,
+      });
+    }
+    const sim = new Simulation(world, options, watcher, observed);
+    watcher?.start();
+    await observed?.settle(5000);
+    return sim;
+  }
+
+  /** Virtual ms since the start. */
+  get elapsed(): number {
+    return this.world.time.now() - this.startedAt;
+  }
+
+  /** Records something the world or the scenario did. */
+  decide(actor: string, kind: string, message: string, savedDollarsPerHour?: number): void {
+    const entry: DecisionEntry = {
+      at: this.elapsed,
+      actor,
+      kind,
+      message,
+      ...(savedDollarsPerHour !== undefined ? { savedDollarsPerHour } : {}),
+    };
+    this.decisions.push(entry);
+    this.options.onDecision?.(entry);
+  }
+
+  /** Spot-reclaims an instance: the warning goes to the default bus now, the instance goes in two minutes. */
+  interrupt(instanceId: string): void {
+    const event = this.ec2Events.interrupt(instanceId);
+    this.router.putDefaultBusEvent(event);
+    this.invariants.expectReplacementBefore(instanceId, this.world.time.now() + 120_000);
+    this.decide(
+      'ec2',
+      'interruption-warning',
+      `spot interruption warning for ${instanceId} (${this.kubelet.nodeOf(instanceId) ?? 'no node'}), reclaimed in 2m`,
+    );
+  }
+
+  /** Spot interruptions whose replacement was initialized before the reclaim (or that needed none). */
+  get interruptionsSurvived(): number {
+    return this.invariants.survived;
+  }
+
+  /** Runs the world for `ms` of virtual time. `onTick` is called after each step (progress lines). */
+  async advance(ms: number, onTick?: () => void): Promise<void> {
+    const end = this.world.time.now() + ms;
+    while (this.world.time.now() < end) {
+      await this.step();
+      onTick?.();
+      const now = this.world.time.now();
+      // A quiet world jumps to its next due invocation or timer (whole ticks, so steps stay aligned).
+      const next = this.busy()
+        ? now + this.tickMs
+        : Math.min(this.router.nextDue(), now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY));
+      const ticks = Math.max(1, Math.floor((next - now) / this.tickMs));
+      const step = Math.min(ticks * this.tickMs, end - now);
+      this.sampleQuietSpan(step);
+      if (step > 0) await this.world.time.advanceAsync(step);
+    }
+  }
+
+  /** Runs until `done` holds (checked after each step) or `maxMs` passes; returns whether it held. */
+  async until(done: () => boolean, maxMs: number): Promise<boolean> {
+    const end = this.world.time.now() + maxMs;
+    while (this.world.time.now() < end) {
+      await this.advance(this.tickMs);
+      if (done()) return true;
+    }
+    return done();
+  }
+
+  /** One step of the world at the current instant. */
+  async step(): Promise<void> {
+    await this.observed?.settle();
+    for (const change of this.workloads.step())
+      this.decide(
+        'controller',
+        'scaled',
+        `${change.workload}: ${change.created > 0 ? `created ${change.created}` : ''}${change.created > 0 && change.deleted > 0 ? ', ' : ''}${change.deleted > 0 ? `deleted ${change.deleted}` : ''} pod(s)`,
+      );
+    const bound = this.scheduler.schedule();
+    const byNode = new Map<string, number>();
+    for (const node of bound.values()) byNode.set(node, (byNode.get(node) ?? 0) + 1);
+    for (const [node, count] of byNode)
+      this.decide('kube-scheduler', 'bound', `bound ${count} pod(s) to ${node}`);
+    for (const event of this.kubelet.step()) {
+      if (event.kind === 'pod-running') continue;
+      const message =
+        event.kind === 'registered'
+          ? `node ${event.node} registered (${event.instanceId})`
+          : event.kind === 'ready'
+            ? `node ${event.node} is Ready`
+            : event.kind === 'startup-taints-lifted'
+              ? `startup taints lifted on ${event.node}`
+              : `instance ${event.instanceId} gone: node ${event.node} and its pods removed`;
+      this.decide('kubelet', event.kind, message);
+    }
+    for (const event of this.ec2Events.stateChanges()) this.router.putDefaultBusEvent(event);
+    this.invariants.check();
+    await this.observed?.settle();
+    this.router.drainClusterBus();
+    await this.router.runDue();
+    this.invariants.check();
+    this.sample();
+  }
+
+  /**
+   * Whether anything in the world moves on its own before the next invocation: pods starting or
+   * going, nodes coming up, instances changing state, queued messages, running Jobs. (A Node
+   * being deleted waits for the termination function, which is an invocation.)
+   */
+  private busy(): boolean {
+    if (this.kubelet.settling || this.router.queue.depth > 0) return true;
+    const store = this.world.fakes.kube.store;
+    if (
+      store
+        .list('pods')
+        .items.some(
+          (p) => (p.status as { phase?: string })?.phase === 'Pending' || p.metadata.deletionTimestamp,
+        )
+    )
+      return true;
+    if (
+      this.world.fakes.ec2
+        .listInstances()
+        .some((i) => ['pending', 'shutting-down'].includes(i.State?.Name ?? ''))
+    )
+      return true;
+    return this.workloads.list().some((w) => w.kind === 'Job');
+  }
+
+  /** Stops the watcher and the API server. */
+  async close(): Promise<void> {
+    await this.watcher?.stop();
+    this.observed?.close();
+    await this.world.close();
+  }
+
+  /** $/hour of the instances EC2 is running now. */
+  dollarsPerHour(): number {
+    let total = 0;
+    for (const i of this.world.fakes.ec2.listInstances()) {
+      const state = i.State?.Name;
+      if (state !== 'pending' && state !== 'running') continue;
+      const type = i.InstanceType ?? '';
+      const spot = i.InstanceLifecycle === 'spot';
+      total +=
+        (spot ? this.prices.spot.get(type)?.get(i.Placement?.AvailabilityZone ?? '') : undefined) ??
+        this.prices.onDemand.get(type) ??
+        0;
+    }
+    return total;
+  }
+
+  /** A quiet jump keeps the cluster as it is: its samples repeat the last one, every 10 s. */
+  private sampleQuietSpan(ms: number): void {
+    const last = this.samples.at(-1);
+    if (!last) return;
+    for (let at = this.lastSampleAt + 10_000; at < this.elapsed + ms; at += 10_000) {
+      this.samples.push({ ...last, at });
+      this.lastSampleAt = at;
+    }
+  }
+
+  private sample(): void {
+    const now = this.elapsed;
+    if (now - this.lastSampleAt < 10_000) return;
+    this.lastSampleAt = now;
+    const store = this.world.fakes.kube.store;
+    const nodesByType: Record<string, number> = {};
+    for (const i of this.world.fakes.ec2.listInstances()) {
+      if (i.State?.Name !== 'pending' && i.State?.Name !== 'running') continue;
+      nodesByType[i.InstanceType ?? ''] = (nodesByType[i.InstanceType ?? ''] ?? 0) + 1;
+    }
+    const pods = store.list('pods').items;
+    const initialized = new Map(
+      store
+        .list('nodes')
+        .items.filter((n) => n.metadata.labels?.['karpenter.sh/initialized'] === 'true')
+        .map((n) => [n.metadata.name ?? '', n]),
+    );
+    let cpu = 0;
+    let memory = 0;
+    for (const pod of pods) {
+      const nodeName = (pod.spec as { nodeName?: string })?.nodeName;
+      if (!nodeName || !initialized.has(nodeName)) continue;
+      const r = podRequests(pod);
+      cpu += r.get('cpu') ?? 0;
+      memory += r.get('memory') ?? 0;
+    }
+    let cpuTotal = 0;
+    let memoryTotal = 0;
+    for (const node of initialized.values()) {
+      const a = allocatableOf(node);
+      cpuTotal += a.get('cpu') ?? 0;
+      memoryTotal += a.get('memory') ?? 0;
+    }
+    this.samples.push({
+      at: now,
+      nodesByType,
+      pendingPods: pods.filter((p) => !(p.spec as { nodeName?: string })?.nodeName).length,
+      runningPods: pods.filter((p) => (p.status as { phase?: string })?.phase === 'Running').length,
+      dollarsPerHour: this.dollarsPerHour(),
+      cpuUtilisation: cpuTotal > 0 ? cpu / cpuTotal : 0,
+      memoryUtilisation: memoryTotal > 0 ? memory / memoryTotal : 0,
+    });
+  }
+
+  private onLine(fn: FunctionName, line: LoggedLine): void {
+    const decision = decisionFromLine(line);
+    if (!decision) return;
+    // The interruption function logs the node it handles, then the NodeClaims it creates for it.
+    const fields = line.fields as { nodeClaim?: string; node?: string };
+    if (fn === 'interruption' && line.message === 'interruption') this.lastInterruptedNode = fields.node;
+    if (fn === 'interruption' && line.message === 'created NodeClaim' && this.lastInterruptedNode)
+      this.invariants.noteInterruptionLaunch(String(fields.nodeClaim), this.lastInterruptedNode);
+    if (decision.kind === 'forced')
+      this.invariants.forcedNodes.add(String((line.fields as { node?: string }).node));
+    this.decide(fn, decision.kind, decision.message, decision.savedDollarsPerHour);
+  }
+}

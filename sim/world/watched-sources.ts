@@ -1,0 +1,85 @@
+import type { ListWatchSource } from '../../shared/core/ports/list-watch';
+import type { WatchedResource } from '../../watcher/watched-resource';
+import { qualifiedName } from '../fakes/kube';
+import type { KubeStore } from '../fakes/kube/store';
+
+/** The store's resource name of each resource the watcher follows. */
+const STORE_NAMES: Readonly<Record<WatchedResource, string>> = {
+  pods: 'pods',
+  nodes: 'nodes',
+  nodepools: 'nodepools.karpenter.sh',
+  ec2nodeclasses: 'ec2nodeclasses.karpenter.k8s.aws',
+  nodeclaims: 'nodeclaims.karpenter.sh',
+};
+
+/**
+ * The watcher's real list/watch sources, observed: each records the highest resourceVersion it
+ * has delivered, and the store's own changes are counted per resource, so the simulator can wait
+ * (in real time, with virtual time standing still) until the watcher has seen every change
+ * before it moves the clock — otherwise a change would reach the watcher "late" in virtual time
+ * only because the loopback HTTP stream had not been read yet.
+ */
+export class ObservedSources {
+  readonly sources: Record<WatchedResource, ListWatchSource>;
+  private readonly delivered = new Map<string, number>();
+  private readonly latest = new Map<string, number>();
+  private readonly unsubscribe: () => void;
+
+  constructor(inner: Record<WatchedResource, ListWatchSource>, store: KubeStore) {
+    this.unsubscribe = store.subscribe((event) => {
+      this.latest.set(qualifiedName(event.resource), event.resourceVersion);
+    });
+    this.sources = Object.fromEntries(
+      (Object.keys(inner) as WatchedResource[]).map((resource) => [
+        resource,
+        this.observe(resource, inner[resource]),
+      ]),
+    ) as Record<WatchedResource, ListWatchSource>;
+  }
+
+  /** Whether every watch has delivered the last change the store made to its resource. */
+  caughtUp(): boolean {
+    for (const name of Object.values(STORE_NAMES)) {
+      if ((this.latest.get(name) ?? 0) > (this.delivered.get(name) ?? 0)) return false;
+    }
+    return true;
+  }
+
+  /** Waits (real time) until {@link caughtUp}, at most `maxMs`; returns whether it caught up. */
+  async settle(maxMs = 2000): Promise<boolean> {
+    const start = Date.now();
+    while (!this.caughtUp()) {
+      if (Date.now() - start > maxMs) return false;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    return true;
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  private observe(resource: WatchedResource, inner: ListWatchSource): ListWatchSource {
+    const name = STORE_NAMES[resource];
+    const mark = (rv: string | undefined) => {
+      const n = Number(rv);
+      if (Number.isFinite(n) && n > (this.delivered.get(name) ?? 0)) this.delivered.set(name, n);
+    };
+    return {
+      list: async (token) => {
+        const page = await inner.list(token);
+        if (page.continueToken === undefined) mark(page.resourceVersion);
+        return page;
+      },
+      watch: (resourceVersion, onEvent, onDone) =>
+        inner.watch(
+          resourceVersion,
+          (type, object) => {
+            onEvent(type, object);
+            mark((object as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion);
+          },
+          onDone,
+        ),
+    };
+  }
+}

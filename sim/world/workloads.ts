@@ -1,0 +1,207 @@
+import type { Clock } from '../../shared/core/ports/time';
+import type { KubeObject } from '../fakes/kube';
+import type { KubeStore } from '../fakes/kube/store';
+
+/** The pod template of a workload, in Kubernetes' own field names. */
+export interface PodTemplate {
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly requests?: Readonly<Record<string, string>>;
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly tolerations?: readonly Readonly<Record<string, unknown>>[];
+  readonly affinity?: Readonly<Record<string, unknown>>;
+  readonly topologySpreadConstraints?: readonly Readonly<Record<string, unknown>>[];
+  readonly terminationGracePeriodSeconds?: number;
+}
+
+/** A Deployment (its one ReplicaSet) or a Job the controller keeps pods for. */
+export interface Workload {
+  readonly kind: 'Deployment' | 'Job';
+  readonly name: string;
+  readonly namespace: string;
+  /** Deployment: pods to keep. Job: pods to run to completion (parallelism = completions). */
+  readonly replicas: number;
+  readonly template: PodTemplate;
+  /** Job only: how long each pod runs before it succeeds, virtual ms. */
+  readonly runForMs?: number;
+}
+
+/** What the controller did in one step. */
+export interface WorkloadChange {
+  readonly workload: string;
+  readonly created: number;
+  readonly deleted: number;
+}
+
+/**
+ * A stand-in for the Deployment, ReplicaSet and Job controllers (kube-controller-manager): keeps
+ * each Deployment's ReplicaSet at its replica count — creating pods when some are missing,
+ * evicted or deleted, and deleting surplus ones when scaled down, unscheduled ones first then
+ * the newest, as `getPodsToDelete` ranks them (kubernetes pkg/controller/replicaset) — and runs
+ * a Job's pods until each has run `runForMs`, then marks it Succeeded and does not replace it.
+ * The apps/v1 objects themselves live here, not in the fake API server, which podlift never
+ * asks for them.
+ */
+export class WorkloadController {
+  private readonly workloads = new Map<string, Workload>();
+  private readonly succeeded = new Map<string, number>();
+  private serial = 0;
+
+  constructor(
+    private readonly store: KubeStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates or replaces a workload. */
+  apply(workload: Workload): void {
+    this.workloads.set(keyOf(workload.namespace, workload.name), workload);
+  }
+
+  /** Sets a Deployment's replicas; throws naming the Deployment when it does not exist. */
+  scale(namespace: string, name: string, replicas: number): void {
+    const current = this.workloads.get(keyOf(namespace, name));
+    if (!current) throw new Error(`scaling Deployment ${namespace}/${name}: no such Deployment`);
+    this.workloads.set(keyOf(namespace, name), { ...current, replicas });
+  }
+
+  /** The workloads, for expectations and the summary. */
+  list(): Workload[] {
+    return [...this.workloads.values()];
+  }
+
+  /** Brings every workload's pods to its spec. */
+  step(): WorkloadChange[] {
+    const changes: WorkloadChange[] = [];
+    const pods = this.store.list('pods').items;
+    for (const workload of this.workloads.values()) {
+      const owned = pods.filter((p) => ownerName(p) === ownerFor(workload));
+      const change =
+        workload.kind === 'Job' ? this.stepJob(workload, owned) : this.stepDeployment(workload, owned);
+      if (change.created + change.deleted > 0) changes.push(change);
+    }
+    return changes;
+  }
+
+  private stepDeployment(workload: Workload, owned: KubeObject[]): WorkloadChange {
+    const live = owned.filter((p) => !p.metadata.deletionTimestamp);
+    let created = 0;
+    let deleted = 0;
+    for (let i = live.length; i < workload.replicas; i++) {
+      this.createPod(workload);
+      created++;
+    }
+    const surplus = live.length - workload.replicas;
+    if (surplus > 0) {
+      const ranked = [...live].sort((a, b) => deletionRank(a) - deletionRank(b) || newestFirst(a, b));
+      for (const pod of ranked.slice(0, surplus)) {
+        this.store.delete('pods', pod.metadata.name ?? '', { namespace: pod.metadata.namespace });
+        deleted++;
+      }
+    }
+    return { workload: `${workload.kind}/${workload.name}`, created, deleted };
+  }
+
+  private stepJob(workload: Workload, owned: KubeObject[]): WorkloadChange {
+    const key = keyOf(workload.namespace, workload.name);
+    const now = this.clock.now();
+    for (const pod of owned) {
+      const status = (pod.status ?? {}) as { phase?: string; startTime?: string };
+      if (status.phase !== 'Running') continue;
+      const started = Date.parse(status.startTime ?? '') || now;
+      if (!status.startTime)
+        this.store.updateStatus('pods', {
+          ...pod,
+          status: { ...status, startTime: new Date(now).toISOString() },
+        });
+      else if (now - started >= (workload.runForMs ?? 60_000)) {
+        this.store.updateStatus('pods', { ...pod, status: { ...status, phase: 'Succeeded' } });
+        this.succeeded.set(key, (this.succeeded.get(key) ?? 0) + 1);
+      }
+    }
+    const done = this.succeeded.get(key) ?? 0;
+    const active = owned.filter((p) => {
+      const phase = (p.status as { phase?: string } | undefined)?.phase;
+      return phase !== 'Succeeded' && phase !== 'Failed';
+    }).length;
+    let created = 0;
+    for (let i = done + active; i < workload.replicas; i++) {
+      this.createPod(workload);
+      created++;
+    }
+    return { workload: `${workload.kind}/${workload.name}`, created, deleted: 0 };
+  }
+
+  private createPod(workload: Workload): void {
+    const t = workload.template;
+    const suffix = (this.serial++).toString(36).padStart(5, '0');
+    this.store.create('pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `${ownerFor(workload)}-${suffix}`,
+        namespace: workload.namespace,
+        labels: { ...(t.labels ?? { app: workload.name }) },
+        ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
+        ownerReferences: [
+          {
+            apiVersion: workload.kind === 'Job' ? 'batch/v1' : 'apps/v1',
+            kind: workload.kind === 'Job' ? 'Job' : 'ReplicaSet',
+            name: ownerFor(workload),
+            uid: `uid-${ownerFor(workload)}`,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            image: 'public.ecr.aws/eks-distro/kubernetes/pause:3.7',
+            resources: { requests: { ...(t.requests ?? {}) } },
+          },
+        ],
+        ...(t.nodeSelector ? { nodeSelector: { ...t.nodeSelector } } : {}),
+        ...(t.tolerations ? { tolerations: structuredClone(t.tolerations) } : {}),
+        ...(t.affinity ? { affinity: structuredClone(t.affinity) } : {}),
+        ...(t.topologySpreadConstraints
+          ? { topologySpreadConstraints: structuredClone(t.topologySpreadConstraints) }
+          : {}),
+        ...(t.terminationGracePeriodSeconds !== undefined
+          ? { terminationGracePeriodSeconds: t.terminationGracePeriodSeconds }
+          : {}),
+        restartPolicy: workload.kind === 'Job' ? 'Never' : 'Always',
+        schedulerName: 'default-scheduler',
+      },
+    });
+  }
+}
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/** The owning ReplicaSet's (or Job's) name: `<deployment>-<template hash>` as the Deployment controller names it. */
+function ownerFor(workload: Workload): string {
+  return workload.kind === 'Job' ? workload.name : `${workload.name}-${templateHash(workload.template)}`;
+}
+
+function ownerName(pod: KubeObject): string | undefined {
+  return ((pod.metadata.ownerReferences ?? []) as { controller?: boolean; name?: string }[]).find(
+    (o) => o.controller,
+  )?.name;
+}
+
+/** A short stable hash of the template, like pod-template-hash. */
+function templateHash(template: PodTemplate): string {
+  let h = 2166136261;
+  for (const ch of JSON.stringify(template)) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  return h.toString(36).slice(0, 8);
+}
+
+/** Unassigned before assigned, pending before running (ActivePodsWithRanks' first keys). */
+function deletionRank(pod: KubeObject): number {
+  if (!(pod.spec as { nodeName?: string } | undefined)?.nodeName) return 0;
+  return (pod.status as { phase?: string } | undefined)?.phase === 'Running' ? 2 : 1;
+}
+
+function newestFirst(a: KubeObject, b: KubeObject): number {
+  return String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp));
+}

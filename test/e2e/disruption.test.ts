@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../sim/fakes/kube';
+import { applyManifest } from '../../sim/scenario/run';
+import type { Simulation } from '../../sim/world/simulation';
+import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods, nodePool } from './world';
+
+let sim: Simulation | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+const onDemand = {
+  template: {
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+      ],
+    },
+  },
+};
+
+const claims = (s: Simulation) => s.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
+const disruptedNodes = (s: Simulation) =>
+  (s.world.fakes.kube.store.list('nodes').items as Json[]).filter((n) =>
+    (n.spec.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted'),
+  );
+
+describe('e2e: interruption', () => {
+  it('has a spot node’s replacement initialized before EC2 reclaims it', async () => {
+    sim = await e2eWorld();
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const spot = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
+    expect(spot).toBeDefined();
+    sim.interrupt(spot?.InstanceId ?? '');
+    await sim.advance(150_000);
+    expect(sim.interruptionsSurvived).toBe(1);
+    // Survived with a replacement the interruption function launched, not capacity left lying around.
+    expect(sim.decisions.some((d) => d.actor === 'interruption' && d.kind === 'nodeclaim-created')).toBe(
+      true,
+    );
+    expect(sim.world.fakes.ec2.instance(spot?.InstanceId ?? '')?.State?.Name).not.toBe('running');
+    expect(await sim.until(() => allRunning(sim as Simulation), 60_000)).toBe(true);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 60_000);
+});
+
+describe('e2e: consolidation', () => {
+  it('removes empty nodes only after consolidateAfter', async () => {
+    sim = await e2eWorld({ pool: { disruption: { consolidateAfter: '2m' } } });
+    deploy(sim, 'inflate', 2);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    sim.workloads.scale('default', 'inflate', 0);
+    const emptiedAt = sim.elapsed;
+    expect(await sim.until(() => liveInstances(sim as Simulation).length === 0, 600_000)).toBe(true);
+    const first = sim.decisions.find((d) => d.kind === 'consolidated' && d.at >= emptiedAt);
+    expect(first?.message).toMatch(/emptiness/);
+    expect((first?.at ?? 0) - emptiedAt).toBeGreaterThanOrEqual(120_000);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 60_000);
+
+  it('replaces an underutilized node with a cheaper one and says what it saves', async () => {
+    sim = await e2eWorld({ pool: onDemand });
+    deploy(sim, 'big', 1, { requests: { cpu: '3' } });
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    deploy(sim, 'small', 1, { requests: { cpu: '500m' } });
+    expect(
+      await sim.until(
+        () => allRunning(sim as Simulation) && livePods(sim as Simulation).length === 2,
+        60_000,
+      ),
+    ).toBe(true);
+    const [bigNode] = liveInstances(sim);
+    expect(liveInstances(sim)).toHaveLength(1); // the small pod joined the big pod's node
+    const before = sim.dollarsPerHour();
+    sim.workloads.scale('default', 'big', 0);
+    const replaced = () =>
+      sim?.decisions.find((d) => d.kind === 'consolidated' && /with a replacement/.test(d.message));
+    expect(await sim.until(() => replaced() !== undefined, 600_000)).toBe(true);
+    expect(replaced()?.savedDollarsPerHour).toBeGreaterThan(0);
+    await sim.until(
+      () => liveInstances(sim as Simulation).length === 1 && allRunning(sim as Simulation),
+      300_000,
+    );
+    expect(liveInstances(sim)[0].InstanceId).not.toBe(bigNode.InstanceId);
+    expect(sim.dollarsPerHour()).toBeLessThan(before);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});
+
+describe('e2e: drift and what blocks disruption', () => {
+  it('replaces drifted nodes one at a time under a budget of one node', async () => {
+    sim = await e2eWorld({ pool: { ...onDemand, disruption: { budgets: [{ nodes: '1' }] } } });
+    deploy(sim, 'big', 3, { requests: { cpu: '3' } });
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const original = new Set(claims(sim).map((c) => c.metadata.name));
+    expect(original.size).toBe(3);
+    applyManifest(
+      sim,
+      nodePool({
+        ...onDemand,
+        template: { ...onDemand.template, metadata: { labels: { team: 'a' } } },
+        disruption: { budgets: [{ nodes: '1' }] },
+      }) as unknown as KubeObject,
+    );
+    let most = 0;
+    const replaced = () => claims(sim as Simulation).every((c) => !original.has(c.metadata.name));
+    const end = sim.elapsed + 1_200_000;
+    while (!replaced() && sim.elapsed < end) {
+      await sim.advance(1000);
+      most = Math.max(most, disruptedNodes(sim).length);
+    }
+    expect(replaced()).toBe(true);
+    expect(most).toBe(1);
+    expect(claims(sim).every((c) => c.metadata.labels.team === 'a')).toBe(true);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 120_000);
+
+  it('leaves nodes running do-not-disrupt pods, and keeps PodDisruptionBudgets whole', async () => {
+    sim = await e2eWorld({ pool: onDemand });
+    deploy(sim, 'batch', 1, {
+      requests: { cpu: '3' },
+      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    });
+    deploy(sim, 'web', 2, { requests: { cpu: '3' } });
+    applyManifest(sim, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+    } as unknown as KubeObject);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const batchNode = livePods(sim).find((p) => p.metadata.labels.app === 'batch')?.spec.nodeName;
+    applyManifest(
+      sim,
+      nodePool({
+        ...onDemand,
+        template: { ...onDemand.template, metadata: { labels: { team: 'a' } } },
+      }) as unknown as KubeObject,
+    );
+    let tainted = 0;
+    for (let t = 0; t < 600; t++) {
+      await sim.advance(1000);
+      tainted = Math.max(tainted, disruptedNodes(sim).length);
+    }
+    // Every node is drifted, and every one is held: by the do-not-disrupt pod or by the budget.
+    expect(tainted).toBe(0);
+    const blocked = (sim.world.fakes.kube.store.list('events').items as Json[])
+      .filter((e) => e.reason === 'DisruptionBlocked')
+      .map((e) => `${e.involvedObject.name}: ${e.message}`);
+    expect(blocked.some((m) => m.startsWith(`${batchNode}:`) && m.includes('do-not-disrupt'))).toBe(true);
+    expect(blocked.some((m) => m.includes('PodDisruptionBudget default/web'))).toBe(true);
+    const healthyWeb = livePods(sim).filter(
+      (p) => p.metadata.labels.app === 'web' && p.status.phase === 'Running',
+    );
+    expect(healthyWeb).toHaveLength(2);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});

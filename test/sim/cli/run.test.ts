@@ -1,0 +1,112 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSimulator, type SimulatorIo } from '../../../sim/cli/run';
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const files = new Map<string, string>();
+  const value: SimulatorIo = {
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    writeFile: async (path, text) => {
+      files.set(path, text);
+    },
+    tty: false,
+    now: () => 0,
+  };
+  return { value, out: () => out.join(''), err: () => err.join(''), files };
+}
+
+const scenario = (expect: string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'podlift-sim-'));
+  const file = join(dir, 'small.yaml');
+  writeFileSync(
+    file,
+    `name: small
+duration: 3m
+manifests:
+  - apiVersion: karpenter.k8s.aws/v1
+    kind: EC2NodeClass
+    metadata: { name: default }
+    spec:
+      role: KarpenterNodeRole-demo
+      amiSelectorTerms: [{ alias: al2023@latest }]
+      subnetSelectorTerms: [{ tags: { karpenter.sh/discovery: demo } }]
+      securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: demo } }]
+  - apiVersion: karpenter.sh/v1
+    kind: NodePool
+    metadata: { name: default }
+    spec:
+      template:
+        spec:
+          nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }
+          requirements: [{ key: karpenter.sh/capacity-type, operator: In, values: [on-demand] }]
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: { name: web, namespace: default }
+    spec:
+      replicas: 2
+      template: { spec: { containers: [{ name: web, resources: { requests: { cpu: "1" } } }] } }
+expect:
+${expect}
+`,
+  );
+  return file;
+};
+
+describe('npm start', () => {
+  it('prints its usage for --help and refuses unknown options with exit 2', async () => {
+    const help = io();
+    expect(await runSimulator(['--help'], help.value)).toBe(0);
+    expect(help.out()).toMatch(/--scenario <file.yaml>[\s\S]*--report <file.html>[\s\S]*--speed <x>/);
+    const bad = io();
+    expect(await runSimulator(['--sped', '2'], bad.value)).toBe(2);
+    expect(bad.err()).toMatch(/^unknown option "--sped"/);
+    const speed = io();
+    expect(await runSimulator(['--speed', 'fast'], speed.value)).toBe(2);
+    expect(speed.err()).toMatch(/--speed: expected a positive number, got "fast"/);
+  });
+
+  it('exits 2 naming the file and field of an invalid scenario', async () => {
+    const t = io();
+    const file = scenario('  nodes: { most: 1 }');
+    expect(await runSimulator(['--scenario', file], t.value)).toBe(2);
+    expect(t.err()).toContain(`${file}: invalid scenario`);
+    expect(t.err()).toMatch(/expect\.nodes.*most/);
+  });
+
+  it('logs, summarizes, and exits 1 naming the expectation that failed', async () => {
+    const t = io();
+    const code = await runSimulator(
+      ['--scenario', scenario('  allPodsRunning: true\n  nodes: { max: 0 }')],
+      t.value,
+    );
+    expect(t.out()).toMatch(
+      /INFO {2}provisioner {4}launched NodeClaim default-\w+: \S+ in us-east-1\w \(on-demand\)/,
+    );
+    expect(t.out()).toMatch(/time to capacity per pod: p50 \d+\.\ds, p99/);
+    expect(t.out()).toContain('✓ every pod is running (2 running)');
+    expect(code).toBe(1);
+    expect(t.err()).toMatch(/^expectation failed: instances running ≤ 0 \(was [1-9]\d*\)$/m);
+  }, 60_000);
+
+  it('writes --report through sim/report/html.ts, or fails naming it when it is missing', async () => {
+    const t = io();
+    const code = await runSimulator(
+      ['--quiet', '--report', 'out.html', '--scenario', scenario('  noViolations: true')],
+      t.value,
+    );
+    if (existsSync('sim/report/html.ts')) {
+      expect(code).toBe(0);
+      expect(t.files.get('out.html')).toMatch(/<html/i);
+    } else {
+      expect(code).toBe(1);
+      expect(t.err()).toMatch(
+        /^--report: the HTML report renderer \(sim\/report\/html\.ts\) could not be loaded/,
+      );
+    }
+  }, 60_000);
+});

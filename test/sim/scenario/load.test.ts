@@ -1,0 +1,68 @@
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadScenarioFile, parseScenario, ScenarioError } from '../../../sim/scenario/load';
+
+const base = `name: t\nduration: 5m\n`;
+
+function problems(text: string): readonly string[] {
+  try {
+    parseScenario('bad.yaml', text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ScenarioError);
+    expect((error as Error).message.startsWith('bad.yaml: invalid scenario')).toBe(true);
+    return (error as ScenarioError).problems;
+  }
+  throw new Error('the scenario was accepted');
+}
+
+describe('scenario files', () => {
+  it('accepts every example under examples/scenarios', () => {
+    const dir = 'examples/scenarios';
+    const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const file of files) expect(loadScenarioFile(`${dir}/${file}`).timeline.length).toBeGreaterThan(0);
+  });
+
+  it('reads durations in ms, s, m, h and plain seconds', () => {
+    const s = parseScenario(
+      'ok.yaml',
+      `name: t\nduration: 1h30m\ntimeline:\n  - { at: 90, log: a }\n  - { at: 2m, log: b }\n  - { at: 250ms, log: c }\n`,
+    );
+    expect(s.duration).toBe(5_400_000);
+    expect(s.timeline.map((t) => t.at)).toEqual([90_000, 120_000, 250]);
+  });
+
+  it('names the step, the field and the bad value', () => {
+    const [problem] = problems(
+      `${base}timeline:\n  - { at: 1m, scale: { deployment: web, replicas: four } }\n`,
+    );
+    expect(problem).toMatch(/^timeline\[0\] \(at 1m\)\.scale\.replicas: .* \(got "four"\)$/);
+  });
+
+  it('refuses a step with no action or two, an unknown field, and a step after the end', () => {
+    expect(problems(`${base}timeline:\n  - { at: 1m }\n`)[0]).toMatch(
+      /timeline\[0\] \(at 1m\): a step has exactly one action .* found none/,
+    );
+    expect(
+      problems(`${base}timeline:\n  - { at: 1m, log: a, crash: { function: provisioner } }\n`)[0],
+    ).toMatch(/found crash, log|found log, crash/);
+    expect(
+      problems(`${base}timeline:\n  - { at: 1m, scael: { deployment: web, replicas: 1 } }\n`)[0],
+    ).toMatch(/timeline\[0\] \(at 1m\).*scael/);
+    expect(problems(`${base}timeline:\n  - { at: 6m, log: late }\n`)[0]).toMatch(
+      /^timeline\[0\]\.at: .*after the scenario's duration \(got "6m"\)/,
+    );
+  });
+
+  it('refuses a bad duration and a missing name, naming each', () => {
+    const found = problems(`duration: soon\n`);
+    expect(found.some((p) => p.startsWith('name:'))).toBe(true);
+    expect(found.some((p) => p.startsWith('duration:') && p.endsWith('(got "soon")'))).toBe(true);
+  });
+
+  it('names the file it cannot read', () => {
+    expect(() => loadScenarioFile('no/such.yaml')).toThrow(
+      /^no\/such\.yaml: invalid scenario\n {2}- cannot read the file/,
+    );
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { KubeStore } from '../../../sim/fakes/kube/store';
+import { nodeManifest, podManifest } from '../../../sim/world/builders';
+import { KubeSchedulerStandIn } from '../../../sim/world/kube-scheduler';
+
+// biome-ignore lint/suspicious/noExplicitAny: the test reads untyped JSON
+type Json = Record<string, any>;
+
+function world() {
+  const store = new KubeStore();
+  const node = nodeManifest({ name: 'n1', ready: true, allocatable: { cpu: '2', memory: '4Gi', pods: '3' } });
+  store.seed('nodes', { ...node, metadata: { ...node.metadata, labels: { zone: 'a' } } });
+  return { store, scheduler: new KubeSchedulerStandIn(store) };
+}
+const pod = (store: KubeStore, name: string, extra: Json = {}) =>
+  store.seed('pods', { ...podManifest({ name, requests: { cpu: '1' } }), ...extra });
+const condition = (store: KubeStore, name: string) =>
+  ((store.get('pods', name).status as Json).conditions as Json[]).find((c) => c.type === 'PodScheduled');
+
+describe('the kube-scheduler stand-in', () => {
+  it('binds what fits and marks the rest Unschedulable with kube-scheduler’s reasons', () => {
+    const { store, scheduler } = world();
+    for (const name of ['a', 'b', 'c']) pod(store, name);
+    expect([...scheduler.schedule().keys()]).toEqual(['default/a', 'default/b']);
+    expect((store.get('pods', 'a').spec as Json).nodeName).toBe('n1');
+    expect(condition(store, 'c')).toMatchObject({
+      status: 'False',
+      reason: 'Unschedulable',
+      message: '0/1 nodes are available: 1 Insufficient cpu.',
+    });
+  });
+
+  it('honours nodeSelector, required node affinity and taints', () => {
+    const { store, scheduler } = world();
+    const node = store.get('nodes', 'n1');
+    store.update('nodes', {
+      ...node,
+      spec: { ...(node.spec as Json), taints: [{ key: 'gpu', value: 'yes', effect: 'NoSchedule' }] },
+    });
+    pod(store, 'untolerated');
+    const tolerations = [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }];
+    pod(store, 'selector', {
+      spec: { ...podManifest({ requests: { cpu: '1' } }).spec, tolerations, nodeSelector: { zone: 'b' } },
+    });
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }],
+        },
+      },
+    };
+    pod(store, 'fits', { spec: { ...podManifest({ requests: { cpu: '1' } }).spec, tolerations, affinity } });
+    expect([...scheduler.schedule().keys()]).toEqual(['default/fits']);
+    expect(condition(store, 'untolerated')?.message).toContain('untolerated taint {gpu: yes}');
+    expect(condition(store, 'selector')?.message).toContain("didn't match Pod's node affinity/selector");
+  });
+
+  it('does not rewrite the condition of a pod that stays unschedulable', () => {
+    const { store, scheduler } = world();
+    pod(store, 'big', { spec: podManifest({ requests: { cpu: '8' } }).spec });
+    scheduler.schedule();
+    const version = store.get('pods', 'big').metadata.resourceVersion;
+    scheduler.schedule();
+    expect(store.get('pods', 'big').metadata.resourceVersion).toBe(version);
+  });
+});
