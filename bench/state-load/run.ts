@@ -218,11 +218,13 @@ function consolidationReport(results: readonly Result[]): string {
       `${num(r.cpuMs[0])} / ${num(Math.min(...r.cpuMs.slice(1)))}`,
       peak,
       command,
-      r.shape.nodes <= DECISION_TARGET.nodes
-        ? worst <= DECISION_TARGET.seconds * 1000
-          ? 'met'
-          : 'MISSED'
-        : '—',
+      d.some((x) => x.method !== 'consolidation')
+        ? 'no consolidation decided'
+        : r.shape.nodes > DECISION_TARGET.nodes
+          ? '—'
+          : worst <= DECISION_TARGET.seconds * 1000
+            ? 'met'
+            : 'MISSED',
     ];
   });
   return [
