@@ -1,10 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadClusterSnapshot } from '../../functions/cluster-snapshot';
-import { composePorts } from '../../functions/compose';
+import { composePorts, type Ports } from '../../functions/compose';
 import { runDisruption } from '../../functions/disruption/loop';
+import { METRICS } from '../../functions/observability';
 import { runProvisioner } from '../../functions/provisioner/loop';
 import { runtimeOf } from '../../functions/runtime';
+import type { DisruptionCommand } from '../../shared/core/disruption/methods';
+import { ANNOTATIONS } from '../../shared/core/model/labels';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
 import { RecordingObservability } from '../../sim/fakes/ports/recording-observability';
 import { clusterWorld } from '../../sim/world/cluster-world';
@@ -22,10 +25,30 @@ export interface InvocationMeasurement {
   readonly pods: number;
   readonly nodes: number;
   readonly nodeClaims: number;
+  /** What each disruption run decided (the disruption and consolidation kinds). */
+  readonly decisions?: readonly DecisionRecord[];
 }
 
+/** One disruption run's decision, as its log line and DecisionTime metric tell it. */
+export interface DecisionRecord {
+  /** The run's steps, e.g. `recorded consolidation`, `waiting …`, `none`. */
+  readonly steps: readonly string[];
+  /** Milliseconds `decideDisruption` took (the DecisionTime metric), when the run decided. */
+  readonly decisionMs?: number;
+  readonly method?: string;
+  readonly candidates?: number;
+  readonly replace?: boolean;
+  /** USD per hour the command saves. */
+  readonly savings?: number;
+  /** The candidates' NodeClaim names. */
+  readonly names?: readonly string[];
+}
+
+/** The disruption loop's log line for a decided command (functions/disruption/loop.ts). */
+const RECORDED_MESSAGE = 'disruption command recorded; it runs after validation';
+
 /** The invocations the bench can measure. */
-export const STATE_LOAD_KINDS = ['snapshot', 'provisioner', 'disruption'] as const;
+export const STATE_LOAD_KINDS = ['snapshot', 'provisioner', 'disruption', 'consolidation'] as const;
 export type StateLoadKind = (typeof STATE_LOAD_KINDS)[number];
 
 /** Runs before the measured ones start, forcing collections (see gc-trace.ts runPeaks). */
@@ -65,14 +88,19 @@ export async function measureInvocations(
   gc();
   const runsMs: number[] = [];
   const cpuMs: number[] = [];
+  const decisions: DecisionRecord[] = [];
   let last = { pods: 0, nodes: 0, nodeClaims: 0 };
   for (let r = 0; r < runs; r++) {
     gc();
+    const metricsBefore = observability.metrics.length;
     const start = performance.now();
     const cpuStart = process.cpuUsage();
     const invocation = runtime.begin(context);
     if (kind === 'provisioner') await runProvisioner(runtime, invocation);
-    if (kind === 'disruption') await runDisruption(runtime, invocation);
+    const summary =
+      kind === 'disruption' || kind === 'consolidation'
+        ? await runDisruption(runtime, invocation)
+        : undefined;
     const { snapshot } =
       kind === 'snapshot'
         ? await loadClusterSnapshot(ports, invocation, runtime.unavailable, { resolveNodeClasses: true })
@@ -80,6 +108,10 @@ export async function measureInvocations(
     runsMs.push(performance.now() - start);
     const cpu = process.cpuUsage(cpuStart);
     cpuMs.push((cpu.user + cpu.system) / 1000);
+    if (summary) decisions.push(decisionOf(summary.steps, observability, metricsBefore));
+    // The consolidation kind measures a decision every run: the command just recorded is taken
+    // off its NodeClaims again (not timed), as if it had been cancelled, so the next run decides anew.
+    if (kind === 'consolidation') await forgetCommands(ports, decisions[decisions.length - 1]);
     if (!snapshot) {
       gc();
       continue;
@@ -91,5 +123,39 @@ export async function measureInvocations(
     };
     gc();
   }
-  return { kind, runsMs, cpuMs, ...last };
+  return { kind, runsMs, cpuMs, ...last, ...(decisions.length > 0 ? { decisions } : {}) };
+}
+
+function decisionOf(
+  steps: readonly string[],
+  observability: RecordingObservability,
+  metricsBefore: number,
+): DecisionRecord {
+  const decisionMs = observability.metrics
+    .slice(metricsBefore)
+    .find((m) => m.name === METRICS.decisionTime)?.value;
+  const recorded = observability.linesSaying(RECORDED_MESSAGE).at(-1)?.fields as
+    | Partial<DisruptionCommand>
+    | undefined;
+  const decided = steps.some((s) => s.startsWith('recorded ')) && recorded;
+  return {
+    steps,
+    ...(decisionMs !== undefined ? { decisionMs } : {}),
+    ...(decided
+      ? {
+          method: recorded.method,
+          candidates: recorded.candidates?.length,
+          replace: recorded.replace,
+          savings: recorded.savings,
+          ...(recorded.candidates ? { names: recorded.candidates } : {}),
+        }
+      : {}),
+  };
+}
+
+async function forgetCommands(ports: Ports, decision: DecisionRecord | undefined): Promise<void> {
+  for (const name of decision?.names ?? [])
+    await ports.cluster.patchNodeClaimMetadata(name, {
+      annotations: { [ANNOTATIONS.disruptionCommand]: null },
+    });
 }

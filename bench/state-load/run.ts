@@ -28,6 +28,19 @@ const SHAPES: readonly ClusterShape[] = [
   { nodes: 1_000, podsPerNode: 10, pendingPods: 100 },
   { nodes: 5_000, podsPerNode: 10, pendingPods: 100 },
 ];
+/**
+ * The consolidation decision must take ≤ 10 s on 1,000 nodes (Karpenter caps its multi-node
+ * search at 100 candidates and a minute). Measured on the same clusters, where multi-node
+ * consolidation deletes 100 under-used nodes at once, and on packed ones (cluster-objects.ts
+ * `packed`), its worst case: every search step fails and single-node decides at its 100th try.
+ */
+const CONSOLIDATION_SHAPES: readonly ClusterShape[] = [
+  { nodes: 1_000, podsPerNode: 10, pendingPods: 100 },
+  { nodes: 1_000, podsPerNode: 16, pendingPods: 100, packed: true },
+  { nodes: 5_000, podsPerNode: 10, pendingPods: 100 },
+  { nodes: 5_000, podsPerNode: 16, pendingPods: 100, packed: true },
+];
+const DECISION_TARGET = { nodes: 1_000, seconds: 10 };
 
 interface Result extends InvocationMeasurement {
   readonly shape: ClusterShape;
@@ -41,6 +54,7 @@ async function main(): Promise<number> {
       child: { type: 'string' },
       kind: { type: 'string' },
       json: { type: 'boolean', default: false },
+      nodes: { type: 'string' },
     },
     strict: true,
   });
@@ -57,10 +71,28 @@ async function main(): Promise<number> {
     process.stdout.write(`${RESULT_MARKER}${JSON.stringify(m)}\n`);
     return 0;
   }
+  // `--nodes 1000` measures only the clusters of that size.
+  const sized = (shapes: readonly ClusterShape[]) =>
+    shapes.filter((s) => values.nodes === undefined || s.nodes === Number(values.nodes));
   const results: Result[] = [];
-  for (const shape of SHAPES) for (const k of kinds) results.push(await measureShape(shape, k));
-  if (values.json) console.log(JSON.stringify(results, null, 2));
-  else console.log(report(results));
+  for (const shape of sized(SHAPES))
+    for (const k of kinds.filter((k) => k !== 'consolidation')) results.push(await measureShape(shape, k));
+  const decisions: Result[] = [];
+  if (kinds.includes('consolidation'))
+    for (const shape of sized(CONSOLIDATION_SHAPES))
+      decisions.push(await measureShape(shape, 'consolidation'));
+  if (values.json) console.log(JSON.stringify([...results, ...decisions], null, 2));
+  else console.log([report(results), consolidationReport(decisions)].filter(Boolean).join('\n\n'));
+  // A run that decided no consolidation measured nothing worth a figure.
+  const missing = decisions.flatMap((r) =>
+    r.decisions?.length === r.runsMs.length
+      ? r.decisions.filter((d) => d.method !== 'consolidation').map((d) => `${r.shape.nodes}: ${d.steps}`)
+      : [`${r.shape.nodes}: ${r.decisions?.length ?? 0} decisions in ${r.runsMs.length} runs`],
+  );
+  if (missing.length > 0) {
+    console.error(`bench:state: consolidation runs decided no consolidation command (${missing.join('; ')})`);
+    return 1;
+  }
   return 0;
 }
 
@@ -122,6 +154,7 @@ async function ready(server: ChildProcess): Promise<[string, number]> {
 }
 
 function report(results: readonly Result[]): string {
+  if (results.length === 0) return '';
   const rows = results.map((r) => {
     const pods = r.shape.nodes * r.shape.podsPerNode + r.shape.pendingPods;
     const warm = r.runsMs.slice(1);
@@ -159,6 +192,54 @@ function report(results: readonly Result[]): string {
         'CPU ms cold / warm',
         'peak heap MB',
         `≤ ${TARGET.seconds} s, ≤ ${TARGET.heapMB} MB at ${num(TARGET.pods)}`,
+      ],
+      rows,
+    ),
+  ].join('\n');
+}
+
+function consolidationReport(results: readonly Result[]): string {
+  if (results.length === 0) return '';
+  const rows = results.map((r) => {
+    const d = r.decisions ?? [];
+    const decisionMs = d.map((x) => x.decisionMs ?? Number.NaN);
+    const worst = Math.max(...decisionMs, ...r.runsMs);
+    const first = d[0];
+    const command = first?.method
+      ? `${first.method}: ${first.replace ? 'replace' : 'delete'} ${first.candidates} node(s), saves $${num(first.savings ?? 0, 2)}/h`
+      : 'none';
+    const peak = typeof r.peakHeapMB === 'string' ? r.peakHeapMB : num(Math.max(...r.peakHeapMB));
+    return [
+      num(r.shape.nodes),
+      num(r.shape.nodes * r.shape.podsPerNode + r.shape.pendingPods),
+      r.shape.packed ? 'packed (worst case)' : 'under-used',
+      `${num(decisionMs[0])} / ${num(Math.min(...decisionMs.slice(1)))}`,
+      `${num(r.runsMs[0])} / ${num(Math.min(...r.runsMs.slice(1)))}`,
+      `${num(r.cpuMs[0])} / ${num(Math.min(...r.cpuMs.slice(1)))}`,
+      peak,
+      command,
+      d.some((x) => x.method !== 'consolidation')
+        ? 'no consolidation decided'
+        : r.shape.nodes > DECISION_TARGET.nodes
+          ? '—'
+          : worst <= DECISION_TARGET.seconds * 1000
+            ? 'met'
+            : 'MISSED',
+    ];
+  });
+  return [
+    `Consolidation decision — a disruption invocation that decides a consolidation every run (${RUNS} per cluster; the command is taken off again between runs)`,
+    formatTable(
+      [
+        'nodes',
+        'pods',
+        'cluster',
+        'decision ms cold / warm',
+        'invocation ms cold / warm',
+        'CPU ms cold / warm',
+        'peak heap MB',
+        'command decided',
+        `≤ ${DECISION_TARGET.seconds} s at ${num(DECISION_TARGET.nodes)} nodes`,
       ],
       rows,
     ),
