@@ -33,8 +33,9 @@ export interface DisruptionDecision {
  * finds one: emptiness (every empty candidate past consolidateAfter, within budget, in one
  * command), drift (one drifted candidate, replaced), then consolidation for NodePools with
  * WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score; balanced.ts), multi-node first (the most candidates, fewest pods
- * first, whose pods fit on the rest plus at most one cheaper node), then single-node (delete when
- * its pods fit elsewhere, else replace it with one cheaper node).
+ * first, whose pods fit on the rest plus at most one cheaper node, searched only among as many
+ * of each NodePool's candidates as its budget allows), then single-node (delete when its pods
+ * fit elsewhere, else replace it with one cheaper node).
  */
 export function decideDisruption(snapshot: ClusterSnapshot, now: number): DisruptionDecision {
   const candidates = disruptionCandidates(snapshot);
@@ -102,11 +103,16 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     : new Map();
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
     balancedApproves(chosen, consolidation.savings, totals);
-  const considered = underutilized
-    .filter((c) => canPassBalanced(c, totals))
-    .slice(0, MAX_CONSOLIDATION_SIMULATIONS);
-  const multi = multiNodeConsolidation(considered, snapshot, approves);
-  if (multi && withinBudgetTogether(multi.candidates, counts, now)) {
+  const passable = underutilized.filter((c) => canPassBalanced(c, totals));
+  // Multi-node searches only what the budgets allow together; single-node takes one node at a
+  // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
+  const considered = passable.slice(0, MAX_CONSOLIDATION_SIMULATIONS);
+  const multi = multiNodeConsolidation(
+    withinBudgetInOrder(passable, counts, now).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
+    snapshot,
+    approves,
+  );
+  if (multi) {
     const { consolidation } = multi;
     return {
       command: command(
@@ -136,17 +142,29 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
   return { passedOver };
 }
 
-/** Whether every NodePool's Underutilized budget allows all of `chosen` from it at once. */
-function withinBudgetTogether(
-  chosen: readonly Candidate[],
+/**
+ * The candidates multi-node consolidation may search, in order: from each NodePool only as many
+ * as its Underutilized budget still allows (nodes already disrupting counted), the rest passed
+ * by before the search rather than after it, so that every prefix the binary search tries is a
+ * command the budgets allow (kubernetes-sigs/karpenter
+ * pkg/controllers/disruption/multinodeconsolidation.go `MultiNodeConsolidation.ComputeCommands`:
+ * it walks the sorted candidates, skips one whose NodePool's `disruptionBudgetMapping` entry is 0
+ * and decrements the entry for each it keeps, then caps the batch at 100).
+ */
+export function withinBudgetInOrder(
+  ordered: readonly Candidate[],
   counts: ReadonlyMap<string, { nodes: number; disrupting: number }>,
   now: number,
-): boolean {
-  const byPool = new Map<string, Candidate[]>();
-  for (const c of chosen) byPool.set(c.pool.name, [...(byPool.get(c.pool.name) ?? []), c]);
-  return [...byPool.values()].every(
-    (group) => budgetFor(group[0], 'Underutilized', counts, now) >= group.length,
-  );
+): Candidate[] {
+  const remaining = new Map<string, number>();
+  const kept: Candidate[] = [];
+  for (const c of ordered) {
+    const left = remaining.get(c.pool.name) ?? budgetFor(c, 'Underutilized', counts, now);
+    if (left <= 0) continue;
+    kept.push(c);
+    remaining.set(c.pool.name, left - 1);
+  }
+  return kept;
 }
 
 /**

@@ -171,3 +171,61 @@ describe('decideDisruption: consolidation', () => {
     expect(decideDisruption(s, T0 + 60_000).command).toBeUndefined();
   });
 });
+
+describe('decideDisruption: candidates within the budget before the search', () => {
+  const withBudget = (nodes: string) => {
+    const base = nodePool();
+    return { ...base, disruption: { ...base.disruption, budgets: [{ nodes }] } };
+  };
+  /** `count` m5.xlarge nodes with one 500m pod each: any few of them fit on the rest. */
+  const underused = (count: number) =>
+    Array.from({ length: count }, (_, i) => {
+      const name = `n${String(i).padStart(2, '0')}`;
+      return member(name, [web(`${name}-web`)]);
+    });
+  const names = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => `claim-n${String(from + i).padStart(2, '0')}`);
+
+  it('deletes 5 of 50 under-used nodes in one multi-node command under the 10 % budget', () => {
+    const s = snapshot(underused(50), withBudget('10%'));
+    const { command } = decideDisruption(s, T0 + 60_000);
+    expect(command).toMatchObject({ method: 'consolidation', replace: false, candidates: names(0, 5) });
+    expect(command?.savings).toBeCloseTo(5 * 0.192, 6);
+  });
+
+  it('takes as many as a count budget allows', () => {
+    const { command } = decideDisruption(snapshot(underused(50), withBudget('2')), T0 + 60_000);
+    expect(command?.candidates).toStrictEqual(names(0, 2));
+  });
+
+  it('counts the nodes already disrupting against the budget', () => {
+    const members = underused(50).map(([node, claim], i): [StateNode, NodeClaim] =>
+      i >= 47 ? [node, { ...claim, deletionTimestamp: new Date(T0).toISOString() }] : [node, claim],
+    );
+    const { command } = decideDisruption(snapshot(members, withBudget('10%')), T0 + 60_000);
+    expect(command?.candidates).toStrictEqual(names(0, 2));
+  });
+
+  it('decides nothing under a budget of 0, and says why for each node', () => {
+    const { command, passedOver } = decideDisruption(snapshot(underused(50), withBudget('0')), T0 + 60_000);
+    expect(command).toBeUndefined();
+    expect(passedOver).toHaveLength(50);
+    expect(passedOver[0]).toStrictEqual({
+      nodeClaim: 'claim-n00',
+      node: 'n00',
+      why: "the NodePool's disruption budget for Underutilized allows no more nodes now",
+    });
+  });
+
+  it('empties as many empty nodes as the Empty budget allows, in one command', () => {
+    const { command, passedOver } = decideDisruption(
+      snapshot(
+        underused(50).map(([node]) => member(node.name, [])),
+        withBudget('10%'),
+      ),
+      T0 + 3_600_000,
+    );
+    expect(command).toMatchObject({ method: 'emptiness', candidates: names(0, 5) });
+    expect(passedOver).toHaveLength(45);
+  });
+});
