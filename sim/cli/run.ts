@@ -1,5 +1,5 @@
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { SimulationRecord } from '../report/record';
+import { fileURLToPath } from 'node:url';
+import { renderHtmlReport } from '../report/html';
 import { loadScenarioFile, ScenarioError } from '../scenario/load';
 import { runScenario } from '../scenario/run';
 import type { Simulation } from '../world/simulation';
@@ -124,7 +124,7 @@ export async function runSimulator(argv: readonly string[], io: SimulatorIo): Pr
   io.stdout(summaryText(record, io.now() - started));
   if (flags.report) {
     try {
-      await io.writeFile(flags.report, await renderReport(record));
+      await io.writeFile(flags.report, renderHtmlReport(record));
       io.stdout(`report written to ${flags.report}\n`);
     } catch (error) {
       io.stderr(`${(error as Error).message}\n`);
@@ -135,23 +135,4 @@ export async function runSimulator(argv: readonly string[], io: SimulatorIo): Pr
   for (const e of failed)
     io.stderr(`expectation failed: ${e.description}${e.detail ? ` (${e.detail})` : ''}\n`);
   return failed.length === 0 ? 0 : 1;
-}
-
-/**
- * The HTML report, from sim/report/html.ts's `renderHtmlReport(record: SimulationRecord): string`.
- * Loaded by URL so the simulator builds and runs without it; without it --report fails by name.
- */
-async function renderReport(record: SimulationRecord): Promise<string> {
-  const url = pathToFileURL(fileURLToPath(new URL('../report/html.ts', import.meta.url))).href;
-  let module: { renderHtmlReport?: (record: SimulationRecord) => string };
-  try {
-    module = (await import(url)) as typeof module;
-  } catch (error) {
-    throw new Error(
-      `--report: the HTML report renderer (sim/report/html.ts) could not be loaded: ${(error as Error).message}`,
-    );
-  }
-  if (typeof module.renderHtmlReport !== 'function')
-    throw new Error('--report: sim/report/html.ts has no renderHtmlReport(record) export');
-  return module.renderHtmlReport(record);
 }

@@ -1,18 +1,19 @@
 /**
- * `npm run test:browser`: renders an HTML report, opens it in headless Debian Chromium driven by
+ * `npm run test:browser`: plays the built-in demo in the simulator (what `npm start` plays),
+ * writes its HTML report (`--report`), opens it in headless Debian Chromium driven by
  * playwright-core, and fails on any console error, page error, failed or outgoing network
  * request, or a chart with nothing drawn. Not part of `npm test` (it needs Chromium).
  *
  *   npm run test:browser [-- --out report.html] [-- --screenshot report.png]
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { renderHtmlReport } from '../../sim/report/html';
-import { syntheticDemoRecord } from './synthetic-record';
+import { runSimulator } from '../../sim/cli/run';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Without the background-networking flags Chromium keeps trying hosts this offline machine refuses.
@@ -43,7 +44,19 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'podlift-report-browser-'));
   try {
     const file = resolve(values.out ?? join(work, 'report.html'));
-    writeFileSync(file, renderHtmlReport(syntheticDemoRecord()));
+    const simulated = await runSimulator(['--quiet', '--report', file], {
+      stdout: () => {},
+      stderr: (text) => process.stderr.write(text),
+      writeFile: (path, text) => writeFile(path, text, 'utf8'),
+      tty: false,
+      now: () => Date.now(),
+    });
+    if (simulated !== 0) {
+      process.stderr.write(
+        `test:browser: the demo simulation failed (exit ${simulated}); no report to check\n`,
+      );
+      return 1;
+    }
     const problems: string[] = [];
     // A persistent context is how playwright takes a user-data-dir: a fresh, empty one.
     const context = await chromium.launchPersistentContext(join(work, 'profile'), {
