@@ -128,12 +128,12 @@ describe('the functions', () => {
       (p) => p.Properties,
     );
     const rules = Object.entries(template.findResources('AWS::Events::Rule'));
-    // One permission per rule that targets a function: three on the cluster bus, three schedules.
+    // One permission per rule that targets a function: four on the cluster bus, three schedules.
     const functionRules = rules.filter(([, r]) =>
       JSON.stringify(r.Properties.Targets).includes('PodliftFunctions'),
     );
-    expect(functionRules).toHaveLength(6);
-    expect(permissions).toHaveLength(6);
+    expect(functionRules).toHaveLength(7);
+    expect(permissions).toHaveLength(7);
     for (const [ruleId, rule] of functionRules) {
       const fn = rule.Properties.Targets[0].Arn['Fn::GetAtt'][0];
       expect(permissions).toContainEqual({

@@ -131,7 +131,7 @@ describe('synthesized patterns against the real event fixtures (EventBridge sema
     const matches = (e: unknown) =>
       CLUSTER_BUS_RULES.filter((r) => matchesEventPattern(patternOf(r.id), e)).map((r) => r.target);
     expect(matches(pending)).toEqual(['provisioner']);
-    expect(matches(changed)).toEqual(['disruption', 'termination']);
+    expect(matches(changed)).toEqual(['disruption', 'termination', 'provisioner']);
     expect(matches({ ...pending, source: 'someone.else' })).toEqual([]);
   });
 });
