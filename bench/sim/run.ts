@@ -1,6 +1,8 @@
 import type { KubeObject } from '../../sim/fakes/kube';
 import { percentile } from '../../sim/scenario/expectations';
 import { applyManifest } from '../../sim/scenario/run';
+import { ROLE } from '../../sim/world/aws/node-class-world';
+import { ec2NodeClassManifest } from '../../sim/world/builders/karpenter-manifests';
 import { allocatableOf, podRequests } from '../../sim/world/kube-scheduler';
 import { Simulation } from '../../sim/world/simulation';
 
@@ -15,17 +17,7 @@ import { Simulation } from '../../sim/world/simulation';
  * Prints figures; never fails on a missed target.
  */
 
-const NODE_CLASS = {
-  apiVersion: 'karpenter.k8s.aws/v1',
-  kind: 'EC2NodeClass',
-  metadata: { name: 'default' },
-  spec: {
-    role: 'KarpenterNodeRole-demo',
-    amiSelectorTerms: [{ alias: 'al2023@latest' }],
-    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-  },
-};
+const NODE_CLASS = ec2NodeClassManifest({ role: ROLE });
 const nodePool = (limit: string) => ({
   apiVersion: 'karpenter.sh/v1',
   kind: 'NodePool',
@@ -44,7 +36,7 @@ const nodePool = (limit: string) => ({
 
 async function world(limit: string): Promise<Simulation> {
   const sim = await Simulation.start({});
-  applyManifest(sim, NODE_CLASS as unknown as KubeObject);
+  applyManifest(sim, NODE_CLASS);
   applyManifest(sim, nodePool(limit) as unknown as KubeObject);
   return sim;
 }

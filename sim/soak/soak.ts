@@ -1,5 +1,7 @@
 import type { KubeObject } from '../fakes/kube';
 import { applyManifest } from '../scenario/run';
+import { ROLE } from '../world/aws/node-class-world';
+import { ec2NodeClassManifest } from '../world/builders/karpenter-manifests';
 import { Simulation } from '../world/simulation';
 
 /** Options of {@link runSoak}. */
@@ -35,17 +37,7 @@ export function seeded(seed: number): () => number {
   };
 }
 
-const NODE_CLASS = {
-  apiVersion: 'karpenter.k8s.aws/v1',
-  kind: 'EC2NodeClass',
-  metadata: { name: 'default' },
-  spec: {
-    role: 'KarpenterNodeRole-demo',
-    amiSelectorTerms: [{ alias: 'al2023@latest' }],
-    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-  },
-};
+const NODE_CLASS = ec2NodeClassManifest({ role: ROLE });
 
 const NODE_POOL = {
   apiVersion: 'karpenter.sh/v1',
@@ -86,7 +78,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const log = options.onLine ?? (() => undefined);
   const sim = await Simulation.start({});
   try {
-    applyManifest(sim, NODE_CLASS as unknown as KubeObject);
+    applyManifest(sim, NODE_CLASS);
     applyManifest(sim, NODE_POOL as unknown as KubeObject);
     for (const d of DEPLOYMENTS)
       sim.workloads.apply({

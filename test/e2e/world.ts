@@ -1,5 +1,7 @@
 import type { KubeObject } from '../../sim/fakes/kube';
 import { applyManifest } from '../../sim/scenario/run';
+import { ROLE } from '../../sim/world/aws/node-class-world';
+import { ec2NodeClassManifest } from '../../sim/world/builders/karpenter-manifests';
 import { Simulation } from '../../sim/world/simulation';
 import type { PodTemplate } from '../../sim/world/workloads';
 
@@ -13,18 +15,8 @@ export interface E2eOptions {
   readonly instanceTypes?: readonly string[];
 }
 
-/** The EC2NodeClass every e2e world starts with. */
-export const NODE_CLASS = {
-  apiVersion: 'karpenter.k8s.aws/v1',
-  kind: 'EC2NodeClass',
-  metadata: { name: 'default' },
-  spec: {
-    role: 'KarpenterNodeRole-demo',
-    amiSelectorTerms: [{ alias: 'al2023@latest' }],
-    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'demo' } }],
-  },
-};
+/** The EC2NodeClass every e2e world starts with: the world's node role, AL2023, discovery by tag. */
+export const NODE_CLASS = ec2NodeClassManifest({ role: ROLE });
 
 /** A NodePool `default` (amd64, spot and on-demand, c/m/r) with `spec` merged over it. */
 export function nodePool(spec: Json = {}): Json {
@@ -53,7 +45,7 @@ export function nodePool(spec: Json = {}): Json {
 /** A simulation with the default EC2NodeClass and NodePool and no workloads, the real watcher running. */
 export async function e2eWorld(options: E2eOptions = {}): Promise<Simulation> {
   const sim = await Simulation.start(options.instanceTypes ? { instanceTypes: options.instanceTypes } : {});
-  applyManifest(sim, NODE_CLASS as unknown as KubeObject);
+  applyManifest(sim, NODE_CLASS);
   applyManifest(sim, nodePool(options.pool) as unknown as KubeObject);
   return sim;
 }
