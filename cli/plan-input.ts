@@ -4,7 +4,12 @@ import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema'
 import type { PodManifest, PodTemplateManifest } from '../shared/core/manifests/kube-objects';
 import { manifestRef } from '../shared/core/manifests/manifest-kind';
 import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
-import { nodeFromManifest, podFromManifest, podTemplateToPod } from '../shared/core/manifests/pod-manifest';
+import {
+  nodeFromManifest,
+  PodSpecCache,
+  podFromManifest,
+  podTemplateToPod,
+} from '../shared/core/manifests/pod-manifest';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import { ValidationError, type ValidationLocation } from '../shared/core/model/errors';
 import {
@@ -133,6 +138,7 @@ class PlanInputReader {
   private readonly skipped = new Map<string, number>();
   private skippedCount = 0;
   private finishedPods = 0;
+  private readonly podSpecs = new PodSpecCache();
 
   constructor(private readonly source: string) {}
 
@@ -228,7 +234,7 @@ class PlanInputReader {
       this.finishedPods++;
       return;
     }
-    const pod = podFromManifest(o.obj as PodManifest, o.location);
+    const pod = podFromManifest(o.obj as PodManifest, o.location, this.podSpecs);
     this.addPod(pod, o.location);
   }
 

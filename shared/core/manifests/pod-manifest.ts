@@ -215,8 +215,10 @@ const metadata = z.object({
   finalizers: optional(z.array(z.string())),
 });
 
+const podMetadata = metadata.extend({ name: z.string().min(1, { error: 'must not be empty' }) });
+
 const podManifest = z.object({
-  metadata: metadata.extend({ name: z.string().min(1, { error: 'must not be empty' }) }),
+  metadata: podMetadata,
   spec: podSpec,
 });
 
@@ -261,19 +263,105 @@ type Metadata = z.infer<typeof metadata>;
  * kube-scheduler uses (see {@link effectivePodRequests}).
  * @throws ValidationError naming each bad field (e.g. `spec.containers[0].resources.requests.cpu`)
  *   and its value, located at `Pod/<name>` unless `location.object` says otherwise.
+ * @param specs specs already validated in this input, so a pod sharing one is checked faster
  */
-export function podFromManifest(obj: unknown, location: ValidationLocation = {}): Pod {
+export function podFromManifest(obj: unknown, location: ValidationLocation = {}, specs?: PodSpecCache): Pod {
+  const fast = specs?.parse(obj);
+  if (fast) {
+    return buildPod(fast.spec, fast.metadata, {
+      namespace: fast.metadata.namespace ?? 'default',
+      name: fast.metadata.name,
+      ownerKind: controllerKind(fast.metadata),
+    });
+  }
   const name = peekName(obj);
   const parsed = parseOrThrow(podManifest, obj, '', {
     object: `Pod/${name ?? '(unnamed)'}`,
     ...location,
   });
+  specs?.remember(obj, parsed.spec);
   const meta = parsed.metadata;
   return buildPod(parsed.spec, meta, {
     namespace: meta.namespace ?? 'default',
     name: meta.name,
     ownerKind: controllerKind(meta),
   });
+}
+
+/** At most this many distinct specs are remembered; past it, pods are validated whole. */
+const MAX_REMEMBERED_SPECS = 10_000;
+
+/**
+ * Validated pod specs by their exact content, for {@link podFromManifest}. The pods of one
+ * Deployment share a template, so 20,000 pending pods carry a few dozen distinct specs: each is
+ * checked by the schema once, and later pods with the same spec only have their metadata
+ * checked. Nothing is weakened: a spec is reused only when it is structurally identical (same
+ * keys, same types, same values) to one that passed; any failure re-validates the whole pod, so
+ * error messages are those of a full check. The parsed spec is shared between those pods, as
+ * replicas of a workload already share theirs; the core treats pods as read-only.
+ */
+export class PodSpecCache {
+  private readonly specs = new Map<string, PodSpec>();
+
+  /** The pod's metadata and remembered spec, or undefined when it needs a full check. */
+  parse(obj: unknown): { spec: PodSpec; metadata: z.infer<typeof podMetadata> } | undefined {
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
+    const record = obj as { metadata?: unknown; spec?: unknown };
+    const key = contentKey(record.spec);
+    const spec = key === undefined ? undefined : this.specs.get(key);
+    if (spec === undefined) return undefined;
+    const metadata = podMetadata.safeParse(record.metadata);
+    return metadata.success ? { spec, metadata: metadata.data } : undefined;
+  }
+
+  /** Remembers a spec that passed the full check of the pod `obj`. */
+  remember(obj: unknown, spec: PodSpec): void {
+    if (this.specs.size >= MAX_REMEMBERED_SPECS) return;
+    const key = contentKey((obj as { spec?: unknown }).spec);
+    if (key !== undefined) this.specs.set(key, spec);
+  }
+}
+
+/**
+ * A string equal for two values exactly when they are structurally identical plain data, or
+ * undefined for anything else (non-finite numbers, -0, undefined, class instances such as Date),
+ * which JSON.stringify would silently fold into another value.
+ */
+function contentKey(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0) ? String(v) : undefined;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) {
+        let out = '[';
+        for (let i = 0; i < v.length; i++) {
+          if (!(i in v)) return undefined;
+          const item = contentKey(v[i]);
+          if (item === undefined) return undefined;
+          out += i === 0 ? item : `,${item}`;
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      let out = '{';
+      let first = true;
+      for (const k of Object.keys(v)) {
+        const item = contentKey((v as Record<string, unknown>)[k]);
+        if (item === undefined) return undefined;
+        out += `${first ? '' : ','}${JSON.stringify(k)}:${item}`;
+        first = false;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Where a pod template comes from, for {@link podTemplateToPod}. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   effectivePodRequests,
   nodeFromManifest,
+  PodSpecCache,
   podFromManifest,
   podTemplateToPod,
 } from '../../../shared/core/manifests/pod-manifest';
@@ -501,6 +502,82 @@ describe('podFromManifest', () => {
       ]);
       expect(error.message).toMatch(/^pods\.yaml, document 2, Pod\/web: /);
     });
+  });
+});
+
+describe('podFromManifest with a PodSpecCache', () => {
+  /** The pod, or the error message: what a caller can observe. */
+  function outcome(fn: () => unknown): unknown {
+    try {
+      return fn();
+    } catch (e) {
+      if (isValidationError(e)) return e.message;
+      throw e;
+    }
+  }
+
+  // Values that JSON.stringify folds together (NaN and Infinity into null, -0 into 0, an
+  // undefined property into none) or that differ only in type: a cache keyed loosely would
+  // accept one because the other passed.
+  const tricky = fc.constantFrom<unknown>(
+    null,
+    undefined,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    -0,
+    0,
+    1,
+    '1',
+    2.5,
+  );
+
+  it('gives every pod what a full check gives, in any order of specs seen before', () => {
+    const manifest = fc.record({
+      name: fc.constantFrom<unknown>('web-0', 'web-1', '', 7),
+      labels: fc.constantFrom<unknown>(undefined, { app: 'web' }, { app: 1 }),
+      priority: tricky,
+      cpu: tricky,
+      memory: fc.constantFrom<unknown>('1Gi', '1Gx', 1024),
+      nodeSelector: fc.constantFrom<unknown>(undefined, null, { zone: 'a' }, { zone: 0 }),
+    });
+    fc.assert(
+      fc.property(fc.array(manifest, { minLength: 1, maxLength: 12 }), (inputs) => {
+        const cache = new PodSpecCache();
+        for (const m of inputs) {
+          const obj = {
+            metadata: { name: m.name, labels: m.labels },
+            spec: {
+              priority: m.priority,
+              nodeSelector: m.nodeSelector,
+              containers: [{ name: 'app', resources: { requests: { cpu: m.cpu, memory: m.memory } } }],
+            },
+          };
+          expect(outcome(() => podFromManifest(obj, {}, cache))).toEqual(outcome(() => podFromManifest(obj)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("validates a repeated spec once but still checks each pod's metadata", () => {
+    const cache = new PodSpecCache();
+    const spec = podManifest({ name: 'a', requests: { cpu: '1', memory: '1Gi' } }).spec;
+    const a = podFromManifest({ metadata: { name: 'a' }, spec }, {}, cache);
+    const b = podFromManifest(
+      { metadata: { name: 'b', labels: { app: 'x' } }, spec: structuredClone(spec) },
+      {},
+      cache,
+    );
+    expect([a.name, b.name, b.labels, b.requests]).toEqual(['a', 'b', { app: 'x' }, a.requests]);
+    const error = validationError(() =>
+      podFromManifest({ metadata: { name: 'c', labels: { app: 3 } }, spec }, { source: 'pods.yaml' }, cache),
+    );
+    expect(error.message).toBe(
+      validationError(() =>
+        podFromManifest({ metadata: { name: 'c', labels: { app: 3 } }, spec }, { source: 'pods.yaml' }),
+      ).message,
+    );
+    expect(error.issues.map((i) => i.field)).toEqual(['metadata.labels.app']);
   });
 });
 
