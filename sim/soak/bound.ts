@@ -71,6 +71,8 @@ export interface BoundPoint {
   readonly dollarsPerHour: number;
   /** The configuration-LP lower bound, USD per hour; absent when it timed out. */
   readonly bound?: number;
+  /** Wall milliseconds the LP took. */
+  readonly lpMs?: number;
 }
 
 /** The bound for one snapshot, or no bound when the LP ran past `maxMs`. */
@@ -83,8 +85,8 @@ export async function boundPoint(
   const input = boundInput(snapshot);
   const lp = await configurationBound(input.types, input.classes, { maxMs });
   return lp.timedOut
-    ? { atMs, pods: input.pods, dollarsPerHour }
-    : { atMs, pods: input.pods, dollarsPerHour, bound: lp.cost };
+    ? { atMs, pods: input.pods, dollarsPerHour, lpMs: lp.ms }
+    : { atMs, pods: input.pods, dollarsPerHour, bound: lp.cost, lpMs: lp.ms };
 }
 
 /** cost ÷ bound, or undefined when there is no bound or nothing to bound. */
@@ -112,10 +114,13 @@ export function formatBoundTable(points: readonly BoundPoint[]): string {
     );
   }
   const ratios = points.map(ratio).filter((r): r is number => r !== undefined);
+  const lpMs = Math.max(0, ...points.map((p) => p.lpMs ?? 0));
   lines.push(
     ratios.length === 0
       ? 'cost ÷ bound: no point with pods to bound'
       : `cost ÷ bound: mean ${(ratios.reduce((s, r) => s + r, 0) / ratios.length).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)} over ${ratios.length} points`,
   );
+  if (points.some((p) => p.lpMs !== undefined))
+    lines.push(`bound's wall time per point: max ${(lpMs / 1000).toFixed(2)} s`);
   return lines.join('\n');
 }

@@ -74,8 +74,8 @@ describe('boundInput', () => {
 describe('formatBoundTable', () => {
   it('prints each point with its ratio, a timed-out point as such, and the mean and max ratio', () => {
     const text = formatBoundTable([
-      { atMs: 60_000, pods: 4, dollarsPerHour: 0.3, bound: 0.2 },
-      { atMs: 120_000, pods: 9, dollarsPerHour: 0.5 },
+      { atMs: 60_000, pods: 4, dollarsPerHour: 0.3, bound: 0.2, lpMs: 120 },
+      { atMs: 120_000, pods: 9, dollarsPerHour: 0.5, lpMs: 5_480 },
       { atMs: 180_000, pods: 6, dollarsPerHour: 0.4, bound: 0.25 },
       { atMs: 240_000, pods: 0, dollarsPerHour: 0, bound: 0 },
     ]);
@@ -84,6 +84,7 @@ describe('formatBoundTable', () => {
     expect(rows[3]).toMatch(/^\s+2\.0\s+9\s+0\.500 bound timed out$/);
     expect(rows[4]).toMatch(/1\.60$/);
     expect(rows[5]).toMatch(/0\.000\s+-$/);
-    expect(rows.at(-1)).toBe('cost ÷ bound: mean 1.55, max 1.60 over 2 points');
+    expect(rows.at(-2)).toBe('cost ÷ bound: mean 1.55, max 1.60 over 2 points');
+    expect(rows.at(-1)).toBe("bound's wall time per point: max 5.48 s");
   });
 });
