@@ -57,6 +57,17 @@ export interface ConfigurationBound {
   /** Fractional node counts per type in the master's solution, largest share of cost first. */
   readonly mix: readonly { readonly name: string; readonly count: number }[];
   readonly ms: number;
+  /**
+   * Column generation stopped at the time cap before master and bound met: `cost` is still a
+   * valid bound (Farley's holds at every round) but may be far below the LP optimum.
+   */
+  readonly timedOut: boolean;
+}
+
+/** Options of {@link configurationBound}. */
+export interface ConfigurationBoundOptions {
+  /** Stop column generation after the round that passes this many milliseconds. @default no cap */
+  readonly maxMs?: number;
 }
 
 /** Column generation stops when master and bound are this close (relative). */
@@ -349,10 +360,11 @@ function masterText(
 export async function configurationBound(
   types: readonly BinType[],
   classes: readonly PodClass[],
+  options: ConfigurationBoundOptions = {},
 ): Promise<ConfigurationBound> {
   const start = performance.now();
   const live = classes.filter((c) => c.count > 0);
-  if (live.length === 0) return { cost: 0, master: 0, rounds: 0, mix: [], ms: 0 };
+  if (live.length === 0) return { cost: 0, master: 0, rounds: 0, mix: [], ms: 0, timedOut: false };
   const bins = undominated(types);
   // Pods' cpu is a multiple of the classes' gcd, so the cpu knapsack works in those units exactly.
   const unit = live.map((c) => c.cpu).reduce(gcd) || 1;
@@ -386,6 +398,7 @@ export async function configurationBound(
   let master = Number.POSITIVE_INFINITY;
   let primal: number[] = [];
   let rounds = 0;
+  let timedOut = false;
   while (rounds < MAX_ROUNDS) {
     rounds++;
     const solution = highs.solve(masterText(columns, bins, live), { output_flag: false });
@@ -406,6 +419,11 @@ export async function configurationBound(
     });
     bound = Math.max(bound, dualValue / theta);
     if (candidates.length === 0 || master - bound <= GAP * master) break;
+    // A round is the unit of work: the cap is checked between rounds, so one slow round overruns it.
+    if (options.maxMs !== undefined && performance.now() - start > options.maxMs) {
+      timedOut = true;
+      break;
+    }
     candidates.sort((a, b) => a.reduced - b.reduced);
     columns.push(...candidates.slice(0, COLUMNS_PER_ROUND).map((c) => c.column));
   }
@@ -421,5 +439,5 @@ export async function configurationBound(
   const mix = [...byType.entries()]
     .sort((a, b) => b[1].cost - a[1].cost)
     .map(([name, e]) => ({ name, count: e.count }));
-  return { cost: bound, master, rounds, mix, ms: performance.now() - start };
+  return { cost: bound, master, rounds, mix, ms: performance.now() - start, timedOut };
 }

@@ -185,7 +185,7 @@ function topTypes(nodes: readonly { instanceType: string; price: number }[], cou
 }
 
 /** The bound's instance types: the NodePool's, priced as the scheduler prices them, minus DaemonSet overhead. */
-function binTypes(input: SchedulingInput): BinType[] {
+export function binTypes(input: SchedulingInput): BinType[] {
   const pool = input.nodePools[0];
   const nodeClass = input.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
   const ctx = new NodePoolContext(

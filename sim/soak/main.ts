@@ -1,3 +1,4 @@
+import { formatBoundTable } from './bound';
 import { runSoak } from './soak';
 
 /**
@@ -37,6 +38,7 @@ process.stdout.write(
     `pods lost: ${result.podsLost}`,
     `orphan instances past the TTL: ${result.orphans}`,
     `function invocations that failed (and were retried): ${result.invocationsFailed}`,
+    formatBoundTable(result.costOverTime),
     `repro: npm run soak -- --seed ${seed} --steps ${steps}`,
     '',
   ].join('\n'),

@@ -1,8 +1,12 @@
+import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
 import type { KubeObject } from '../fakes/kube';
 import { applyManifest } from '../scenario/run';
 import { ROLE } from '../world/aws/node-class-world';
+import { REGION, ZONES } from '../world/aws/region';
 import { ec2NodeClassManifest } from '../world/builders/karpenter-manifests';
+import { CLUSTER_WORLD_TYPES } from '../world/cluster-world';
 import { Simulation } from '../world/simulation';
+import { type BoundPoint, boundPoint } from './bound';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -23,7 +27,14 @@ export interface SoakResult {
   /** Instances running without a NodeClaim at the end (the checker also flags them during the run). */
   readonly orphans: number;
   readonly invocationsFailed: number;
+  /** $/h against the configuration-LP lower bound every {@link BOUND_EVERY} steps and after the quiet period. */
+  readonly costOverTime: readonly BoundPoint[];
 }
+
+/** Steps between two cost-versus-bound points (each is one LP solve, 0.1–1 s of wall time). */
+export const BOUND_EVERY = 10;
+/** Wall-time cap of one point's LP, so a hard snapshot never stalls the soak. */
+const BOUND_MAX_MS = 5_000;
 
 /** A small seeded generator (mulberry32), so a seed replays the same run. */
 export function seeded(seed: number): () => number {
@@ -90,7 +101,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       });
     sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random };
     const { ec2, kube } = sim.world.fakes;
+    const catalog = loadBundledCatalog(REGION);
+    const costOverTime: BoundPoint[] = [];
+    const measure = async () =>
+      costOverTime.push(
+        await boundPoint(
+          {
+            catalog,
+            instanceTypes: CLUSTER_WORLD_TYPES,
+            zones: ZONES,
+            nodePool: NODE_POOL as unknown as KubeObject,
+            nodeClass: NODE_CLASS,
+            pods: kube.store.list('pods').items,
+          },
+          sim.elapsed,
+          sim.dollarsPerHour(),
+          BOUND_MAX_MS,
+        ),
+      );
     for (let step = 0; step < options.steps; step++) {
+      if (step > 0 && step % BOUND_EVERY === 0) await measure();
       const roll = random();
       let what: string;
       if (roll < 0.4) {
@@ -155,6 +185,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     sim.router.crashNext.clear();
     log('quiet period: 10m without faults');
     await sim.advance(600_000);
+    await measure();
     const pods = sim.world.fakes.kube.store.list('pods').items;
     const wanted = sim.workloads.list().reduce((sum, w) => sum + w.replicas, 0);
     const running = pods.filter(
@@ -177,6 +208,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       podsLost: Math.max(0, wanted - running),
       orphans,
       invocationsFailed: sim.router.invocations.filter((i) => i.outcome === 'threw').length,
+      costOverTime,
     };
   } finally {
     await sim.close();

@@ -24,6 +24,20 @@ describe('configurationBound', () => {
     expect(b.cost).toBeCloseTo(3, 5);
   });
 
+  it('stops at the time cap with a bound that still holds, and says it timed out', async () => {
+    // One class fills a node's cpu, the other its memory: only a mixed column (found in round 2) meets the optimum.
+    const types = [bin('a', 4000, 4, 110, 1)];
+    const classes = [pods(3000, 1, 5), pods(1000, 3, 5)];
+    const full = await configurationBound(types, classes);
+    expect(full.timedOut).toBe(false);
+    expect(full.cost).toBeCloseTo(5, 5);
+    const capped = await configurationBound(types, classes, { maxMs: 0 });
+    expect(capped.timedOut).toBe(true);
+    expect(capped.rounds).toBe(1);
+    expect(capped.cost).toBeLessThanOrEqual(full.cost + 1e-9);
+    expect(capped.master).toBeGreaterThan(full.master);
+  });
+
   it('counts max pods per node', async () => {
     const b = await configurationBound([bin('a', 8000, 32, 2, 1)], [pods(100, 0.1, 10)]);
     expect(b.cost).toBeCloseTo(5, 5);

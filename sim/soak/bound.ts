@@ -1,0 +1,126 @@
+import { type BinType, configurationBound, type PodClass } from '../../bench/config-lp';
+import { binTypes, podClasses } from '../../bench/quality';
+import type { Catalog } from '../../shared/core/catalog/instance-type';
+import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-schema';
+import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
+import { podFromManifest } from '../../shared/core/manifests/pod-manifest';
+import { schedulingInputFor } from '../../shared/core/scheduling/plan-capacity';
+import type { KubeObject } from '../fakes/kube';
+
+/** A pod manifest as far as the snapshot reads it before parsing. */
+export interface PodObject {
+  readonly metadata?: { readonly deletionTimestamp?: unknown };
+  readonly status?: unknown;
+}
+
+/** What the world sells and what the cluster asks for, as the soak's bound sees them. */
+export interface ClusterSnapshot {
+  /** The bundled catalog the world's EC2 prices come from. */
+  readonly catalog: Catalog;
+  /** Instance types the world's EC2 sells. */
+  readonly instanceTypes: readonly string[];
+  /** Zones the world's EC2 sells in. */
+  readonly zones: readonly string[];
+  readonly nodePool: KubeObject;
+  readonly nodeClass: KubeObject;
+  /** Every pod in the API server (manifests); the bound keeps the Pending and Running ones. */
+  readonly pods: readonly PodObject[];
+}
+
+/** The configuration LP's input for one snapshot. */
+export interface BoundInput {
+  readonly types: readonly BinType[];
+  readonly classes: readonly PodClass[];
+  /** Pods counted (Pending or Running, not terminating). */
+  readonly pods: number;
+}
+
+/**
+ * Turns a snapshot into the LP's input: the NodePool's instance types among those the world
+ * sells, each at its cheapest offering in the world's zones and capacity types the NodePool
+ * allows (the same bundled prices the fake EC2 charges), and the pods still wanted — Pending or
+ * Running, not being deleted — grouped by requests as bench/quality.ts groups them.
+ */
+export function boundInput(snapshot: ClusterSnapshot): BoundInput {
+  const sold = new Set(snapshot.instanceTypes);
+  const catalog: Catalog = {
+    ...snapshot.catalog,
+    zones: snapshot.zones,
+    types: snapshot.catalog.types.filter((t) => sold.has(t.name)),
+  };
+  const pool = parseNodePool(snapshot.nodePool);
+  const nodeClass = parseEC2NodeClass(snapshot.nodeClass);
+  const wanted = snapshot.pods.filter((p) => {
+    const phase = (p.status as { phase?: string } | undefined)?.phase;
+    return (phase === 'Pending' || phase === 'Running') && !p.metadata?.deletionTimestamp;
+  });
+  const pods = wanted.map((p) => podFromManifest(p));
+  const input = schedulingInputFor(
+    { pods, daemonSets: [], nodes: [], nodePools: [pool], nodeClasses: [nodeClass] },
+    catalog,
+  );
+  return { types: binTypes(input), classes: podClasses(pods), pods: pods.length };
+}
+
+/** One row of the soak's cost table. */
+export interface BoundPoint {
+  /** Simulated milliseconds since the soak started. */
+  readonly atMs: number;
+  readonly pods: number;
+  /** What the running and pending instances cost, USD per hour. */
+  readonly dollarsPerHour: number;
+  /** The configuration-LP lower bound, USD per hour; absent when it timed out. */
+  readonly bound?: number;
+  /** Wall milliseconds the LP took. */
+  readonly lpMs?: number;
+}
+
+/** The bound for one snapshot, or no bound when the LP ran past `maxMs`. */
+export async function boundPoint(
+  snapshot: ClusterSnapshot,
+  atMs: number,
+  dollarsPerHour: number,
+  maxMs: number,
+): Promise<BoundPoint> {
+  const input = boundInput(snapshot);
+  const lp = await configurationBound(input.types, input.classes, { maxMs });
+  return lp.timedOut
+    ? { atMs, pods: input.pods, dollarsPerHour, lpMs: lp.ms }
+    : { atMs, pods: input.pods, dollarsPerHour, bound: lp.cost, lpMs: lp.ms };
+}
+
+/** cost ÷ bound, or undefined when there is no bound or nothing to bound. */
+function ratio(p: BoundPoint): number | undefined {
+  return p.bound !== undefined && p.bound > 0 ? p.dollarsPerHour / p.bound : undefined;
+}
+
+/**
+ * The table printed at the end of a soak: simulated time, pods, $/h, bound, ratio per point,
+ * then the mean and max ratio over the points that have one (none while no pod is wanted).
+ */
+export function formatBoundTable(points: readonly BoundPoint[]): string {
+  const lines = [
+    'plan cost against the configuration-LP lower bound:',
+    '  sim min   pods      $/h    bound   ratio',
+  ];
+  for (const p of points) {
+    const r = ratio(p);
+    lines.push(
+      `  ${(p.atMs / 60_000).toFixed(1).padStart(7)} ${String(p.pods).padStart(6)} ${p.dollarsPerHour.toFixed(3).padStart(8)} ${
+        p.bound === undefined
+          ? 'bound timed out'
+          : `${p.bound.toFixed(3).padStart(8)} ${r === undefined ? '      -' : r.toFixed(2).padStart(7)}`
+      }`,
+    );
+  }
+  const ratios = points.map(ratio).filter((r): r is number => r !== undefined);
+  const lpMs = Math.max(0, ...points.map((p) => p.lpMs ?? 0));
+  lines.push(
+    ratios.length === 0
+      ? 'cost ÷ bound: no point with pods to bound'
+      : `cost ÷ bound: mean ${(ratios.reduce((s, r) => s + r, 0) / ratios.length).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)} over ${ratios.length} points`,
+  );
+  if (points.some((p) => p.lpMs !== undefined))
+    lines.push(`bound's wall time per point: max ${(lpMs / 1000).toFixed(2)} s`);
+  return lines.join('\n');
+}
