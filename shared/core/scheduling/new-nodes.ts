@@ -12,6 +12,7 @@ import type { Attempt, PlacementRequest } from './placement-request';
 import { compatibleTypes, PlannedNode } from './planned-node';
 import type { PodGroup } from './pod-groups';
 import type { RequirementTerm } from './requirement-terms';
+import { RoomIndex } from './room-index';
 import { isTopologyBound, recordPlacement } from './topology';
 import type { NodePoolRejection, UnschedulableReason } from './unschedulable-reason';
 
@@ -38,14 +39,19 @@ interface StartingTypes {
 export class NewNodes {
   /** Every node planned in this run, in the order opened. */
   readonly planned: PlannedNode[] = [];
-  /** Planned nodes the group being placed may still use (undefined = dropped for this group). */
-  private live: (PlannedNode | undefined)[] = [];
-  private liveDead = 0;
+  /** Each planned node's free room, by index in `planned`: first-fit skips the nodes without. */
+  private readonly room = new RoomIndex();
   /**
-   * Slots before this index are all dropped: a placement that succeeds returns before the
-   * array is compacted, so without it every placement walked the same dead prefix again.
+   * `dropped[i] === epoch`: planned node `i` is dropped for the group being placed. The epoch
+   * moves on for each group (and each relaxed profile), so starting one costs nothing.
    */
-  private liveStart = 0;
+  private dropped = new Int32Array(64);
+  private epoch = 0;
+  /**
+   * Every node before this index is dropped or has no room for the group: a placement that
+   * succeeds returns early, so without it every placement would search the same prefix again.
+   */
+  private start = 0;
   private readonly typesCache = new Map<string, { requirements: Requirements; types: InstanceType[] }>();
   private readonly startingTypesCache = new Map<string, StartingTypes>();
 
@@ -58,9 +64,8 @@ export class NewNodes {
 
   /** Starts placing a group (or the same group under a relaxed profile): every planned node is a candidate again. */
   beginGroup(): void {
-    this.live = [...this.planned];
-    this.liveDead = 0;
-    this.liveStart = 0;
+    this.epoch++;
+    this.start = 0;
   }
 
   /** Places as many pending pods as the first planned node that takes them holds; 0 when none does. */
@@ -68,60 +73,52 @@ export class NewNodes {
     const { group, profile, topology, pending, bulk, pinKeys, restrictions } = request;
     // A node that cannot take the group now never will while the group is placed (room and
     // hostname counts only shrink), so it is dropped; only a node whose zone is merely not
-    // allowed at this moment stays.
-    const live = this.live;
-    for (let i = this.liveStart; i < live.length; i++) {
-      const node = live[i];
-      if (!node) {
-        if (i === this.liveStart) this.liveStart++;
-        continue;
-      }
-      // (No closure for "drop this node": one per node per placement was a measurable cost.)
-      if (
-        firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints) ||
-        !node.mayHold(group.requests)
-      ) {
-        live[i] = undefined;
-        this.liveDead++;
-        if (i === this.liveStart) this.liveStart++;
-        continue;
-      }
-      const cap = Math.min(bulk, hostnameCap(profile, topology, node.name));
-      if (cap <= 0) {
-        live[i] = undefined;
-        this.liveDead++;
-        if (i === this.liveStart) this.liveStart++;
-        continue;
-      }
-      let tried = false;
-      for (const term of profile.terms) {
-        const alternatives = this.domains.pinAlternatives(
-          term,
-          pinKeys,
-          restrictions,
-          node.requirements,
-          node.options,
-        );
-        for (const pinned of alternatives) {
-          tried = true;
-          const fit = node.evaluate(pinned.requirements, pinned.key, group.requests, cap);
-          if (fit.kind !== 'fits') continue;
-          node.commit(fit, pending.slice(0, fit.copies), group.requests, isTopologyBound(topology));
-          recordPlacement(topology, fit.copies, (key) => plannedDomain(node, key));
-          return fit.copies;
+    // allowed at this moment stays. Nodes without room are not visited at all: the room index
+    // skips them, and their room changes only when pods are added, which needs a visit.
+    const { planned, dropped, room } = this;
+    const epoch = this.epoch;
+    const requests = group.requests;
+    // While every node visited so far is dropped, `start` follows the walk.
+    let prefix = true;
+    for (let i = room.next(this.start, requests); i >= 0; i = room.next(i + 1, requests)) {
+      if (prefix) this.start = i;
+      if (dropped[i] !== epoch) {
+        const node = planned[i];
+        const cap =
+          firstUntoleratedTaint(group.representative.tolerations, node.context.nodePool.template.taints) ||
+          !node.mayHold(requests)
+            ? 0
+            : Math.min(bulk, hostnameCap(profile, topology, node.name));
+        if (cap > 0) {
+          let tried = false;
+          for (const term of profile.terms) {
+            const alternatives = this.domains.pinAlternatives(
+              term,
+              pinKeys,
+              restrictions,
+              node.requirements,
+              node.options,
+            );
+            for (const pinned of alternatives) {
+              tried = true;
+              const fit = node.evaluate(pinned.requirements, pinned.key, requests, cap);
+              if (fit.kind !== 'fits') continue;
+              node.commit(fit, pending.slice(0, fit.copies), requests, isTopologyBound(topology));
+              room.set(i, node.freeRoom());
+              recordPlacement(topology, fit.copies, (key) => plannedDomain(node, key));
+              return fit.copies;
+            }
+          }
+          if (!tried) {
+            prefix = false;
+            continue;
+          }
         }
+        dropped[i] = epoch;
       }
-      if (tried) {
-        live[i] = undefined;
-        this.liveDead++;
-        if (i === this.liveStart) this.liveStart++;
-      }
+      if (prefix) this.start = i + 1;
     }
-    if (this.liveDead > 64 && this.liveDead * 2 > live.length) {
-      this.live = live.filter((n) => n !== undefined);
-      this.liveDead = 0;
-      this.liveStart = 0;
-    }
+    if (prefix) this.start = room.length;
     return 0;
   }
 
@@ -207,8 +204,13 @@ export class NewNodes {
       return { reason: rejectedBy(ctx, fit) };
     }
     this.planned.push(node);
-    this.live.push(node);
     node.commit(fit, pending.slice(0, fit.copies), group.requests, isTopologyBound(topology));
+    this.room.push(node.freeRoom());
+    if (this.dropped.length < this.planned.length) {
+      const grown = new Int32Array(this.dropped.length * 2);
+      grown.set(this.dropped);
+      this.dropped = grown;
+    }
     recordPlacement(topology, fit.copies, (key) => plannedDomain(node, key));
     return { placed: fit.copies };
   }
