@@ -29,7 +29,7 @@ export function efficientOptions(
   const scored: { it: InstanceType; cost: number }[] = [];
   let best = Number.POSITIVE_INFINITY;
   for (const it of types) {
-    const price = cheapestOffering(it, requirements)?.price;
+    const price = offeringPrice(it, requirements);
     if (price === undefined) continue;
     let podEquivalents = Number.POSITIVE_INFINITY;
     for (const k in averagePod) {
@@ -45,6 +45,28 @@ export function efficientOptions(
   }
   const kept = scored.filter((s) => s.cost <= best * (1 + EFFICIENCY_TOLERANCE)).map((s) => s.it);
   return kept.length > 0 ? kept : [...types];
+}
+
+const offeringPrices = new WeakMap<Requirements, Map<InstanceType, number | null>>();
+
+/**
+ * The price of `it`'s cheapest offering under `requirements` (undefined when none is allowed),
+ * once per (immutable) Requirements value and type: efficientOptions asks it of every fitting
+ * type for each pod group, and the requirements it is given come from a cache, so the same
+ * questions came back thousands of times.
+ */
+function offeringPrice(it: InstanceType, requirements: Requirements): number | undefined {
+  let prices = offeringPrices.get(requirements);
+  if (!prices) {
+    prices = new Map();
+    offeringPrices.set(requirements, prices);
+  }
+  let price = prices.get(it);
+  if (price === undefined) {
+    price = cheapestOffering(it, requirements)?.price ?? null;
+    prices.set(it, price);
+  }
+  return price ?? undefined;
 }
 
 /** The launch decision for a finished planned node. */

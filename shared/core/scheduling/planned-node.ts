@@ -208,10 +208,11 @@ export class PlannedNode {
   private maxFree?: MutableResources;
 
   /**
-   * A cheap necessary condition for `evaluate`: whether the largest remaining option still has
-   * room for one `request` (ignoring requirement narrowing).
+   * The room left on the largest remaining option (per resource, the largest allocatable
+   * among the options minus what the pods and DaemonSets use), ignoring requirement
+   * narrowing: no pod that asks for more of some resource fits.
    */
-  mayHold(request: Resources): boolean {
+  freeRoom(): Resources {
     if (!this.maxFree) {
       const free: MutableResources = {};
       for (const it of this.options) {
@@ -224,8 +225,17 @@ export class PlannedNode {
       for (const k in this.daemonSetOverhead) free[k] = (free[k] ?? 0) - this.daemonSetOverhead[k];
       this.maxFree = free;
     }
+    return this.maxFree;
+  }
+
+  /**
+   * A cheap necessary condition for `evaluate`: whether the largest remaining option still has
+   * room for one `request` (ignoring requirement narrowing).
+   */
+  mayHold(request: Resources): boolean {
+    const free = this.freeRoom();
     for (const k in request) {
-      if (request[k] > 0 && request[k] > (this.maxFree[k] ?? 0)) return false;
+      if (request[k] > 0 && request[k] > (free[k] ?? 0)) return false;
     }
     return true;
   }

@@ -650,6 +650,30 @@ describe('schedule', () => {
       );
     });
 
+    it('puts pods with hostname affinity on the first planned node that holds their target and has room', () => {
+      const db = { app: 'db' };
+      // Three db pods, one per node (hostname anti-affinity among themselves), then pods that
+      // must share a node with a db pod: first fit takes the first db node in planned order.
+      const dbPods = pods(3, {
+        name: 'db',
+        cpu: '2',
+        labels: db,
+        podAntiAffinity: [{ labelSelector: { matchLabels: db }, topologyKey: LABEL_HOSTNAME }],
+      });
+      const followers = pods(2, {
+        name: 'cache',
+        cpu: '100m',
+        podAffinity: [{ labelSelector: { matchLabels: db }, topologyKey: LABEL_HOSTNAME }],
+      });
+      const r = run({ nodePools: [nodePool()], pods: [...dbPods, ...followers] });
+      expect(r.unschedulable).toEqual([]);
+      expect(r.nodeClaims.map((c) => names(c.pods))).toEqual([
+        ['cache-0', 'cache-1', 'db-0'],
+        ['db-1'],
+        ['db-2'],
+      ]);
+    });
+
     it('keeps a new pod off the node of an existing pod whose anti-affinity it matches', () => {
       const guard = pod({
         name: 'guard',
