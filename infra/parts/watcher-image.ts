@@ -1,9 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { aws_ecr_assets as ecrAssets, Stack, Stage } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { buildSync } from 'esbuild';
-import { ESM_REQUIRE_BANNER, REPO_ROOT } from './functions';
+import { REPO_ROOT } from './functions';
 
 /** Options of {@link WatcherImage.fromBuild}. */
 export interface WatcherBuildOptions {
@@ -67,21 +67,20 @@ class BuiltImage extends WatcherImage {
     // Bundling skipped (unit tests: aws:cdk:bundling-stacks []): the context holds only the
     // Dockerfile, as CDK stages a dummy asset for a NodejsFunction it does not bundle.
     if (Stack.of(scope).bundlingRequired) {
-      // The same options as watcher/build.mjs.
-      buildSync({
-        entryPoints: [join(REPO_ROOT, 'watcher', 'main.ts')],
-        outfile: join(context, 'main.mjs'),
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        minify: true,
-        sourcemap: false,
-        legalComments: 'none',
-        mainFields: ['module', 'main'],
-        banner: { js: ESM_REQUIRE_BANNER },
-        logLevel: 'warning',
-      });
+      // watcher/build.mjs is the one definition of the watcher's bundle (npm run build:watcher
+      // runs it too), so the image and a local build cannot drift apart.
+      const built = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'watcher', 'build.mjs'), '--outfile', join(context, 'main.mjs')],
+        { encoding: 'utf8' },
+      );
+      // esbuild's warnings reach the synth output, where synth:check fails on them.
+      if (built.stderr) process.stderr.write(built.stderr);
+      if (built.status !== 0) {
+        throw new Error(
+          `WatcherImage.fromBuild: bundling the watcher (node watcher/build.mjs) failed with exit ${built.status}: ${built.stderr.trim()}`,
+        );
+      }
     }
     const asset = new ecrAssets.DockerImageAsset(scope, 'WatcherImage', {
       directory: context,

@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/core/ports/time';
 import type { FakeEc2 } from '../fakes/aws/ec2';
+import type { DeliveredEvent } from '../fakes/aws/fake-eventbridge';
 
 /** An AWS event as EventBridge puts it on the default bus (shapes as in test/fixtures/aws-events). */
-export interface AwsEvent {
-  readonly version: '0';
-  readonly id: string;
-  readonly 'detail-type': string;
-  readonly source: string;
-  readonly account: string;
-  readonly time: string;
-  readonly region: string;
-  readonly resources: string[];
+export interface AwsEvent extends DeliveredEvent {
   readonly detail: Record<string, unknown>;
 }
 
