@@ -2,11 +2,11 @@ import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../model/drift-
 import { durationMs } from '../model/duration';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
-import type { NodeClaim } from '../model/nodeclaim';
+import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
 import type { ClusterSnapshot, InstanceNetwork } from '../state/cluster-snapshot';
-import { schedulingCapacity } from '../state/cluster-snapshot';
+import { joinNodesAndClaims, schedulingCapacity } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
 
@@ -234,17 +234,30 @@ export function multiNodeConsolidation(
   return best;
 }
 
-/** Nodes of each NodePool, and how many are being disrupted (deleting or under a command). */
+/**
+ * Nodes of each NodePool a budget is a share of, and how many of them already use it, counted as
+ * Karpenter counts them (kubernetes-sigs/karpenter pkg/controllers/disruption/helpers.go
+ * `BuildDisruptionBudgetMapping`): only initialized NodeClaims with their registered Node count
+ * towards the total — a replacement still booting must not raise a percentage budget and let
+ * more working nodes go — and of those, a Node that is not Ready, or a NodeClaim being deleted or
+ * under a disruption command, is disrupting.
+ */
 export function poolDisruptionCounts(
   snapshot: ClusterSnapshot,
 ): Map<string, { nodes: number; disrupting: number }> {
   const counts = new Map<string, { nodes: number; disrupting: number }>();
-  for (const claim of snapshot.nodeClaims) {
-    const pool = claim.labels[LABEL_NODEPOOL];
-    if (!pool) continue;
+  for (const { node, nodeClaim: claim } of joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims)) {
+    const pool = claim?.labels[LABEL_NODEPOOL];
+    if (!node || !claim || !pool || !conditionIsTrue(claim, 'Initialized')) continue;
     const entry = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
     entry.nodes++;
-    if (claim.deletionTimestamp || claim.annotations[ANNOTATIONS.disruptionCommand]) entry.disrupting++;
+    if (
+      node.ready !== true ||
+      node.deleting ||
+      claim.deletionTimestamp ||
+      claim.annotations[ANNOTATIONS.disruptionCommand]
+    )
+      entry.disrupting++;
     counts.set(pool, entry);
   }
   return counts;

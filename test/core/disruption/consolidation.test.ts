@@ -206,6 +206,24 @@ describe('decideDisruption: candidates within the budget before the search', () 
     expect(command?.candidates).toStrictEqual(names(0, 2));
   });
 
+  it('leaves uninitialized NodeClaims out of the total a percentage budget is taken of', () => {
+    // 40 working nodes and 10 replacements still booting: 10 % of 40 is 4, not 10 % of 50.
+    const members = underused(50).map(([node, claim], i): [StateNode, NodeClaim] =>
+      i >= 40 ? [node, { ...claim, status: { ...claim.status, conditions: [] } }] : [node, claim],
+    );
+    const { command } = decideDisruption(snapshot(members, withBudget('10%')), T0 + 60_000);
+    expect(command?.candidates).toStrictEqual(names(0, 4));
+  });
+
+  it('counts a NotReady node as disrupting, as Karpenter does', () => {
+    const members = underused(50).map(([node, claim], i): [StateNode, NodeClaim] =>
+      i >= 48 ? [{ ...node, ready: false }, claim] : [node, claim],
+    );
+    const { command } = decideDisruption(snapshot(members, withBudget('10%')), T0 + 60_000);
+    expect(command?.candidates).toHaveLength(3);
+    expect(command?.candidates).not.toContain('claim-n48');
+  });
+
   it('decides nothing under a budget of 0, and says why for each node', () => {
     const { command, passedOver } = decideDisruption(snapshot(underused(50), withBudget('0')), T0 + 60_000);
     expect(command).toBeUndefined();
