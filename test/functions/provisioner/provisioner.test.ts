@@ -105,13 +105,13 @@ describe('provisioner: pending pods become NodeClaims, then instances', () => {
     w = await provisionerWorld();
     seedPendingPods(w.world, 2);
     w.world.fakes.ec2.throttle('CreateFleet', 50);
-    const first = await settle(w.world.time, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
+    const first = await settle(w.world, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
     expect(first).toMatchObject({ nodeClaimsLaunched: 0 });
     expect(claims(w)).toHaveLength(1);
     expect(running(w)).toHaveLength(0);
 
     w.world.fakes.ec2.clearFailures();
-    const second = await settle(w.world.time, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
+    const second = await settle(w.world, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
     expect(second).toMatchObject({ repaired: 1 });
     expect(claims(w).filter(isLaunched)).toHaveLength(1);
     expect(running(w)).toHaveLength(1);
