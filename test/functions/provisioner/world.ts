@@ -99,11 +99,11 @@ export function scheduledEvent(id = 'sched-1') {
 export const lambdaContext = (id: string) => ({ awsRequestId: id, getRemainingTimeInMillis: () => 60_000 });
 
 /**
- * Settles `run` while moving virtual time on for it: once the world's fakes have answered nothing
+ * Settles `run` while moving virtual time on for it: once the world's fakes have seen no request
  * for a few real milliseconds, the run waits on the world's clock (a retry's backoff, the cluster
- * Lease's renewal), and the clock jumps to the next timer; while a request is in flight, real
- * time passes and the clock stands still (the simulator's settleOn does the same), so a Lease
- * renewal in flight is not overtaken by its own renew deadline.
+ * Lease's renewal), and the clock moves towards the next timer, by at most half a second at a
+ * time; while requests flow, real time passes and the clock stands still. So a Lease renewal in
+ * flight is not overtaken by its own renew deadline.
  */
 export async function settle<T>(world: ClusterWorld, run: Promise<T>): Promise<T> {
   const { time, fakes } = world;
@@ -122,7 +122,7 @@ export async function settle<T>(world: ClusterWorld, run: Promise<T>): Promise<T
     last = now;
     const [next] = time.delays();
     if (!done && idle >= 3 && next !== undefined) {
-      await time.advanceAsync(Math.max(next, 0));
+      await time.advanceAsync(Math.min(Math.max(next, 0), 500));
       idle = 0;
     }
   }
