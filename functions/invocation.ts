@@ -17,6 +17,11 @@ export interface Invocation {
   readonly deadline: number;
   readonly log: LoopLog;
   readonly metrics: LoopMetrics;
+  /**
+   * Set while the invocation holds the cluster Lease (functions/lease.ts): aborted, with a
+   * LeaseLostError, once the hold is lost. Loops call `checkpoint()` before each act.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Milliseconds left before `invocation`'s deadline (never negative). */

@@ -60,6 +60,10 @@ export const METRICS = {
   instancesGarbageCollected: 'InstancesGarbageCollected',
   resourcesGarbageCollected: 'ResourcesGarbageCollected',
   leaseHeldElsewhere: 'LeaseHeldElsewhere',
+  /** A run lost the cluster Lease while it ran (taken over, or not renewed in time) and stopped. */
+  leaseLost: 'LeaseLost',
+  /** Releasing the cluster Lease was refused after retries; it lapses after its short duration. */
+  leaseReleaseFailed: 'LeaseReleaseFailed',
   decisionTime: 'DecisionTime',
   invocationTime: 'InvocationTime',
 } as const;

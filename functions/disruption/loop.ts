@@ -6,7 +6,7 @@ import { conditionIsTrue } from '../../shared/core/model/nodeclaim';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import type { Invocation } from '../invocation';
-import { withClusterLease } from '../lease';
+import { checkpoint, withClusterLease } from '../lease';
 import { METRICS } from '../observability';
 import { provisionerCapacity } from '../provisioner/capacity';
 import type { LoopRuntime } from '../runtime';
@@ -32,18 +32,19 @@ export async function runDisruption(
   runtime: LoopRuntime,
   invocation: Invocation,
 ): Promise<DisruptionSummary> {
-  const run = await withClusterLease(runtime.ports.lease, invocation, async () => {
-    const { snapshot } = await loadClusterSnapshot(runtime.ports, invocation, runtime.unavailable, {
+  const run = await withClusterLease(runtime.ports.lease, invocation, async (held) => {
+    const { snapshot } = await loadClusterSnapshot(runtime.ports, held, runtime.unavailable, {
       resolveNodeClasses: true,
       pendingPods: false,
       instances: true,
     });
-    const now = invocation.time.now();
+    const now = held.time.now();
     const expired = expiredClaims(snapshot.nodeClaims, now);
     for (const claim of expired) {
+      checkpoint(held);
       await runtime.ports.cluster.deleteNodeClaim(claim.name);
-      invocation.metrics.add(METRICS.disruptionCommands, 'Count', 1, { method: 'expiration' });
-      invocation.log.info('NodeClaim expired; deleting it', {
+      held.metrics.add(METRICS.disruptionCommands, 'Count', 1, { method: 'expiration' });
+      held.log.info('NodeClaim expired; deleting it', {
         nodeClaim: claim.name,
         expireAfter: claim.spec.expireAfter,
       });
@@ -51,8 +52,8 @@ export async function runDisruption(
     const { commands, unreadable } = recordedCommands(snapshot.nodeClaims);
     for (const name of unreadable) await clearCommand(runtime, name);
     const steps: string[] = [];
-    for (const recorded of commands) steps.push(await advance(runtime, invocation, snapshot, recorded, now));
-    if (commands.length === 0) steps.push(await decideNext(runtime, invocation, snapshot, now));
+    for (const recorded of commands) steps.push(await advance(runtime, held, snapshot, recorded, now));
+    if (commands.length === 0) steps.push(await decideNext(runtime, held, snapshot, now));
     return { expired: expired.length, steps };
   });
   return run.ran ? { ran: true, ...run.result } : { ran: false, expired: 0, steps: [] };
@@ -81,6 +82,9 @@ async function decideNext(
   }
   if (!command) return 'none';
   const text = JSON.stringify(command);
+  // One checkpoint per command, not per candidate: a command recorded on (or deleting) only some
+  // of its candidates would be carried out on those alone by the next run.
+  checkpoint(invocation);
   for (const name of command.candidates) {
     await runtime.ports.cluster.patchNodeClaimMetadata(name, {
       annotations: { [ANNOTATIONS.disruptionCommand]: text },
@@ -101,6 +105,7 @@ async function advance(
   if (now - Date.parse(command.decidedAt) < VALIDATION_DELAY_MS) return `waiting ${command.id}`;
   if (replacements.length === 0) {
     if (!commandStillValid(command, snapshot, now)) {
+      checkpoint(invocation);
       for (const c of candidates) await clearCommand(runtime, c.name);
       invocation.log.info('disruption command no longer holds; cancelled', {
         id: command.id,
@@ -115,6 +120,7 @@ async function advance(
   } else if (!replacements.every((c) => conditionIsTrue(c, 'Initialized'))) {
     return `replacing ${command.id}`;
   }
+  checkpoint(invocation);
   for (const c of candidates) await runtime.ports.cluster.deleteNodeClaim(c.name);
   invocation.metrics.add(METRICS.disruptionCommands, 'Count', 1, { method: command.method });
   invocation.metrics.add(METRICS.savingsPerHour, 'None', command.savings);
@@ -135,6 +141,7 @@ async function replace(
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).
   if (plans.length === 0 && unschedulable === 0) return undefined;
   if (unschedulable > 0) {
+    checkpoint(invocation);
     for (const name of command.candidates) await clearCommand(runtime, name);
     return `cancelled ${command.id}`;
   }

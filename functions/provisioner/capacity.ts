@@ -6,6 +6,7 @@ import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
 import type { CapacityActions, ProvisionOptions, ProvisionOutcome } from '../capacity';
 import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
+import { checkpoint } from '../lease';
 import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
 import { type LaunchResult, launchNodeClaim } from './launch';
@@ -66,6 +67,7 @@ async function provisionOne(
       message: `NodePool ${plan.nodePool}: EC2NodeClass ${plan.nodeClass} is not resolved`,
     };
   }
+  checkpoint(invocation);
   const claim = await runtime.ports.cluster.createNodeClaim(
     newNodeClaim(plan, nodePool, nodeClass, options.annotations),
   );
@@ -83,6 +85,7 @@ async function provisionOne(
   const types = instanceTypesByNodePool([nodePool], [nodeClass], snapshot.catalog, {
     unavailableOfferings: runtime.unavailable.keys(),
   }).get(nodePool.name);
+  checkpoint(invocation);
   return launchNodeClaim(runtime, invocation, claim, {
     nodePool,
     nodeClass,

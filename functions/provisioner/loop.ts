@@ -7,7 +7,7 @@ import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import type { Invocation } from '../invocation';
-import { withClusterLease } from '../lease';
+import { checkpoint, withClusterLease } from '../lease';
 import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
 import { provisionerCapacity } from './capacity';
@@ -38,33 +38,40 @@ export async function runProvisioner(
   runtime: LoopRuntime,
   invocation: Invocation,
 ): Promise<ProvisionerSummary> {
-  const run = await withClusterLease(runtime.ports.lease, invocation, async () => {
+  const run = await withClusterLease(runtime.ports.lease, invocation, async (held) => {
     const { snapshot, nodeClassFailures } = await loadClusterSnapshot(
       runtime.ports,
-      invocation,
+      held,
       runtime.unavailable,
       {
         resolveNodeClasses: true,
       },
     );
     for (const invalid of snapshot.invalid)
-      invocation.log.warn('skipping an invalid object', { error: invalid.message });
+      held.log.warn('skipping an invalid object', { error: invalid.message });
     for (const [name, error] of nodeClassFailures) {
-      invocation.log.warn('EC2NodeClass not resolved; its NodePools launch nothing', {
+      held.log.warn('EC2NodeClass not resolved; its NodePools launch nothing', {
         nodeClass: name,
         error: error.message,
       });
     }
-    await reportNodeClasses(runtime, invocation, snapshot);
-    await reportNodePools(runtime, invocation, snapshot);
-    const advanced = await advanceLifecycle(runtime, invocation, snapshot);
-    const repaired = await launchRecordedClaims(runtime, invocation, snapshot);
+    // A checkpoint before each step: a run that lost the Lease stops there (functions/lease.ts);
+    // provisionerCapacity checks again before each NodeClaim it creates or launches.
+    checkpoint(held);
+    await reportNodeClasses(runtime, held, snapshot);
+    await reportNodePools(runtime, held, snapshot);
+    checkpoint(held);
+    const advanced = await advanceLifecycle(runtime, held, snapshot);
+    checkpoint(held);
+    const repaired = await launchRecordedClaims(runtime, held, snapshot);
     const current: ClusterSnapshot = {
       ...snapshot,
       nodeClaims: snapshot.nodeClaims.map((c) => repaired.get(c.name) ?? advanced.get(c.name) ?? c),
     };
-    const provisioned = await provisionPods(runtime, invocation, current);
-    const staticLaunched = await provisionStaticPools(runtime, invocation, current);
+    checkpoint(held);
+    const provisioned = await provisionPods(runtime, held, current);
+    checkpoint(held);
+    const staticLaunched = await provisionStaticPools(runtime, held, current);
     await runtime.ports.lease.saveUnavailableOfferings(runtime.unavailable.list());
     return {
       lifecycleSteps: advanced.size,
@@ -148,6 +155,7 @@ async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation
     snapshot.nodes,
     snapshot.now,
   )) {
+    checkpoint(invocation);
     await runtime.ports.cluster.deleteNodeClaim(surplus.nodeClaim);
     invocation.log.info('static NodePool has more nodes than replicas; deleting a NodeClaim', { ...surplus });
   }

@@ -5,6 +5,7 @@ import { instanceTypesByNodePool } from '../../shared/core/scheduling/plan-capac
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
+import { checkpoint } from '../lease';
 import type { LoopRuntime } from '../runtime';
 import { launchNodeClaim } from './launch';
 
@@ -35,6 +36,7 @@ export async function launchRecordedClaims(
       instanceTypesByNodePool([nodePool], [nodeClass], catalog, { unavailableOfferings: unavailable }).get(
         nodePool.name,
       ) ?? [];
+    checkpoint(invocation);
     invocation.log.info('launching a NodeClaim recorded by an earlier run', { nodeClaim: claim.name });
     const result = await launchNodeClaim(runtime, invocation, claim, {
       nodePool,

@@ -159,17 +159,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       } else if (roll < 0.74) {
         const fn = pick(['provisioner', 'disruption', 'termination', 'interruption'] as const);
         sim.router.crashNext.add(fn);
-        // Until the crashed run's Lease lapses and a later run repairs its half-done work.
-        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 90_000 + 180_000);
         what = `crash ${fn}`;
       } else if (roll < 0.8) {
         kube.dropWatches({ abrupt: random() < 0.5 });
         what = 'drop watches';
       } else if (roll < 0.9) {
         const code = pick([409, 500, 503]);
-        // A write refused may be the Lease's release: it then holds every loop back until it
-        // lapses (the invocation's remaining time), interruption replacements included.
-        sim.invariants.waiveInterruptionsUntil(sim.world.time.now() + 90_000 + 120_000);
         kube.failNext(pick(['update', 'patch', 'create'] as const), '*', code, {
           times: 1 + Math.floor(random() * 3),
         });

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LEASE_TIMING } from '../../../functions/lease';
 import { makeProvisionerHandler } from '../../../functions/provisioner/handler';
 import { runtimeOf } from '../../../functions/runtime';
 import {
@@ -105,13 +106,13 @@ describe('provisioner: pending pods become NodeClaims, then instances', () => {
     w = await provisionerWorld();
     seedPendingPods(w.world, 2);
     w.world.fakes.ec2.throttle('CreateFleet', 50);
-    const first = await settle(w.world.time, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
+    const first = await settle(w.world, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
     expect(first).toMatchObject({ nodeClaimsLaunched: 0 });
     expect(claims(w)).toHaveLength(1);
     expect(running(w)).toHaveLength(0);
 
     w.world.fakes.ec2.clearFailures();
-    const second = await settle(w.world.time, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
+    const second = await settle(w.world, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
     expect(second).toMatchObject({ repaired: 1 });
     expect(claims(w).filter(isLaunched)).toHaveLength(1);
     expect(running(w)).toHaveLength(1);
@@ -125,6 +126,34 @@ describe('provisioner: pending pods become NodeClaims, then instances', () => {
     expect(summary).toMatchObject({ ran: false });
     expect(claims(w)).toHaveLength(0);
     expect(w.seen.total('LeaseHeldElsewhere')).toBe(1);
+  });
+
+  it('stops before launching when it could not renew the Lease in time, and the next run launches the NodeClaim', async () => {
+    w = await provisionerWorld();
+    seedPendingPods(w.world, 2);
+    const pw = w;
+    const store = pw.world.fakes.kube.store;
+    const create = store.create.bind(store);
+    // The API server stalls past the renew deadline while it creates the NodeClaim.
+    vi.spyOn(store, 'create').mockImplementation((resource, input, options) => {
+      const created = create(resource, input, options);
+      const plural = typeof resource === 'string' ? resource : resource.plural;
+      if (plural.startsWith('nodeclaims')) pw.world.time.advance(LEASE_TIMING.renewDeadlineMs);
+      return created;
+    });
+    const first = await w.handler(scheduledEvent('s1'), lambdaContext('r1'));
+    vi.restoreAllMocks();
+
+    expect(first).toMatchObject({ ran: false });
+    expect(claims(w)).toHaveLength(1);
+    expect(claims(w).filter(isLaunched)).toHaveLength(0);
+    expect(w.world.fakes.ec2.calls.filter((c) => c.operation === 'CreateFleet')).toHaveLength(0);
+    expect(w.seen.total('LeaseLost')).toBe(1);
+
+    const second = await settle(w.world, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
+    expect(second).toMatchObject({ ran: true, repaired: 1, nodeClaimsLaunched: 0 });
+    expect(claims(w).filter(isLaunched)).toHaveLength(1);
+    expect(running(w)).toHaveLength(1);
   });
 
   it('acknowledges an event it does not know, and a malformed watcher event, without crashing', async () => {

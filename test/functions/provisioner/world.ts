@@ -3,7 +3,6 @@ import { type LoopRuntime, runtimeOf } from '../../../functions/runtime';
 import { PODS_PENDING_SCHEMA_VERSION } from '../../../shared/core/contracts/pods-pending';
 import type { KubeObject } from '../../../sim/fakes/kube';
 import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
-import type { VirtualTime } from '../../../sim/virtual-time';
 import {
   ec2NodeClassManifest,
   nodeManifest,
@@ -100,19 +99,32 @@ export function scheduledEvent(id = 'sched-1') {
 export const lambdaContext = (id: string) => ({ awsRequestId: id, getRemainingTimeInMillis: () => 60_000 });
 
 /**
- * Settles `run` while moving virtual time on for it: whenever the run waits on the world's
- * clock (a retry's backoff), the clock jumps to the wait's end; while it waits on I/O, real
- * time passes and the clock stands still.
+ * Settles `run` while moving virtual time on for it: once the world's fakes have seen no request
+ * for a few real milliseconds, the run waits on the world's clock (a retry's backoff, the cluster
+ * Lease's renewal), and the clock moves towards the next timer, by at most half a second at a
+ * time; while requests flow, real time passes and the clock stands still. So a Lease renewal in
+ * flight is not overtaken by its own renew deadline.
  */
-export async function settle<T>(time: VirtualTime, run: Promise<T>): Promise<T> {
+export async function settle<T>(world: ClusterWorld, run: Promise<T>): Promise<T> {
+  const { time, fakes } = world;
+  const progress = () => fakes.kube.requests.length + fakes.ec2.calls.length;
   let done = false;
   const tracked = run.finally(() => {
     done = true;
   });
+  tracked.catch(() => undefined);
+  let last = progress();
+  let idle = 0;
   while (!done) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const now = progress();
+    idle = now === last ? idle + 1 : 0;
+    last = now;
     const [next] = time.delays();
-    if (next !== undefined) await time.advanceAsync(Math.max(next, 0));
-    else await new Promise((resolve) => setTimeout(resolve, 2));
+    if (!done && idle >= 3 && next !== undefined) {
+      await time.advanceAsync(Math.min(Math.max(next, 0), 500));
+      idle = 0;
+    }
   }
   return tracked;
 }
