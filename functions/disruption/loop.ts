@@ -101,7 +101,21 @@ async function advance(
   { command, candidates, replacements }: RecordedCommand,
   now: number,
 ): Promise<string> {
-  if (candidates.some((c) => c.deletionTimestamp)) return `executed ${command.id}`;
+  if (candidates.some((c) => c.deletionTimestamp)) {
+    // Deletion starts only once the command was validated and its replacements initialized, so a
+    // run that stopped part-way through it (a crash, a lost Lease) is finished here rather than
+    // left until the deleted candidates are gone and the command is judged again.
+    const left = candidates.filter((c) => !c.deletionTimestamp);
+    if (left.length > 0) {
+      checkpoint(invocation);
+      for (const c of left) await runtime.ports.cluster.deleteNodeClaim(c.name);
+      invocation.log.info('finishing a disruption command an earlier run left part-done', {
+        id: command.id,
+        nodeClaims: left.map((c) => c.name),
+      });
+    }
+    return `executed ${command.id}`;
+  }
   if (now - Date.parse(command.decidedAt) < VALIDATION_DELAY_MS) return `waiting ${command.id}`;
   if (replacements.length === 0) {
     if (!commandStillValid(command, snapshot, now)) {

@@ -74,6 +74,39 @@ describe('disruption: emptiness', () => {
     expect(t.seen.total('DisruptionCommands', { method: 'emptiness' })).toBe(1);
   });
 
+  it('finishes a command an earlier run stopped deleting part-way', async () => {
+    const t = await disruptionWorld([]);
+    w = t.pw;
+    await t.disrupt();
+    const store = w.world.fakes.kube.store;
+    const first = claim(w, t.claimName);
+    // The command as a two-node one whose run deleted the first candidate and then crashed.
+    const command = JSON.parse(first.metadata.annotations['podlift.dev/disruption-command']);
+    const text = JSON.stringify({ ...command, candidates: [t.claimName, 'second'] });
+    store.update('nodeclaims.karpenter.sh', {
+      ...first,
+      metadata: {
+        ...first.metadata,
+        annotations: { ...first.metadata.annotations, 'podlift.dev/disruption-command': text },
+      },
+    });
+    store.seed('nodeclaims.karpenter.sh', {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: {
+        name: 'second',
+        labels: first.metadata.labels,
+        annotations: { 'podlift.dev/disruption-command': text },
+        finalizers: ['karpenter.sh/termination'],
+      },
+      spec: first.spec,
+    });
+    store.delete('nodeclaims.karpenter.sh', t.claimName);
+    w.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps).toEqual([`executed ${command.id}`]);
+    expect(claim(w, 'second').metadata.deletionTimestamp).toBeDefined();
+  });
+
   it('cancels the command when a pod lands on the node before it runs', async () => {
     const t = await disruptionWorld([]);
     w = t.pw;
