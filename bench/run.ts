@@ -6,18 +6,19 @@ import { parseGcTrace, type RunPeaks, runPeaks } from './gc-trace';
 import { type InflateOutcome, planInflate } from './inflate';
 import { type Measurement, type MeasureTask, measure } from './measure';
 import { formatQuality, measureQuality, qualityWorkloads } from './quality';
+import { formatSimFigures, SIM_RESULT_MARKER, SIM_TARGETS, type SimFigures } from './sim/figures';
 import { formatSystemFigures, type SystemFigures, systemFigures } from './system';
 import { formatTable, num } from './table';
 import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
 
 /**
  * `npm run bench`: scheduler throughput on Karpenter's benchmark workload and packing quality
- * against an LP lower bound. Prints figures and whether each meets its target; it never fails
+ * against an LP lower bound, then the watcher, function and simulator figures. Prints figures and whether each meets its target; it never fails
  * on a missed target (benchmarks are not tests). Each size runs in its own Node process with
  * `--expose-gc --trace-gc`, so heap figures are per size and exact (gc-trace.ts).
  */
 
-const PARTS = ['scheduler', 'churn', 'footprint', 'bundles'] as const;
+const PARTS = ['scheduler', 'churn', 'footprint', 'bundles', 'sim'] as const;
 /** NODE_OPTIONS --max-old-space-size in manifests/watcher-deployment.yaml. */
 const DEPLOYMENT_HEAP_MB = 160;
 
@@ -37,7 +38,8 @@ Options:
                      no child process, so heap is heapTotal only
   --parts <list>     what to measure, comma-separated: scheduler, churn (watcher hints under
                      churn), footprint (watcher memory and sync), bundles (function bundle
-                     size and cold init); default all
+                     size and cold init), sim (pending pod → CreateFleet and a
+                     1,000-pod scale-out in the simulator, bench/sim); default all
   --watcher-pods <list>  footprint pod counts (default 10000)
   --watcher-heap <MB>    footprint --max-old-space-size (default ${DEPLOYMENT_HEAP_MB}, the Deployment's)
   -h, --help         show this help`;
@@ -121,10 +123,14 @@ async function main(): Promise<number> {
       watcherPods: watcherPods.filter((n) => n !== null),
       watcherHeapMB: watcherHeap,
     });
+  const sim = () => (parts.includes('sim') ? simInChild() : undefined);
   if (!parts.includes('scheduler')) {
     const figures = await system();
+    const simFigures = sim();
     console.log(
-      values.json ? JSON.stringify({ system: figures }, null, 2) : formatSystemFigures(figures).join('\n'),
+      values.json
+        ? JSON.stringify({ system: figures, sim: simJson(simFigures) }, null, 2)
+        : [...formatSystemFigures(figures), ...(simFigures ? formatSimFigures(simFigures) : [])].join('\n'),
     );
     return 0;
   }
@@ -157,8 +163,22 @@ async function main(): Promise<number> {
   );
   const inflate = planInflate(env);
   const revision = schedulerRevision();
-  print(values.json, { setup, throughput, plainQuality, inflate, shape, revision, system: await system() });
-  if (!values.json) console.log(`\n${await qualityReport(env)}`);
+  const systemMeasured = await system();
+  const simMeasured = sim();
+  print(values.json, {
+    setup,
+    throughput,
+    plainQuality,
+    inflate,
+    shape,
+    revision,
+    system: systemMeasured,
+    sim: simMeasured,
+  });
+  if (values.json) return 0;
+  console.log(`\n${await qualityReport(env)}`);
+  // Section 7 follows the plan-cost section 6, which is measured last.
+  if (simMeasured) console.log(formatSimFigures(simMeasured).join('\n'));
   return 0;
 }
 
@@ -227,6 +247,43 @@ function runInChild(task: MeasureTask): SizedResult {
   return { ...m, peaks: runPeaks(parseGcTrace(child.stdout), m.runsMs.length, LEADING_FORCED_GCS) };
 }
 
+/**
+ * The simulator's figures from `bench/sim/run.ts --json` in a fresh Node process, as the
+ * scheduler sizes run: its fake API server, virtual clock and 1,000-pod world stay out of this
+ * process's heap and timers.
+ */
+function simInChild(): SimFigures {
+  progress('simulator: pending pod → CreateFleet, then a 1,000-pod scale-out (virtual time)…');
+  const child = spawnSync(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('sim/run.ts', import.meta.url)), '--json'],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    },
+  );
+  const line = child.stdout.split('\n').find((l) => l.startsWith(SIM_RESULT_MARKER));
+  if (child.status !== 0 || line === undefined) {
+    throw new Error(
+      `measuring the simulator figures in bench/sim/run.ts --json: exit ${child.status ?? child.signal}, no result line`,
+    );
+  }
+  return JSON.parse(line.slice(SIM_RESULT_MARKER.length)) as SimFigures;
+}
+
+/** The simulator figures for `--json`: with their targets, without the raw samples' bulk. */
+function simJson(f: SimFigures | undefined) {
+  if (!f) return null;
+  const { delaysMs, ...pendingToFleet } = f.pendingToFleet;
+  return {
+    targets: SIM_TARGETS,
+    pendingToFleet: { ...pendingToFleet, pods: delaysMs.length, delaysMs },
+    scaleOut: f.scaleOut,
+  };
+}
+
 async function runChild(task: MeasureTask): Promise<number> {
   const { env } = await loadEnvironment();
   const m = measure(env, task);
@@ -243,6 +300,8 @@ interface Report {
   readonly revision: string;
   /** Watcher and function figures, when measured. */
   readonly system?: SystemFigures;
+  /** The simulator's figures, when measured. */
+  readonly sim?: SimFigures;
 }
 
 /** Peak heap in use over a size's timed runs: from the GC trace, else the largest heapTotal seen. */
@@ -275,6 +334,7 @@ function print(json: boolean, report: Report): void {
           plainQuality: report.plainQuality,
           inflate: report.inflate ?? null,
           system: report.system ?? null,
+          sim: simJson(report.sim),
         },
         null,
         2,
