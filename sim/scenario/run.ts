@@ -156,7 +156,16 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
       `patch ${step.patch.kind}/${step.patch.name}: ${JSON.stringify(step.patch.merge)}`,
     );
   } else if (step.interrupt) {
-    sim.interrupt(instanceToInterrupt(sim, step.interrupt, where));
+    sim.interrupt(instanceOf(sim, step.interrupt, `${where}.interrupt`));
+  } else if (step.rebalance) {
+    sim.rebalance(instanceOf(sim, step.rebalance, `${where}.rebalance`));
+  } else if (step.scheduledChange) {
+    const { in: inMs, eventTypeCode } = step.scheduledChange;
+    sim.scheduledChange(
+      [instanceOf(sim, step.scheduledChange, `${where}.scheduledChange`)],
+      inMs,
+      eventTypeCode,
+    );
   } else if (step.unavailable) {
     const { instanceType, zone, capacityType, for: forMs } = step.unavailable;
     const selector = {
@@ -203,7 +212,12 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
   }
 }
 
-function instanceToInterrupt(sim: Simulation, target: NonNullable<Step['interrupt']>, where: string): string {
+/** The instance a step names: by id, by NodeClaim, or the oldest running spot (or any) instance with a node. */
+function instanceOf(
+  sim: Simulation,
+  target: { nodeClaim?: string; instanceId?: string; spot?: 'any'; instance?: 'any' },
+  where: string,
+): string {
   if (target.instanceId) return target.instanceId;
   const claims = sim.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
   if (target.nodeClaim) {
@@ -211,19 +225,22 @@ function instanceToInterrupt(sim: Simulation, target: NonNullable<Step['interrup
     const id = String(claim?.status?.providerID ?? '')
       .split('/')
       .pop();
-    if (!id) throw new Error(`${where}.interrupt.nodeClaim: no launched NodeClaim ${target.nodeClaim}`);
+    if (!id) throw new Error(`${where}.nodeClaim: no launched NodeClaim ${target.nodeClaim}`);
     return id;
   }
-  const spot = sim.world.fakes.ec2
+  const spotOnly = target.spot !== undefined;
+  const candidates = sim.world.fakes.ec2
     .listInstances()
     .filter(
       (i) =>
-        i.InstanceLifecycle === 'spot' &&
+        (!spotOnly || i.InstanceLifecycle === 'spot') &&
         i.State?.Name === 'running' &&
         sim.kubelet.nodeOf(i.InstanceId ?? ''),
     )
     .sort((a, b) => (a.LaunchTime?.getTime() ?? 0) - (b.LaunchTime?.getTime() ?? 0));
-  if (spot.length === 0)
-    throw new Error(`${where}.interrupt.spot: no running spot instance with a node to interrupt`);
-  return spot[0].InstanceId ?? '';
+  if (candidates.length === 0)
+    throw new Error(
+      `${where}.${spotOnly ? 'spot' : 'instance'}: no running ${spotOnly ? 'spot ' : ''}instance with a node`,
+    );
+  return candidates[0].InstanceId ?? '';
 }

@@ -151,6 +151,40 @@ export class Simulation {
     );
   }
 
+  /**
+   * EC2 recommends rebalancing a spot instance: the recommendation goes to the default bus now;
+   * nothing happens to the instance (EC2 may or may not interrupt it later).
+   */
+  rebalance(instanceId: string): void {
+    this.router.putDefaultBusEvent(this.ec2Events.rebalance(instanceId));
+    this.decide(
+      'ec2',
+      'rebalance-recommendation',
+      `rebalance recommendation for ${instanceId} (${this.kubelet.nodeOf(instanceId) ?? 'no node'})`,
+    );
+  }
+
+  /**
+   * AWS Health announces that EC2 retires `instanceIds` in `inMs` (virtual ms from now): the
+   * event goes to the default bus now and the instances shut down at its start time. Each one
+   * is held to the interruption guarantee with the start time as its deadline.
+   */
+  scheduledChange(instanceIds: readonly string[], inMs: number, eventTypeCode?: string): void {
+    const startTime = this.world.time.now() + inMs;
+    const event = this.ec2Events.scheduledChange(instanceIds, {
+      startTime,
+      ...(eventTypeCode ? { eventTypeCode } : {}),
+    });
+    this.router.putDefaultBusEvent(event);
+    for (const id of instanceIds) this.invariants.expectReplacementBefore(id, startTime);
+    const nodes = instanceIds.map((id) => `${id} (${this.kubelet.nodeOf(id) ?? 'no node'})`).join(', ');
+    this.decide(
+      'health',
+      'scheduled-change',
+      `AWS Health: ${String(event.detail.eventTypeCode)} for ${nodes}, starting in ${Math.round(inMs / 1000)}s`,
+    );
+  }
+
   /** Spot interruptions whose replacement was initialized before the reclaim (or that needed none). */
   get interruptionsSurvived(): number {
     return this.invariants.survived;
