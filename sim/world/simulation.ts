@@ -73,8 +73,11 @@ export class Simulation {
     this.workloads = new WorkloadController(store, time);
     this.ec2Events = new Ec2EventSource(world.fakes.ec2, time);
     this.router = new FunctionRouter(world, (fn, line) => this.onLine(fn, line), options.latencies);
-    this.invariants = new InvariantChecker(world, this.kubelet, (v) =>
-      this.decide('invariant', 'violation', v),
+    this.invariants = new InvariantChecker(
+      world,
+      this.kubelet,
+      (v) => this.decide('invariant', 'violation', v),
+      (namespace, controller) => this.workloads.scaleOf(namespace, controller.kind, controller.name),
     );
     const catalog = loadBundledCatalog(REGION);
     this.prices = { onDemand: catalog.prices.onDemand, spot: catalog.prices.spot };
