@@ -83,6 +83,14 @@ describe('the world’s AWS events', () => {
     expect(w.fake.instance(w.id)?.StateReason?.Code).toBe('Server.ScheduledStop');
   });
 
+  it('leaves an earlier spot reclaim as it was', async () => {
+    const w = await oneInstance('spot');
+    w.events.interrupt(w.id);
+    w.events.scheduledChange([w.id], { startTime: w.clock.now() + 600_000 });
+    w.clock.advance(120_000);
+    expect(w.fake.instance(w.id)?.StateReason?.Code).toBe('Server.SpotInstanceTermination');
+  });
+
   it('refuses to retire an instance EC2 does not have, naming it', async () => {
     const w = await oneInstance('on-demand');
     expect(() => w.events.scheduledChange(['i-0000000000000dead'], { startTime: w.clock.now() })).toThrow(

@@ -189,6 +189,8 @@ export class Ec2Instances {
   retire(instanceId: string, at: number): void {
     const record = this.instances.get(instanceId);
     if (record === undefined || !this.isVisible(record)) throw new Error(`retire: no instance ${instanceId}`);
+    // A spot reclaim already due earlier happens as scheduled.
+    if (record.reclaimAt !== undefined && record.reclaimAt <= at) return;
     record.reclaimAt = at;
     record.reclaimReason = {
       Code: 'Server.ScheduledStop',
