@@ -262,10 +262,12 @@ export class InvariantChecker {
     if (this.requestCursor > requests.length) this.requestCursor = 0;
     const removedByPodlift = podsRemovedBy(requests.slice(this.requestCursor));
     this.requestCursor = requests.length;
+    const budgets = kube.store.list('poddisruptionbudgets.policy').items;
+    // Without budgets there is nothing to hold, and no pod list to copy at every step.
     const found = this.budgets.check({
-      pods: kube.store.list('pods').items,
-      budgets: kube.store.list('poddisruptionbudgets.policy').items,
-      nodes: kube.store.list('nodes').items,
+      pods: budgets.length > 0 ? kube.store.list('pods').items : [],
+      budgets,
+      nodes: budgets.length > 0 ? kube.store.list('nodes').items : [],
       removedByPodlift,
       terminatedByPodlift: (id) => ec2.instance(id)?.StateReason?.Code === 'Client.UserInitiatedShutdown',
       forcedNodes: this.forcedNodes,
