@@ -3,7 +3,7 @@ import type { KubeObject } from '../../sim/fakes/kube';
 import { applyManifest } from '../../sim/scenario/run';
 import { podDisruptionBudgetManifest } from '../../sim/world/builders/pdb-manifests';
 import type { Simulation } from '../../sim/world/simulation';
-import { allRunning, deploy, e2eWorld, type Json, livePods, nodePool } from './world';
+import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods, nodePool } from './world';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -59,4 +59,29 @@ describe('e2e: PodDisruptionBudgets under voluntary disruption', () => {
       .filter((r) => r.method === 'POST' && r.path.endsWith('/eviction'));
     expect(evictions.filter((r) => r.status === 201).length).toBeGreaterThanOrEqual(8);
   }, 120_000);
+
+  it('does not count a spot reclaim against a budget that allows no eviction', async () => {
+    sim = await e2eWorld();
+    deploy(sim, 'web', 3, { requests: { cpu: '1' } });
+    applyManifest(sim, podDisruptionBudgetManifest({ name: 'web', app: 'web', maxUnavailable: 0 }));
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const spot = liveInstances(sim).find(
+      (i) =>
+        i.InstanceLifecycle === 'spot' &&
+        livePods(sim as Simulation).some((p) => p.spec.nodeName === sim?.kubelet.nodeOf(i.InstanceId ?? '')),
+    );
+    expect(spot).toBeDefined();
+    const node = sim.kubelet.nodeOf(spot?.InstanceId ?? '');
+    const lost = livePods(sim).filter((p) => p.spec.nodeName === node).length;
+    sim.interrupt(spot?.InstanceId ?? '');
+    await sim.advance(150_000);
+    // The budget refused every eviction; EC2 took the pods with the instance, which is not podlift's doing.
+    expect(sim.world.fakes.ec2.instance(spot?.InstanceId ?? '')?.StateReason?.Code).toBe(
+      'Server.SpotInstanceTermination',
+    );
+    expect(lost).toBeGreaterThan(0);
+    expect(livePods(sim).some((p) => p.spec.nodeName === node)).toBe(false);
+    expect(sim.invariants.violations).toEqual([]);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+  }, 90_000);
 });
