@@ -18,6 +18,8 @@ interface InterruptionWatch {
   readonly reclaimAt: number;
   /** Whether the node ran pods that need somewhere to go. */
   readonly hadPods: boolean;
+  /** What announced the instance's end, for messages. */
+  readonly cause: string;
   checked: boolean;
 }
 
@@ -28,8 +30,8 @@ interface InterruptionWatch {
  *   a terminationGracePeriod ran out (the termination function says so in its log) or the
  *   instance's NodeClaim is gone (garbage collection);
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
- * - a spot interruption of a node with pods gets a replacement NodeClaim initialized before the
- *   instance is reclaimed when the interruption function launched one (none is needed when the
+ * - a spot interruption (or an AWS Health scheduled change) of a node with pods gets a
+ *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the interruption function launched one (none is needed when the
  *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
  * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption;
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
@@ -69,8 +71,11 @@ export class InvariantChecker {
       undefined,
   ) {}
 
-  /** Starts watching a spot interruption: a replacement must be initialized before `reclaimAt`. */
-  expectReplacementBefore(instanceId: string, reclaimAt: number): void {
+  /**
+   * Starts watching a spot interruption, or another notice of an instance's end (`cause`): a
+   * replacement must be initialized before `reclaimAt`.
+   */
+  expectReplacementBefore(instanceId: string, reclaimAt: number, cause = 'spot interruption'): void {
     const node = this.kubelet.nodeOf(instanceId);
     const hadPods = node !== undefined && this.podsOn(node).length > 0;
     if (node) this.interruptedNodes.add(node);
@@ -84,6 +89,7 @@ export class InvariantChecker {
       warnedAt: this.world.time.now(),
       reclaimAt,
       hadPods,
+      cause,
       checked: false,
     });
   }
@@ -231,7 +237,7 @@ export class InvariantChecker {
       else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))
         this.violate(
           `interruption/${watch.instanceId}`,
-          `spot interruption of ${watch.instanceId}: no replacement initialized before the reclaim`,
+          `${watch.cause} of ${watch.instanceId}: no replacement initialized before the instance went`,
         );
     }
   }

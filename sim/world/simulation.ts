@@ -179,7 +179,8 @@ export class Simulation {
       ...(eventTypeCode ? { eventTypeCode } : {}),
     });
     this.router.putDefaultBusEvent(event);
-    for (const id of instanceIds) this.invariants.expectReplacementBefore(id, startTime);
+    for (const id of instanceIds)
+      this.invariants.expectReplacementBefore(id, startTime, 'AWS Health scheduled change');
     const nodes = instanceIds.map((id) => `${id} (${this.kubelet.nodeOf(id) ?? 'no node'})`).join(', ');
     this.decide(
       'health',
