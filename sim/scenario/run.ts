@@ -17,6 +17,14 @@ export interface RunOptions {
   readonly speed?: number;
 }
 
+/**
+ * A timeline step the world cannot carry out (it names no instance that exists, an on-demand
+ * instance for a rebalance recommendation, …); the message names the step and field.
+ */
+export class ScenarioStepError extends Error {
+  override readonly name = 'ScenarioStepError';
+}
+
 /** The store resource of each manifest kind a scenario may seed. */
 const RESOURCES: Readonly<Record<string, string>> = {
   NodePool: 'nodepools.karpenter.sh',
@@ -58,7 +66,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     };
     for (const [index, step] of steps.entries()) {
       await play(step.at);
-      applyStep(sim, step, index);
+      try {
+        applyStep(sim, step, index);
+      } catch (error) {
+        throw new ScenarioStepError((error as Error).message, { cause: error });
+      }
     }
     await play(scenario.duration);
     return {
@@ -158,7 +170,12 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
   } else if (step.interrupt) {
     sim.interrupt(instanceOf(sim, step.interrupt, `${where}.interrupt`));
   } else if (step.rebalance) {
-    sim.rebalance(instanceOf(sim, step.rebalance, `${where}.rebalance`));
+    const id = instanceOf(sim, step.rebalance, `${where}.rebalance`);
+    try {
+      sim.rebalance(id);
+    } catch (error) {
+      throw new Error(`${where}.rebalance: ${(error as Error).message}`);
+    }
   } else if (step.scheduledChange) {
     const { in: inMs, eventTypeCode } = step.scheduledChange;
     sim.scheduledChange(

@@ -48,8 +48,17 @@ export class Ec2EventSource {
     });
   }
 
-  /** A rebalance recommendation for a spot instance: only the event; the instance stays. */
+  /**
+   * A rebalance recommendation for a spot instance: only the event; the instance stays. EC2
+   * sends them for spot instances only, so anything else throws, naming the instance.
+   */
   rebalance(instanceId: string): AwsEvent {
+    const instance = this.ec2.instance(instanceId);
+    if (!instance) throw new Error(`rebalance: no instance ${instanceId}`);
+    if (instance.InstanceLifecycle !== 'spot')
+      throw new Error(
+        `rebalance: ${instanceId} is an on-demand instance; EC2 recommends rebalancing spot instances only`,
+      );
     return this.event('aws.ec2', 'EC2 Instance Rebalance Recommendation', [this.arn(instanceId)], {
       'instance-id': instanceId,
     });

@@ -91,6 +91,14 @@ describe('the world’s AWS events', () => {
     expect(w.fake.instance(w.id)?.StateReason?.Code).toBe('Server.SpotInstanceTermination');
   });
 
+  it('recommends rebalancing spot instances only', async () => {
+    const w = await oneInstance('on-demand');
+    expect(() => w.events.rebalance(w.id)).toThrow(`rebalance: ${w.id} is an on-demand instance`);
+    expect(() => w.events.rebalance('i-0000000000000dead')).toThrow(
+      'rebalance: no instance i-0000000000000dead',
+    );
+  });
+
   it('refuses to retire an instance EC2 does not have, naming it', async () => {
     const w = await oneInstance('on-demand');
     expect(() => w.events.scheduledChange(['i-0000000000000dead'], { startTime: w.clock.now() })).toThrow(
