@@ -6,7 +6,8 @@ import { parseGcTrace, type RunPeaks, runPeaks } from './gc-trace';
 import { type InflateOutcome, planInflate } from './inflate';
 import { type Measurement, type MeasureTask, measure } from './measure';
 import { formatQuality, measureQuality, qualityWorkloads } from './quality';
-import { formatSimFigures, SIM_RESULT_MARKER, SIM_TARGETS, type SimFigures } from './sim/figures';
+import { simInChild, simJson } from './sim/child';
+import { formatSimFigures, type SimFigures } from './sim/figures';
 import { formatSystemFigures, type SystemFigures, systemFigures } from './system';
 import { formatTable, num } from './table';
 import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
@@ -123,7 +124,7 @@ async function main(): Promise<number> {
       watcherPods: watcherPods.filter((n) => n !== null),
       watcherHeapMB: watcherHeap,
     });
-  const sim = () => (parts.includes('sim') ? simInChild() : undefined);
+  const sim = () => (parts.includes('sim') ? simInChild(progress) : undefined);
   if (!parts.includes('scheduler')) {
     const figures = await system();
     const simFigures = sim();
@@ -245,43 +246,6 @@ function runInChild(task: MeasureTask): SizedResult {
   }
   const m = JSON.parse(line.slice(RESULT_MARKER.length)) as Measurement;
   return { ...m, peaks: runPeaks(parseGcTrace(child.stdout), m.runsMs.length, LEADING_FORCED_GCS) };
-}
-
-/**
- * The simulator's figures from `bench/sim/run.ts --json` in a fresh Node process, as the
- * scheduler sizes run: its fake API server, virtual clock and 1,000-pod world stay out of this
- * process's heap and timers.
- */
-function simInChild(): SimFigures {
-  progress('simulator: pending pod → CreateFleet, then a 1,000-pod scale-out (virtual time)…');
-  const child = spawnSync(
-    process.execPath,
-    ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('sim/run.ts', import.meta.url)), '--json'],
-    {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    },
-  );
-  const line = child.stdout.split('\n').find((l) => l.startsWith(SIM_RESULT_MARKER));
-  if (child.status !== 0 || line === undefined) {
-    throw new Error(
-      `measuring the simulator figures in bench/sim/run.ts --json: exit ${child.status ?? child.signal}, no result line`,
-    );
-  }
-  return JSON.parse(line.slice(SIM_RESULT_MARKER.length)) as SimFigures;
-}
-
-/** The simulator figures for `--json`: with their targets, without the raw samples' bulk. */
-function simJson(f: SimFigures | undefined) {
-  if (!f) return null;
-  const { delaysMs, ...pendingToFleet } = f.pendingToFleet;
-  return {
-    targets: SIM_TARGETS,
-    pendingToFleet: { ...pendingToFleet, pods: delaysMs.length, delaysMs },
-    scaleOut: f.scaleOut,
-  };
 }
 
 async function runChild(task: MeasureTask): Promise<number> {
