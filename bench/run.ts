@@ -6,18 +6,20 @@ import { parseGcTrace, type RunPeaks, runPeaks } from './gc-trace';
 import { type InflateOutcome, planInflate } from './inflate';
 import { type Measurement, type MeasureTask, measure } from './measure';
 import { formatQuality, measureQuality, qualityWorkloads } from './quality';
+import { simInChild, simJson } from './sim/child';
+import { formatSimFigures, type SimFigures } from './sim/figures';
 import { formatSystemFigures, type SystemFigures, systemFigures } from './system';
 import { formatTable, num } from './table';
 import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
 
 /**
  * `npm run bench`: scheduler throughput on Karpenter's benchmark workload and packing quality
- * against an LP lower bound. Prints figures and whether each meets its target; it never fails
+ * against an LP lower bound, then the watcher, function and simulator figures. Prints figures and whether each meets its target; it never fails
  * on a missed target (benchmarks are not tests). Each size runs in its own Node process with
  * `--expose-gc --trace-gc`, so heap figures are per size and exact (gc-trace.ts).
  */
 
-const PARTS = ['scheduler', 'churn', 'footprint', 'bundles'] as const;
+const PARTS = ['scheduler', 'churn', 'footprint', 'bundles', 'sim'] as const;
 /** NODE_OPTIONS --max-old-space-size in manifests/watcher-deployment.yaml. */
 const DEPLOYMENT_HEAP_MB = 160;
 
@@ -37,7 +39,8 @@ Options:
                      no child process, so heap is heapTotal only
   --parts <list>     what to measure, comma-separated: scheduler, churn (watcher hints under
                      churn), footprint (watcher memory and sync), bundles (function bundle
-                     size and cold init); default all
+                     size and cold init), sim (pending pod → CreateFleet and a
+                     1,000-pod scale-out in the simulator, bench/sim); default all
   --watcher-pods <list>  footprint pod counts (default 10000)
   --watcher-heap <MB>    footprint --max-old-space-size (default ${DEPLOYMENT_HEAP_MB}, the Deployment's)
   -h, --help         show this help`;
@@ -121,10 +124,14 @@ async function main(): Promise<number> {
       watcherPods: watcherPods.filter((n) => n !== null),
       watcherHeapMB: watcherHeap,
     });
+  const sim = () => (parts.includes('sim') ? simInChild(progress) : undefined);
   if (!parts.includes('scheduler')) {
     const figures = await system();
+    const simFigures = sim();
     console.log(
-      values.json ? JSON.stringify({ system: figures }, null, 2) : formatSystemFigures(figures).join('\n'),
+      values.json
+        ? JSON.stringify({ system: figures, sim: simJson(simFigures) }, null, 2)
+        : [...formatSystemFigures(figures), ...(simFigures ? formatSimFigures(simFigures) : [])].join('\n'),
     );
     return 0;
   }
@@ -157,8 +164,22 @@ async function main(): Promise<number> {
   );
   const inflate = planInflate(env);
   const revision = schedulerRevision();
-  print(values.json, { setup, throughput, plainQuality, inflate, shape, revision, system: await system() });
-  if (!values.json) console.log(`\n${await qualityReport(env)}`);
+  const systemMeasured = await system();
+  const simMeasured = sim();
+  print(values.json, {
+    setup,
+    throughput,
+    plainQuality,
+    inflate,
+    shape,
+    revision,
+    system: systemMeasured,
+    sim: simMeasured,
+  });
+  if (values.json) return 0;
+  console.log(`\n${await qualityReport(env)}`);
+  // Section 7 follows the plan-cost section 6, which is measured last.
+  if (simMeasured) console.log(formatSimFigures(simMeasured).join('\n'));
   return 0;
 }
 
@@ -243,6 +264,8 @@ interface Report {
   readonly revision: string;
   /** Watcher and function figures, when measured. */
   readonly system?: SystemFigures;
+  /** The simulator's figures, when measured. */
+  readonly sim?: SimFigures;
 }
 
 /** Peak heap in use over a size's timed runs: from the GC trace, else the largest heapTotal seen. */
@@ -275,6 +298,7 @@ function print(json: boolean, report: Report): void {
           plainQuality: report.plainQuality,
           inflate: report.inflate ?? null,
           system: report.system ?? null,
+          sim: simJson(report.sim),
         },
         null,
         2,

@@ -111,7 +111,7 @@ async function handleMessage(
   return { messageId: message.messageId, decisions };
 }
 
-/** Step one for one NodeClaim: mark, cordon, record, or tell. */
+/** Step one for one NodeClaim: mark, cordon and record, and tell with an Event. */
 async function act(
   runtime: LoopRuntime,
   invocation: Invocation,
@@ -129,11 +129,12 @@ async function act(
       annotations: { [ANNOTATIONS.interruption]: d.cordon.annotation },
     });
   }
-  if (d.event && d.node) {
-    await events
-      .record({ object: { apiVersion: 'v1', kind: 'Node', name: d.node }, type: 'Normal', ...d.event })
-      .catch(() => undefined);
-  }
+  // On the NodeClaim and its Node, as Karpenter's notifyForMessage; an Event never fails the message.
+  const objects = [
+    { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: d.nodeClaim },
+    ...(d.node ? [{ apiVersion: 'v1', kind: 'Node', name: d.node }] : []),
+  ];
+  for (const object of objects) await events.record({ object, ...d.event }).catch(() => undefined);
   invocation.log.info('interruption', {
     kind,
     nodeClaim: d.nodeClaim,

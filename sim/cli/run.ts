@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { renderHtmlReport } from '../report/html';
 import { loadScenarioFile, ScenarioError } from '../scenario/load';
-import { runScenario } from '../scenario/run';
+import { runScenario, ScenarioStepError } from '../scenario/run';
 import type { Simulation } from '../world/simulation';
 import { clockOf, logLine, summaryText } from './summary';
 
@@ -108,18 +108,26 @@ export async function runSimulator(argv: readonly string[], io: SimulatorIo): Pr
   io.stdout(
     `podlift simulator: ${scenario.name}${scenario.description ? ` — ${scenario.description.trim()}` : ''}\n`,
   );
-  const record = await runScenario(scenario, {
-    ...(flags.quiet
-      ? {}
-      : {
-          onDecision: (entry) => {
-            clearProgress();
-            io.stdout(`${logLine(entry)}\n`);
-          },
-        }),
-    onProgress: progress,
-    ...(flags.speed !== undefined ? { speed: flags.speed } : {}),
-  });
+  let record: Awaited<ReturnType<typeof runScenario>>;
+  try {
+    record = await runScenario(scenario, {
+      ...(flags.quiet
+        ? {}
+        : {
+            onDecision: (entry) => {
+              clearProgress();
+              io.stdout(`${logLine(entry)}\n`);
+            },
+          }),
+      onProgress: progress,
+      ...(flags.speed !== undefined ? { speed: flags.speed } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof ScenarioStepError)) throw error;
+    clearProgress();
+    io.stderr(`${flags.scenario}: the scenario cannot go on: ${error.message}\n`);
+    return 2;
+  }
   clearProgress();
   io.stdout(summaryText(record, io.now() - started));
   if (flags.report) {

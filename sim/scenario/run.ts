@@ -17,6 +17,14 @@ export interface RunOptions {
   readonly speed?: number;
 }
 
+/**
+ * A timeline step the world cannot carry out (it names no instance that exists, an on-demand
+ * instance for a rebalance recommendation, …); the message names the step and field.
+ */
+export class ScenarioStepError extends Error {
+  override readonly name = 'ScenarioStepError';
+}
+
 /** The store resource of each manifest kind a scenario may seed. */
 const RESOURCES: Readonly<Record<string, string>> = {
   NodePool: 'nodepools.karpenter.sh',
@@ -58,7 +66,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     };
     for (const [index, step] of steps.entries()) {
       await play(step.at);
-      applyStep(sim, step, index);
+      try {
+        applyStep(sim, step, index);
+      } catch (error) {
+        throw new ScenarioStepError((error as Error).message, { cause: error });
+      }
     }
     await play(scenario.duration);
     return {
@@ -156,7 +168,21 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
       `patch ${step.patch.kind}/${step.patch.name}: ${JSON.stringify(step.patch.merge)}`,
     );
   } else if (step.interrupt) {
-    sim.interrupt(instanceToInterrupt(sim, step.interrupt, where));
+    sim.interrupt(instanceOf(sim, step.interrupt, `${where}.interrupt`));
+  } else if (step.rebalance) {
+    const id = instanceOf(sim, step.rebalance, `${where}.rebalance`);
+    try {
+      sim.rebalance(id);
+    } catch (error) {
+      throw new Error(`${where}.rebalance: ${(error as Error).message}`);
+    }
+  } else if (step.scheduledChange) {
+    const { in: inMs, eventTypeCode } = step.scheduledChange;
+    sim.scheduledChange(
+      [instanceOf(sim, step.scheduledChange, `${where}.scheduledChange`)],
+      inMs,
+      eventTypeCode,
+    );
   } else if (step.unavailable) {
     const { instanceType, zone, capacityType, for: forMs } = step.unavailable;
     const selector = {
@@ -203,7 +229,12 @@ function applyStep(sim: Simulation, step: Step, index: number): void {
   }
 }
 
-function instanceToInterrupt(sim: Simulation, target: NonNullable<Step['interrupt']>, where: string): string {
+/** The instance a step names: by id, by NodeClaim, or the oldest running spot (or any) instance with a node. */
+function instanceOf(
+  sim: Simulation,
+  target: { nodeClaim?: string; instanceId?: string; spot?: 'any'; instance?: 'any' },
+  where: string,
+): string {
   if (target.instanceId) return target.instanceId;
   const claims = sim.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
   if (target.nodeClaim) {
@@ -211,19 +242,22 @@ function instanceToInterrupt(sim: Simulation, target: NonNullable<Step['interrup
     const id = String(claim?.status?.providerID ?? '')
       .split('/')
       .pop();
-    if (!id) throw new Error(`${where}.interrupt.nodeClaim: no launched NodeClaim ${target.nodeClaim}`);
+    if (!id) throw new Error(`${where}.nodeClaim: no launched NodeClaim ${target.nodeClaim}`);
     return id;
   }
-  const spot = sim.world.fakes.ec2
+  const spotOnly = target.spot !== undefined;
+  const candidates = sim.world.fakes.ec2
     .listInstances()
     .filter(
       (i) =>
-        i.InstanceLifecycle === 'spot' &&
+        (!spotOnly || i.InstanceLifecycle === 'spot') &&
         i.State?.Name === 'running' &&
         sim.kubelet.nodeOf(i.InstanceId ?? ''),
     )
     .sort((a, b) => (a.LaunchTime?.getTime() ?? 0) - (b.LaunchTime?.getTime() ?? 0));
-  if (spot.length === 0)
-    throw new Error(`${where}.interrupt.spot: no running spot instance with a node to interrupt`);
-  return spot[0].InstanceId ?? '';
+  if (candidates.length === 0)
+    throw new Error(
+      `${where}.${spotOnly ? 'spot' : 'instance'}: no running ${spotOnly ? 'spot ' : ''}instance with a node`,
+    );
+  return candidates[0].InstanceId ?? '';
 }

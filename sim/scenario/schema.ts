@@ -68,6 +68,35 @@ const actions = {
     .refine((v) => [v.nodeClaim, v.instanceId, v.spot].filter((x) => x !== undefined).length === 1, {
       message: 'name exactly one of nodeClaim, instanceId or spot: any',
     }),
+  rebalance: z
+    .object({
+      nodeClaim: z.string().optional(),
+      instanceId: z.string().optional(),
+      spot: z.literal('any').optional(),
+    })
+    .strict()
+    .refine((v) => [v.nodeClaim, v.instanceId, v.spot].filter((x) => x !== undefined).length === 1, {
+      message: 'name exactly one of nodeClaim, instanceId or spot: any',
+    }),
+  scheduledChange: z
+    .object({
+      nodeClaim: z.string().optional(),
+      instanceId: z.string().optional(),
+      instance: z.literal('any').optional(),
+      /** How long before EC2 retires the instance. The default is the parsed value, in ms (10 minutes). */
+      in: duration.default(600_000),
+      eventTypeCode: z
+        .string()
+        .regex(
+          /^AWS_EC2_[A-Z_]+$/,
+          'an EC2 Health event type like AWS_EC2_PERSISTENT_INSTANCE_RETIREMENT_SCHEDULED',
+        )
+        .optional(),
+    })
+    .strict()
+    .refine((v) => [v.nodeClaim, v.instanceId, v.instance].filter((x) => x !== undefined).length === 1, {
+      message: 'name exactly one of nodeClaim, instanceId or instance: any',
+    }),
   unavailable: selector.extend({ for: duration.optional() }).strict(),
   throttle: z
     .object({ operation: z.string().default('CreateFleet'), times: z.number().int().positive() })
@@ -91,6 +120,8 @@ export const step = z
     delete: actions.delete.optional(),
     patch: actions.patch.optional(),
     interrupt: actions.interrupt.optional(),
+    rebalance: actions.rebalance.optional(),
+    scheduledChange: actions.scheduledChange.optional(),
     unavailable: actions.unavailable.optional(),
     throttle: actions.throttle.optional(),
     crash: actions.crash.optional(),

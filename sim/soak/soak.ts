@@ -77,7 +77,8 @@ const DEPLOYMENTS = [
 
 /**
  * Seeded random steps against the whole loop with faults injected between them — Deployments
- * scaled, spot instances reclaimed, offerings out of capacity, CreateFleet throttled, functions
+ * scaled, spot instances reclaimed, rebalance recommendations and AWS Health scheduled
+ * retirements, offerings out of capacity, CreateFleet throttled, functions
  * crashing mid-invocation, cluster-bus events duplicated, dropped and reordered, watches dropped,
  * API-server 409s and 5xx — each followed by 10–90 s of cluster time; then ten quiet minutes
  * without faults, after which every pod must run and no instance may lack its NodeClaim. The
@@ -169,6 +170,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           times: 1 + Math.floor(random() * 3),
         });
         what = `API server answers ${code}`;
+      } else if (roll < 0.95) {
+        const live = ec2
+          .listInstances()
+          .filter((i) => i.State?.Name === 'running' && sim.kubelet.nodeOf(i.InstanceId ?? ''));
+        const spot = live.filter((i) => i.InstanceLifecycle === 'spot');
+        if (random() < 0.5 && spot.length > 0) {
+          const id = pick(spot).InstanceId ?? '';
+          sim.rebalance(id);
+          what = `rebalance recommendation for ${id}`;
+        } else if (live.length > 0) {
+          const id = pick(live).InstanceId ?? '';
+          const inMs = 180_000 + Math.floor(random() * 420_000);
+          sim.scheduledChange([id], inMs);
+          what = `scheduled retirement of ${id} in ${Math.round(inMs / 1000)}s`;
+        } else what = 'rebalance / scheduled change: no instance';
       } else what = 'wait';
       const waitMs = 10_000 + Math.floor(random() * 80_000);
       log(`step ${step}: ${what}, then ${Math.round(waitMs / 1000)}s`);

@@ -1,5 +1,6 @@
 import type { Instance } from '@aws-sdk/client-ec2';
 import type { KubeObject } from '../fakes/kube';
+import { BudgetInvariant, type ControllerRef, podsRemovedBy } from './budget-invariant';
 import type { ClusterWorld } from './cluster-world';
 import { quantityValue } from './kube-scheduler';
 import type { KubeletStandIn } from './kubelet';
@@ -17,6 +18,8 @@ interface InterruptionWatch {
   readonly reclaimAt: number;
   /** Whether the node ran pods that need somewhere to go. */
   readonly hadPods: boolean;
+  /** What announced the instance's end, for messages. */
+  readonly cause: string;
   checked: boolean;
 }
 
@@ -27,11 +30,13 @@ interface InterruptionWatch {
  *   a terminationGracePeriod ran out (the termination function says so in its log) or the
  *   instance's NodeClaim is gone (garbage collection);
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
- * - a spot interruption of a node with pods gets a replacement NodeClaim initialized before the
- *   instance is reclaimed when the interruption function launched one (none is needed when the
+ * - a spot interruption (or an AWS Health scheduled change) of a node with pods gets a
+ *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the interruption function launched one (none is needed when the
  *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
  * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption;
- * - a PodDisruptionBudget once met is not broken by podlift (healthy pods ≥ minAvailable).
+ * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
+ *   takes a PodDisruptionBudget's healthy pods below its desiredHealthy, minAvailable or
+ *   maxUnavailable, integer or percentage ({@link BudgetInvariant}); involuntary losses do not count.
  * Each violation is reported once, named, and kept in `violations`.
  */
 export class InvariantChecker {
@@ -39,7 +44,9 @@ export class InvariantChecker {
   private readonly reported = new Set<string>();
   private readonly interruptions: InterruptionWatch[] = [];
   private readonly previousState = new Map<string, string>();
-  private readonly budgetsMet = new Set<string>();
+  private readonly budgets = new BudgetInvariant();
+  /** Requests of the API server's log already looked at (only podlift talks to it over HTTP). */
+  private requestCursor = 0;
   /** Nodes whose pods podlift was allowed to force off (terminationGracePeriod ran out). */
   readonly forcedNodes = new Set<string>();
   /** Nodes an interruption tainted, where the do-not-disrupt guarantee does not apply. */
@@ -52,14 +59,23 @@ export class InvariantChecker {
   /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
   private readonly waivers: { from: number; until: number }[] = [];
 
+  /**
+   * @param scaleOf the scale of a pod's controller (a Deployment's replicas for its ReplicaSet),
+   *   as the disruption controller's finders read it; undefined when no controller is known.
+   */
   constructor(
     private readonly world: ClusterWorld,
     private readonly kubelet: KubeletStandIn,
     private readonly onViolation: (message: string) => void,
+    private readonly scaleOf: (namespace: string, controller: ControllerRef) => number | undefined = () =>
+      undefined,
   ) {}
 
-  /** Starts watching a spot interruption: a replacement must be initialized before `reclaimAt`. */
-  expectReplacementBefore(instanceId: string, reclaimAt: number): void {
+  /**
+   * Starts watching a spot interruption, or another notice of an instance's end (`cause`): a
+   * replacement must be initialized before `reclaimAt`.
+   */
+  expectReplacementBefore(instanceId: string, reclaimAt: number, cause = 'spot interruption'): void {
     const node = this.kubelet.nodeOf(instanceId);
     const hadPods = node !== undefined && this.podsOn(node).length > 0;
     if (node) this.interruptedNodes.add(node);
@@ -73,6 +89,7 @@ export class InvariantChecker {
       warnedAt: this.world.time.now(),
       reclaimAt,
       hadPods,
+      cause,
       checked: false,
     });
   }
@@ -113,7 +130,7 @@ export class InvariantChecker {
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
     this.checkInterruptions(claims);
     this.checkDoNotDisrupt(store.list('nodes').items as Json[]);
-    this.checkBudgets(store.list('poddisruptionbudgets.policy').items as Json[]);
+    this.checkBudgets();
   }
 
   private violate(key: string, message: string): void {
@@ -220,7 +237,7 @@ export class InvariantChecker {
       else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))
         this.violate(
           `interruption/${watch.instanceId}`,
-          `spot interruption of ${watch.instanceId}: no replacement initialized before the reclaim`,
+          `${watch.cause} of ${watch.instanceId}: no replacement initialized before the instance went`,
         );
     }
   }
@@ -245,25 +262,23 @@ export class InvariantChecker {
     }
   }
 
-  private checkBudgets(budgets: Json[]): void {
-    const pods = this.world.fakes.kube.store.list('pods').items;
-    for (const budget of budgets) {
-      const min = budget.spec?.minAvailable;
-      if (typeof min !== 'number') continue;
-      const selector = (budget.spec?.selector?.matchLabels ?? {}) as Record<string, string>;
-      const healthy = pods.filter(
-        (p) =>
-          p.metadata.namespace === budget.metadata.namespace &&
-          Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v) &&
-          ((p.status as Json)?.conditions ?? []).some((c: Json) => c.type === 'Ready' && c.status === 'True'),
-      ).length;
-      const key = `${budget.metadata.namespace}/${budget.metadata.name}`;
-      if (healthy >= min) this.budgetsMet.add(key);
-      else if (this.budgetsMet.has(key) && [...this.interruptedNodes].length === 0)
-        this.violate(
-          `pdb/${key}/${this.world.time.now()}`,
-          `PodDisruptionBudget ${key}: ${healthy} healthy pod(s), below minAvailable ${min}`,
-        );
-    }
+  private checkBudgets(): void {
+    const { kube, ec2 } = this.world.fakes;
+    const requests = kube.requests;
+    if (this.requestCursor > requests.length) this.requestCursor = 0;
+    const removedByPodlift = podsRemovedBy(requests.slice(this.requestCursor));
+    this.requestCursor = requests.length;
+    const budgets = kube.store.list('poddisruptionbudgets.policy').items;
+    // Without budgets there is nothing to hold, and no pod list to copy at every step.
+    const found = this.budgets.check({
+      pods: budgets.length > 0 ? kube.store.list('pods').items : [],
+      budgets,
+      nodes: budgets.length > 0 ? kube.store.list('nodes').items : [],
+      removedByPodlift,
+      terminatedByPodlift: (id) => ec2.instance(id)?.StateReason?.Code === 'Client.UserInitiatedShutdown',
+      forcedNodes: this.forcedNodes,
+      scaleOf: this.scaleOf,
+    });
+    for (const message of found) this.violate(`pdb/${this.world.time.now()}/${message}`, message);
   }
 }

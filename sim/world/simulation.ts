@@ -73,8 +73,11 @@ export class Simulation {
     this.workloads = new WorkloadController(store, time);
     this.ec2Events = new Ec2EventSource(world.fakes.ec2, time);
     this.router = new FunctionRouter(world, (fn, line) => this.onLine(fn, line), options.latencies);
-    this.invariants = new InvariantChecker(world, this.kubelet, (v) =>
-      this.decide('invariant', 'violation', v),
+    this.invariants = new InvariantChecker(
+      world,
+      this.kubelet,
+      (v) => this.decide('invariant', 'violation', v),
+      (namespace, controller) => this.workloads.scaleOf(namespace, controller.kind, controller.name),
     );
     const catalog = loadBundledCatalog(REGION);
     this.prices = { onDemand: catalog.prices.onDemand, spot: catalog.prices.spot };
@@ -148,6 +151,41 @@ export class Simulation {
       'ec2',
       'interruption-warning',
       `spot interruption warning for ${instanceId} (${this.kubelet.nodeOf(instanceId) ?? 'no node'}), reclaimed in 2m`,
+    );
+  }
+
+  /**
+   * EC2 recommends rebalancing a spot instance: the recommendation goes to the default bus now;
+   * nothing happens to the instance (EC2 may or may not interrupt it later).
+   */
+  rebalance(instanceId: string): void {
+    this.router.putDefaultBusEvent(this.ec2Events.rebalance(instanceId));
+    this.decide(
+      'ec2',
+      'rebalance-recommendation',
+      `rebalance recommendation for ${instanceId} (${this.kubelet.nodeOf(instanceId) ?? 'no node'})`,
+    );
+  }
+
+  /**
+   * AWS Health announces that EC2 retires `instanceIds` in `inMs` (virtual ms from now): the
+   * event goes to the default bus now and the instances shut down at its start time. Each one
+   * is held to the interruption guarantee with the start time as its deadline.
+   */
+  scheduledChange(instanceIds: readonly string[], inMs: number, eventTypeCode?: string): void {
+    const startTime = this.world.time.now() + inMs;
+    const event = this.ec2Events.scheduledChange(instanceIds, {
+      startTime,
+      ...(eventTypeCode ? { eventTypeCode } : {}),
+    });
+    this.router.putDefaultBusEvent(event);
+    for (const id of instanceIds)
+      this.invariants.expectReplacementBefore(id, startTime, 'AWS Health scheduled change');
+    const nodes = instanceIds.map((id) => `${id} (${this.kubelet.nodeOf(id) ?? 'no node'})`).join(', ');
+    this.decide(
+      'health',
+      'scheduled-change',
+      `AWS Health: ${String(event.detail.eventTypeCode)} for ${nodes}, starting in ${Math.round(inMs / 1000)}s`,
     );
   }
 

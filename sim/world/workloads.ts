@@ -1,5 +1,6 @@
 import type { Clock } from '../../shared/core/ports/time';
 import type { KubeObject } from '../fakes/kube';
+import { budgetSelects, expectedPodsAnnotation } from '../fakes/kube/disruption';
 import type { KubeStore } from '../fakes/kube/store';
 
 /** The pod template of a workload, in Kubernetes' own field names. */
@@ -64,6 +65,18 @@ export class WorkloadController {
     this.workloads.set(keyOf(namespace, name), { ...current, replicas });
   }
 
+  /**
+   * The scale the disruption controller's finders read for a pod's controller: a ReplicaSet of
+   * one of these Deployments has the Deployment's replicas (kubernetes pkg/controller/disruption
+   * `getPodReplicaSet` → `getPodDeployment`); undefined for anything else (no finder knows a Job).
+   */
+  scaleOf(namespace: string, kind: string, name: string): number | undefined {
+    if (kind !== 'ReplicaSet') return undefined;
+    for (const w of this.workloads.values())
+      if (w.kind === 'Deployment' && w.namespace === namespace && ownerFor(w) === name) return w.replicas;
+    return undefined;
+  }
+
   /** The workloads, for expectations and the summary. */
   list(): Workload[] {
     return [...this.workloads.values()];
@@ -79,7 +92,46 @@ export class WorkloadController {
         workload.kind === 'Job' ? this.stepJob(workload, owned) : this.stepDeployment(workload, owned);
       if (change.created + change.deleted > 0) changes.push(change);
     }
+    this.syncDisruptionBudgets();
     return changes;
+  }
+
+  /**
+   * Tells the fake API server the scale the disruption controller would find for each
+   * PodDisruptionBudget (kubernetes pkg/controller/disruption `getExpectedScale`: the summed
+   * replicas of the selected pods' controllers) through its expected-pods annotation. Without it
+   * the fake counts the pods that exist, so an eviction's deleted pod lowers expectedPods and lets
+   * a second eviction through that Kubernetes refuses. Budgets over pods of other controllers
+   * (or none) are left alone.
+   */
+  private syncDisruptionBudgets(): void {
+    const budgets = this.store.list('poddisruptionbudgets.policy').items;
+    if (budgets.length === 0) return;
+    const pods = this.store.list('pods').items;
+    for (const budget of budgets) {
+      const scales = new Map<string, number>();
+      let known = true;
+      for (const pod of pods) {
+        const owner = ownerName(pod);
+        if (owner === undefined || scales.has(owner) || !budgetSelects(budget, pod)) continue;
+        const kind = ((pod.metadata.ownerReferences ?? []) as { kind?: string; controller?: boolean }[]).find(
+          (o) => o.controller,
+        )?.kind;
+        const scale = this.scaleOf(pod.metadata.namespace ?? 'default', kind ?? '', owner);
+        if (scale === undefined) known = false;
+        else scales.set(owner, scale);
+      }
+      if (!known || scales.size === 0) continue;
+      const expected = String([...scales.values()].reduce((a, b) => a + b, 0));
+      if (budget.metadata.annotations?.[expectedPodsAnnotation] === expected) continue;
+      this.store.update('poddisruptionbudgets.policy', {
+        ...budget,
+        metadata: {
+          ...budget.metadata,
+          annotations: { ...(budget.metadata.annotations ?? {}), [expectedPodsAnnotation]: expected },
+        },
+      });
+    }
   }
 
   private stepDeployment(workload: Workload, owned: KubeObject[]): WorkloadChange {

@@ -4,15 +4,20 @@ import { parseProviderID } from '../model/nodeclaim';
 import type { InterruptionMessage } from './messages';
 
 /**
- * What the interruption loop does about one message (aws/karpenter-provider-aws
- * pkg/controllers/interruption/controller.go `handleNodeClaim`): for a spot or capacity
- * reservation interruption warning, the offering is marked unavailable so nothing replaces the
- * node in the same pool; for those and an AWS Health scheduled change the node is cordoned with
- * `karpenter.sh/disrupted:NoSchedule`, replacement capacity is launched for its pods, and then
- * its NodeClaim is deleted (termination drains it). A stopped or terminated instance's NodeClaim
- * is deleted at once. A rebalance recommendation is an Event, or a replacement when configured.
- * NodeClaims already being deleted are left to termination, so duplicates and a warning
- * followed by its state change converge on one replacement.
+ * What the interruption loop does about one message, as aws/karpenter-provider-aws
+ * pkg/controllers/interruption/utils.go `InterruptionHandler.handleNodeClaim` does:
+ * `actionForMessage` makes spot and capacity-reservation interruption warnings, AWS Health
+ * scheduled changes and stopped or terminated instances CordonAndDrain (the NodeClaim is
+ * deleted and termination drains it) and everything else — a rebalance recommendation — NoAction;
+ * `notifyForMessage` records one Event per kind on the NodeClaim and its Node;
+ * `markUnavailableOfferings` marks a spot warning's offering unavailable (podlift also marks a
+ * capacity-reservation warning's, where Karpenter marks the reservation). Before the delete,
+ * podlift cordons the Node with `karpenter.sh/disrupted:NoSchedule` and launches replacement
+ * capacity for its pods in the same invocation (Karpenter's provisioner sees the deleting node's
+ * pods instead). A stopped or terminated instance's NodeClaim is deleted at once. A rebalance
+ * recommendation is only its Event unless `REBALANCE_ACTION=replace` asks for a replacement (a
+ * podlift option; Karpenter has none). NodeClaims already being deleted are left to termination,
+ * so duplicates and a warning followed by its state change converge on one replacement.
  */
 
 /** How rebalance recommendations are treated (`REBALANCE_ACTION`). */
@@ -33,9 +38,51 @@ export interface InterruptionDecision {
   /** Launch replacement capacity before the NodeClaim is deleted. */
   readonly replace: boolean;
   readonly deleteNodeClaim: boolean;
-  /** A Kubernetes Event on the Node instead of any action. */
-  readonly event?: { readonly reason: string; readonly message: string };
+  /** The Kubernetes Event recorded on the NodeClaim and its Node (Karpenter's `notifyForMessage`). */
+  readonly event: InterruptionEvent;
 }
+
+/** An Event about an interruption. */
+export interface InterruptionEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+type ActionableKind = Exclude<InterruptionMessage['kind'], 'unknown' | 'no-action'>;
+
+/**
+ * The Event of each kind, reason and message as aws/karpenter-provider-aws
+ * pkg/controllers/interruption/events/events.go words them.
+ */
+export const INTERRUPTION_EVENTS: Readonly<Record<ActionableKind, InterruptionEvent>> = {
+  'spot-interruption': {
+    type: 'Warning',
+    reason: 'SpotInterrupted',
+    message: 'Spot interruption warning was triggered',
+  },
+  'capacity-reservation-interruption': {
+    type: 'Warning',
+    reason: 'CapacityReservationInstanceInterrupted',
+    message: 'Capacity Reservation interruption warning was triggered',
+  },
+  'rebalance-recommendation': {
+    type: 'Normal',
+    reason: 'SpotRebalanceRecommendation',
+    message: 'Spot rebalance recommendation was triggered',
+  },
+  'scheduled-change': {
+    type: 'Warning',
+    reason: 'InstanceUnhealthy',
+    message: 'An unhealthy warning was triggered for the instance',
+  },
+  'instance-stopped': { type: 'Warning', reason: 'InstanceStopping', message: 'Instance is stopping' },
+  'instance-terminated': {
+    type: 'Warning',
+    reason: 'InstanceTerminating',
+    message: 'Instance is terminating',
+  },
+};
 
 /** The NodeClaims of this cluster a message is about, by instance id (others are not ours). */
 export function claimsByInstance(claims: readonly NodeClaim[]): Map<string, NodeClaim> {
@@ -63,12 +110,16 @@ export function decideInterruption(
 }
 
 function decideFor(
-  kind: Exclude<InterruptionMessage['kind'], 'unknown' | 'no-action'>,
+  kind: ActionableKind,
   claim: NodeClaim,
   rebalance: RebalanceAction,
   now: number,
 ): InterruptionDecision {
-  const base = { nodeClaim: claim.name, ...(claim.status.nodeName ? { node: claim.status.nodeName } : {}) };
+  const base = {
+    nodeClaim: claim.name,
+    ...(claim.status.nodeName ? { node: claim.status.nodeName } : {}),
+    event: INTERRUPTION_EVENTS[kind],
+  };
   const cordon = { annotation: JSON.stringify({ kind, time: new Date(now).toISOString() }) };
   switch (kind) {
     case 'spot-interruption':
@@ -85,18 +136,10 @@ function decideFor(
     case 'scheduled-change':
       return { ...base, cordon, replace: true, deleteNodeClaim: true };
     case 'rebalance-recommendation':
+      // Karpenter's actionForMessage: NoAction. Only the Event, unless configured to replace.
       return rebalance === 'replace'
         ? { ...base, cordon, replace: true, deleteNodeClaim: true }
-        : {
-            ...base,
-            replace: false,
-            deleteNodeClaim: false,
-            event: {
-              reason: 'RebalanceRecommendation',
-              message:
-                'EC2 recommends rebalancing this spot instance: it is at elevated risk of interruption',
-            },
-          };
+        : { ...base, replace: false, deleteNodeClaim: false };
     case 'instance-stopped':
     case 'instance-terminated':
       return { ...base, replace: false, deleteNodeClaim: true };

@@ -144,18 +144,49 @@ describe('interruption: other kinds', () => {
     expect(claims(w)).toHaveLength(1);
   });
 
-  it('records an Event for a rebalance recommendation and changes nothing else', async () => {
+  it('records an Event for a rebalance recommendation on the NodeClaim and Node and changes nothing else', async () => {
+    // Karpenter's actionForMessage gives a rebalance recommendation NoAction; notifyForMessage
+    // records SpotRebalanceRecommendation (Normal) on both objects.
     const t = await interruptionWorld([web()]);
     w = t.pw;
-    await t.handle(sqsEvent([about('rebalance-recommendation', t.instanceId)]), lambdaContext('i1'));
-    const events = w.world.fakes.kube.store.list('events').items as Json[];
-    expect(events.some((e) => e.reason === 'RebalanceRecommendation' && e.involvedObject.name === NODE)).toBe(
-      true,
+    const response = await t.handle(
+      sqsEvent([about('rebalance-recommendation', t.instanceId)]),
+      lambdaContext('i1'),
     );
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    const store = w.world.fakes.kube.store;
+    const events = (store.list('events').items as Json[]).filter(
+      (e) => e.reason === 'SpotRebalanceRecommendation',
+    );
+    expect(events.map((e) => [e.type, e.involvedObject.kind, e.involvedObject.name]).sort()).toStrictEqual([
+      ['Normal', 'Node', NODE],
+      ['Normal', 'NodeClaim', t.claimName],
+    ]);
+    const claim = store.get('nodeclaims.karpenter.sh', t.claimName) as Json;
+    expect(claim.metadata.deletionTimestamp).toBeUndefined();
+    expect(claim.metadata.annotations?.['podlift.dev/interruption']).toBeUndefined();
+    expect((store.get('nodes', NODE) as Json).spec.taints ?? []).not.toContainEqual(
+      expect.objectContaining({ key: 'karpenter.sh/disrupted' }),
+    );
+    expect(claims(w)).toHaveLength(1);
+    expect(running(w)).toHaveLength(1);
+    expect(await w.world.ports.lease.loadUnavailableOfferings()).toStrictEqual([]);
+  });
+
+  it('records the Event Karpenter records for each kind it acts on', async () => {
+    const t = await interruptionWorld([web()]);
+    w = t.pw;
+    await t.handle(sqsEvent([about('health-scheduled-change', t.instanceId)]), lambdaContext('i1'));
+    const events = w.world.fakes.kube.store.list('events').items as Json[];
     expect(
-      (w.world.fakes.kube.store.get('nodeclaims.karpenter.sh', t.claimName) as Json).metadata
-        .deletionTimestamp,
-    ).toBeUndefined();
+      events
+        .filter((e) => e.reason === 'InstanceUnhealthy')
+        .map((e) => [e.type, e.involvedObject.kind])
+        .sort(),
+    ).toStrictEqual([
+      ['Warning', 'Node'],
+      ['Warning', 'NodeClaim'],
+    ]);
   });
 
   it('acknowledges unknown kinds, malformed bodies and other clusters’ instances, counting each kind', async () => {

@@ -78,6 +78,16 @@ describe('npm start', () => {
     expect(t.err()).toMatch(/expect\.nodes.*most/);
   });
 
+  it('exits 2 naming the step the world cannot carry out', async () => {
+    const t = io();
+    // The NodePool launches on-demand only: there is no spot instance to recommend rebalancing.
+    const file = scenario('  noViolations: true\ntimeline:\n  - { at: 1m, rebalance: { spot: any } }');
+    expect(await runSimulator(['--quiet', '--scenario', file], t.value)).toBe(2);
+    expect(t.err()).toBe(
+      `${file}: the scenario cannot go on: timeline[0].rebalance.spot: no running spot instance with a node\n`,
+    );
+  }, 60_000);
+
   it('logs, summarizes, and exits 1 naming the expectation that failed', async () => {
     const t = io();
     const code = await runSimulator(

@@ -54,6 +54,34 @@ describe('scenario files', () => {
     );
   });
 
+  it('reads rebalance and scheduledChange steps, with the scheduled change 10 minutes ahead by default', () => {
+    const s = parseScenario(
+      'ok.yaml',
+      `${base}timeline:\n  - { at: 1m, rebalance: { spot: any } }\n` +
+        `  - { at: 2m, scheduledChange: { instanceId: i-0abc } }\n` +
+        `  - { at: 3m, scheduledChange: { instance: any, in: 2h, eventTypeCode: AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED } }\n`,
+    );
+    expect(s.timeline.map((t) => t.rebalance ?? t.scheduledChange)).toStrictEqual([
+      { spot: 'any' },
+      { instanceId: 'i-0abc', in: 600_000 },
+      { instance: 'any', in: 7_200_000, eventTypeCode: 'AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED' },
+    ]);
+  });
+
+  it('refuses a rebalance or scheduled change naming no instance or two, and a bad event type', () => {
+    expect(problems(`${base}timeline:\n  - { at: 1m, rebalance: {} }\n`)[0]).toMatch(
+      /^timeline\[0\] \(at 1m\)\.rebalance: name exactly one of nodeClaim, instanceId or spot: any/,
+    );
+    expect(
+      problems(`${base}timeline:\n  - { at: 1m, scheduledChange: { instance: any, nodeClaim: a } }\n`)[0],
+    ).toMatch(/scheduledChange: name exactly one of nodeClaim, instanceId or instance: any/);
+    expect(
+      problems(
+        `${base}timeline:\n  - { at: 1m, scheduledChange: { instance: any, eventTypeCode: reboot } }\n`,
+      )[0],
+    ).toMatch(/scheduledChange\.eventTypeCode: an EC2 Health event type .* \(got "reboot"\)/);
+  });
+
   it('refuses a bad duration and a missing name, naming each', () => {
     const found = problems(`duration: soon\n`);
     expect(found.some((p) => p.startsWith('name:'))).toBe(true);

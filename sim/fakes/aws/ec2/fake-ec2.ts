@@ -292,6 +292,14 @@ export class FakeEc2 extends FakeAwsService {
     return this.instances.reclaimSpot(instanceId, noticeMs);
   }
 
+  /**
+   * Retires an instance at `at` (epoch ms): it shuts down then with state reason
+   * `Server.ScheduledStop`. Emitting the AWS Health event is the caller's job.
+   */
+  retire(instanceId: string, at: number): void {
+    this.instances.retire(instanceId, at);
+  }
+
   // ── Operations: each family answers its own; callable directly to seed or inspect ────────
 
   describeInstanceTypes(

@@ -68,6 +68,8 @@ interface InstanceRecord {
   terminatingAt?: number;
   stateReason?: StateReason;
   reclaimAt?: number;
+  /** Why the instance goes at `reclaimAt` (a spot reclaim unless a retirement said otherwise). */
+  reclaimReason?: StateReason;
 }
 
 const STATE_CODES: Readonly<Record<InstanceStateName, number>> = {
@@ -176,6 +178,23 @@ export class Ec2Instances {
       availabilityZone: record.instance.Placement?.AvailabilityZone ?? '',
       noticeTime: now,
       terminationTime: now + noticeMs,
+    };
+  }
+
+  /**
+   * Retires an instance (spot or on-demand) at `at`, as an AWS Health scheduled change
+   * (`AWS_EC2_*_RETIREMENT_SCHEDULED`) announces days ahead: from then on it shuts down with
+   * state reason `Server.ScheduledStop`. Throws naming the instance when there is none.
+   */
+  retire(instanceId: string, at: number): void {
+    const record = this.instances.get(instanceId);
+    if (record === undefined || !this.isVisible(record)) throw new Error(`retire: no instance ${instanceId}`);
+    // A spot reclaim already due earlier happens as scheduled.
+    if (record.reclaimAt !== undefined && record.reclaimAt <= at) return;
+    record.reclaimAt = at;
+    record.reclaimReason = {
+      Code: 'Server.ScheduledStop',
+      Message: 'Server.ScheduledStop: Stopped due to scheduled retirement',
     };
   }
 
@@ -354,7 +373,7 @@ export class Ec2Instances {
     const now = this.context.clock.now();
     if (record.terminatingAt === undefined && record.reclaimAt !== undefined && now >= record.reclaimAt) {
       record.terminatingAt = record.reclaimAt;
-      record.stateReason = {
+      record.stateReason = record.reclaimReason ?? {
         Code: 'Server.SpotInstanceTermination',
         Message: 'Server.SpotInstanceTermination: Spot instance termination',
       };

@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Simulation } from '../../sim/world/simulation';
+import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods } from './world';
+
+let sim: Simulation | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+const claims = (s: Simulation) => s.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
+const events = (s: Simulation, reason: string) =>
+  (s.world.fakes.kube.store.list('events').items as Json[]).filter((e) => e.reason === reason);
+const claimOf = (s: Simulation, instanceId: string) =>
+  claims(s).find((c) => String(c.status?.providerID ?? '').endsWith(`/${instanceId}`));
+const evictionsOf = (s: Simulation, pods: readonly string[]) =>
+  s.world.fakes.kube.requests.filter(
+    (r) =>
+      r.method === 'POST' &&
+      r.status === 201 &&
+      pods.some((name) => r.path.endsWith(`/pods/${name}/eviction`)),
+  );
+
+/** Nothing left to consolidate or drift: what changes is the event's doing alone. */
+const still = { disruption: { consolidateAfter: 'Never' } };
+
+describe('e2e: AWS Health scheduled change', () => {
+  it('replaces and drains the node before the event’s start time', async () => {
+    sim = await e2eWorld({ pool: still });
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const [target] = liveInstances(sim);
+    const id = target.InstanceId ?? '';
+    const node = sim.kubelet.nodeOf(id);
+    const claim = claimOf(sim, id)?.metadata.name;
+    const podsOnNode = livePods(sim)
+      .filter((p) => p.spec.nodeName === node)
+      .map((p) => p.metadata.name);
+    expect(podsOnNode.length).toBeGreaterThan(0);
+    const startTime = sim.world.time.now() + 10 * 60_000;
+    sim.scheduledChange([id], 10 * 60_000);
+
+    // podlift, not the retirement, takes the instance down, and well before the start time.
+    const terminatedByPodlift = () =>
+      sim?.world.fakes.ec2.instance(id)?.StateReason?.Code === 'Client.UserInitiatedShutdown';
+    expect(await sim.until(terminatedByPodlift, 10 * 60_000 - 1000)).toBe(true);
+    expect(sim.world.time.now()).toBeLessThan(startTime);
+    // Drained through the eviction API: every pod the node ran was evicted.
+    expect(evictionsOf(sim, podsOnNode).length).toBeGreaterThanOrEqual(podsOnNode.length);
+    // Replaced: the interruption function launched capacity, and the pods run elsewhere.
+    expect(sim.decisions.some((d) => d.actor === 'interruption' && d.kind === 'nodeclaim-created')).toBe(
+      true,
+    );
+    const retired = claims(sim).find((c) => c.metadata.name === claim);
+    expect(retired === undefined || retired.metadata.deletionTimestamp !== undefined).toBe(true);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    expect(livePods(sim).every((p) => p.spec.nodeName !== node)).toBe(true);
+    expect(
+      events(sim, 'InstanceUnhealthy')
+        .map((e) => e.involvedObject.kind)
+        .sort(),
+    ).toStrictEqual(['Node', 'NodeClaim']);
+
+    // Past the start time the checker holds the replacement to it, and it was ready.
+    await sim.advance(Math.max(0, startTime - sim.world.time.now()) + 120_000);
+    expect(sim.interruptionsSurvived).toBe(1);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});
+
+describe('e2e: spot rebalance recommendation', () => {
+  it('records Karpenter’s Event and does nothing more', async () => {
+    sim = await e2eWorld({ pool: still });
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const spot = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
+    expect(spot).toBeDefined();
+    const id = spot?.InstanceId ?? '';
+    const node = sim.kubelet.nodeOf(id);
+    const claim = claimOf(sim, id)?.metadata.name;
+    const before = {
+      claims: claims(sim).map((c) => c.metadata.name),
+      instances: liveInstances(sim).map((i) => i.InstanceId),
+      pods: livePods(sim).map((p) => `${p.metadata.name}@${p.spec.nodeName}`),
+    };
+    const requestsBefore = sim.world.fakes.kube.requests.length;
+    const at = sim.world.time.now();
+
+    sim.rebalance(id);
+    await sim.advance(5 * 60_000);
+
+    // The message reached the interruption function and was acknowledged.
+    expect(
+      sim.router.invocations.filter((i) => i.fn === 'interruption' && i.at >= at && i.outcome === 'ok')
+        .length,
+    ).toBe(1);
+    expect(sim.router.queue.depth).toBe(0);
+    // Karpenter's notifyForMessage: SpotRebalanceRecommendation, Normal, on the NodeClaim and the Node.
+    expect(
+      events(sim, 'SpotRebalanceRecommendation')
+        .map((e) => [e.type, e.involvedObject.kind, e.involvedObject.name])
+        .sort(),
+    ).toStrictEqual([
+      ['Normal', 'Node', node],
+      ['Normal', 'NodeClaim', claim],
+    ]);
+    // actionForMessage: NoAction — nothing cordoned, deleted, launched, evicted or marked unavailable.
+    expect(claims(sim).map((c) => c.metadata.name)).toStrictEqual(before.claims);
+    expect(claims(sim).every((c) => !c.metadata.deletionTimestamp)).toBe(true);
+    expect(liveInstances(sim).map((i) => i.InstanceId)).toStrictEqual(before.instances);
+    expect(livePods(sim).map((p) => `${p.metadata.name}@${p.spec.nodeName}`)).toStrictEqual(before.pods);
+    const nodeObject = sim.world.fakes.kube.store.get('nodes', node ?? '') as Json;
+    expect((nodeObject.spec.taints ?? []).map((t: Json) => t.key)).not.toContain('karpenter.sh/disrupted');
+    expect(nodeObject.spec.unschedulable).toBeFalsy();
+    const writes = sim.world.fakes.kube.requests
+      .slice(requestsBefore)
+      .filter((r) => ['create', 'update', 'patch', 'delete'].includes(r.verb ?? ''))
+      .filter((r) => /\/(nodes|nodeclaims|pods)(\/|$)/.test(r.path));
+    expect(writes.map((r) => `${r.method} ${r.path}`)).toStrictEqual([]);
+    expect(await sim.world.ports.lease.loadUnavailableOfferings()).toStrictEqual([]);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});
