@@ -1,10 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import {
+  FUNCTION_NODE_OPTIONS,
+  FUNCTIONS_READING_THE_CATALOG,
+  functionBuildOptions,
+  writeCatalogAsset,
+} from '../../infra/parts/function-bundle';
 
 /** The Lambda functions, bundled from `functions/<name>/handler.ts`. */
 export const FUNCTIONS = ['provisioner', 'interruption', 'disruption', 'termination'] as const;
@@ -18,6 +24,8 @@ export interface BundleFigures {
   readonly sdk: SdkMode;
   readonly bytes: number;
   readonly gzipBytes: number;
+  /** The compressed bundled catalog beside `index.mjs`, bytes; 0 for a function without it. */
+  readonly catalogAssetBytes: number;
   /** Import of the bundle in a fresh `node`, ms: min and median of the runs. */
   readonly initMinMs: number;
   readonly initMedianMs: number;
@@ -25,21 +33,16 @@ export interface BundleFigures {
   readonly contributors: readonly { readonly name: string; readonly bytes: number }[];
 }
 
-/**
- * The createRequire banner ESM bundles of CommonJS dependencies need (TOOLCHAIN.md pitfall 14:
- * without it client-node fails at import with `Dynamic require of "node:https"`).
- */
-export const CREATE_REQUIRE_BANNER =
-  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
-
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Bundles each function as the CDK stack's NodejsFunction will (aws-cdk-lib
- * `aws-lambda-nodejs/lib/bundling.ts`: esbuild, ESM, minified, `target node22`, platform node,
- * the createRequire banner, `@aws-sdk/*` external unless bundled) into a temp dir and times its
- * import in fresh Node processes. An external SDK is resolved from the project's node_modules,
- * as the runtime resolves its own copy.
+ * Bundles each function with the stack's own definition (infra/parts/function-bundle.ts, which
+ * the NodejsFunctions use: esbuild, ESM, minified, `target node22`, platform node, the
+ * createRequire banner, source maps, the whatwg-url alias), writes the compressed catalog
+ * beside the functions that read it, and times the bundle's import in fresh Node processes
+ * started with the functions' NODE_OPTIONS. `bundled` is the stack's configuration; `external`
+ * is the what-if of leaving `@aws-sdk/*` to the runtime, resolved from the project's
+ * node_modules as the runtime resolves its own copy.
  */
 export async function measureBundles(options: { runs?: number } = {}): Promise<BundleFigures[]> {
   const runs = options.runs ?? 7;
@@ -62,22 +65,15 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
       for (const fn of FUNCTIONS) {
         const outdir = join(dir, `${fn}-${sdk}`);
         mkdirSync(outdir);
-        const outfile = join(outdir, 'index.mjs');
-        const result = await build({
-          entryPoints: [join(root, 'functions', fn, 'handler.ts')],
-          outfile,
-          bundle: true,
-          platform: 'node',
-          format: 'esm',
-          target: 'node22',
-          minify: true,
-          sourcemap: false,
-          mainFields: ['module', 'main'],
-          banner: { js: CREATE_REQUIRE_BANNER },
-          external: sdk === 'external' ? ['@aws-sdk/*'] : [],
+        const options = functionBuildOptions(fn, outdir, {
           metafile: true,
-          logLevel: 'error',
+          ...(sdk === 'external' ? { external: ['@aws-sdk/*'] } : {}),
         });
+        const outfile = options.outfile;
+        const result = await build(options);
+        const catalogAssetBytes = FUNCTIONS_READING_THE_CATALOG.has(fn)
+          ? statSync(writeCatalogAsset(outdir)).size
+          : 0;
         const code = readFileSync(outfile);
         const times = Array.from({ length: runs }, () => importTime(runner, outfile)).sort((a, b) => a - b);
         figures.push({
@@ -85,9 +81,10 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
           sdk,
           bytes: code.length,
           gzipBytes: gzipSync(code).length,
+          catalogAssetBytes,
           initMinMs: times[0] as number,
           initMedianMs: times[Math.floor(times.length / 2)] as number,
-          contributors: contributors(result.metafile),
+          contributors: contributors(result.metafile ?? { inputs: {}, outputs: {} }),
         });
       }
     }
@@ -100,7 +97,11 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
 function importTime(runner: string, bundle: string): number {
   const child = spawnSync(process.execPath, [runner, pathToFileURL(bundle).href], {
     encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   });
   const match = /INIT (\S+)/.exec(child.stdout);
   if (child.status !== 0 || !match)

@@ -74,7 +74,7 @@ describe('LiveInstanceCatalog', () => {
     const first = await catalog.catalog();
 
     expect(first.prices.onDemand.get('m5.large')).toBe(0.096);
-    expect(first.prices.onDemand).toBe(bundledUsEast1);
+    expect(first.prices.onDemand).toEqual(bundledUsEast1);
     expect(logger.warnings).toEqual([
       {
         message: 'instance catalog: Pricing API unavailable, using bundled on-demand prices',
