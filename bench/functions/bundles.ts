@@ -11,6 +11,7 @@ import {
   functionBuildOptions,
   writeCatalogAsset,
 } from '../../infra/parts/function-bundle';
+import { decodeBundledCatalogAsset } from '../../shared/aws/catalog/bundled-catalog-asset';
 
 /** The Lambda functions, bundled from `functions/<name>/handler.ts`. */
 export const FUNCTIONS = ['provisioner', 'interruption', 'disruption', 'termination'] as const;
@@ -26,6 +27,11 @@ export interface BundleFigures {
   readonly gzipBytes: number;
   /** The compressed bundled catalog beside `index.mjs`, bytes; 0 for a function without it. */
   readonly catalogAssetBytes: number;
+  /**
+   * Its first read (decompress, parse, validate) on the first catalog refresh, ms, min of the
+   * runs, in the bench's process; undefined without the file.
+   */
+  readonly catalogReadMs: number | undefined;
   /** Import of the bundle in a fresh `node`, ms: min and median of the runs. */
   readonly initMinMs: number;
   readonly initMedianMs: number;
@@ -71,9 +77,7 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
         });
         const outfile = options.outfile;
         const result = await build(options);
-        const catalogAssetBytes = FUNCTIONS_READING_THE_CATALOG.has(fn)
-          ? statSync(writeCatalogAsset(outdir)).size
-          : 0;
+        const asset = FUNCTIONS_READING_THE_CATALOG.has(fn) ? writeCatalogAsset(outdir) : undefined;
         const code = readFileSync(outfile);
         const times = Array.from({ length: runs }, () => importTime(runner, outfile)).sort((a, b) => a - b);
         figures.push({
@@ -81,7 +85,8 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
           sdk,
           bytes: code.length,
           gzipBytes: gzipSync(code).length,
-          catalogAssetBytes,
+          catalogAssetBytes: asset === undefined ? 0 : statSync(asset).size,
+          catalogReadMs: asset === undefined ? undefined : catalogReadTime(asset, runs),
           initMinMs: times[0] as number,
           initMedianMs: times[Math.floor(times.length / 2)] as number,
           contributors: contributors(result.metafile ?? { inputs: {}, outputs: {} }),
@@ -92,6 +97,16 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function catalogReadTime(asset: string, runs: number): number {
+  const bytes = readFileSync(asset);
+  const times = Array.from({ length: runs }, () => {
+    const started = performance.now();
+    decodeBundledCatalogAsset(bytes, asset);
+    return performance.now() - started;
+  });
+  return Math.min(...times);
 }
 
 function importTime(runner: string, bundle: string): number {

@@ -51,10 +51,21 @@ export const FUNCTION_BUNDLE: FunctionBundleOptions = {
   sourcemap: true,
   sourcesContent: false,
   banner: ESM_REQUIRE_BANNER,
-  alias: {
-    // node-fetch 2 only falls back to whatwg-url (and its 259 KB tr46) when Node has no URL.
-    'whatwg-url': join(REPO_ROOT, 'infra/parts/bundle-shims/whatwg-url.ts'),
-  },
+  // Each stand-in says in its own file why its package is never reached from a function.
+  alias: Object.fromEntries(
+    [
+      // node-fetch 2 only falls back to whatwg-url (and its 259 KB tr46) when Node has no URL.
+      'whatwg-url',
+      // client-node's index imports every feature; these serve proxies, OIDC, Azure and GCP auth
+      // providers, exec/attach/port-forward and cp, none of which the functions use.
+      'socks-proxy-agent',
+      'hpagent',
+      'openid-client',
+      'jsonpath-plus',
+      'isomorphic-ws',
+      'tar-fs',
+    ].map((pkg) => [pkg, join(REPO_ROOT, 'infra', 'parts', 'bundle-shims', `${pkg}.ts`)]),
+  ),
   external: [],
 };
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -21,6 +22,8 @@ import {
 } from '../../infra/parts/function-bundle';
 import { BUNDLED_CATALOG_ASSET } from '../../shared/aws/catalog/bundled-catalog-asset';
 import { bundledInstanceTypes, loadBundledCatalog } from '../../shared/core/catalog/bundled';
+import { startFakeKubeApiServer } from '../../sim/fakes/kube';
+import { nodeManifest } from '../../sim/world/builders/node-manifests';
 
 /**
  * One function bundle built with the stack's own bundling definition, and a probe bundled the
@@ -32,6 +35,11 @@ let dir: string;
 let metafile: Metafile;
 let provisioner: string;
 let probe: string;
+let kubeProbe: string;
+
+/** Left out of the bundles by `alias` (infra/parts/bundle-shims). */
+const LEFT_OUT =
+  /node_modules\/(whatwg-url|tr46|ws|socks|socks-proxy-agent|hpagent|openid-client|jsonpath-plus|tar-fs|tar-stream)\//;
 
 function runNode(script: string, env: NodeJS.ProcessEnv = {}) {
   return spawnSync(process.execPath, [script], {
@@ -55,6 +63,12 @@ beforeAll(async () => {
   await build(probeOptions);
   probe = probeOptions.outfile;
   writeCatalogAsset(join(dir, 'probe'));
+  const kubeProbeOptions = functionBuildOptions(
+    { entry: new URL('./fixtures/kube-probe.ts', import.meta.url).pathname },
+    join(dir, 'kube-probe'),
+  );
+  await build(kubeProbeOptions);
+  kubeProbe = kubeProbeOptions.outfile;
 }, 60_000);
 
 afterAll(() => {
@@ -62,11 +76,11 @@ afterAll(() => {
 });
 
 describe('a function bundle', () => {
-  it('leaves the catalog data and whatwg-url out of its JavaScript', () => {
+  it('leaves the catalog data and the packages no function reaches out of its JavaScript', () => {
     const inputs = Object.keys(metafile.inputs);
     expect(inputs.some((path) => path.includes('node_modules/@kubernetes/client-node/'))).toBe(true);
     expect(inputs.filter((path) => path.includes('catalog/data/'))).toEqual([]);
-    expect(inputs.filter((path) => /node_modules\/(whatwg-url|tr46)\//.test(path))).toEqual([]);
+    expect(inputs.filter((path) => LEFT_OUT.test(path))).toEqual([]);
     expect(inputs.some((path) => path.endsWith('bundle-shims/whatwg-url.ts'))).toBe(true);
     // A field of every record in instance-types.json that no code reads.
     expect(readFileSync(provisioner, 'utf8')).not.toContain('spotAdvisorListed');
@@ -107,5 +121,28 @@ describe('the catalog file beside a bundle', () => {
     const child = runNode(join(bare, 'index.mjs'));
     expect(child.status).not.toBe(0);
     expect(child.stderr).toContain(`${join(bare, BUNDLED_CATALOG_ASSET)} does not exist`);
+  });
+});
+
+describe('client-node in a bundle', () => {
+  it('still reads and writes through a fake API server on the paths the functions take', async () => {
+    const server = await startFakeKubeApiServer({ requireToken: 'probe-token' });
+    try {
+      server.store.seed('nodes', nodeManifest({ name: 'probe-node' }));
+      const { stdout } = await promisify(execFile)(process.execPath, [kubeProbe, server.url, 'probe-token'], {
+        env: { ...process.env, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+      });
+      const answer = JSON.parse(stdout);
+      expect(answer.version).toMatchObject({ major: expect.any(Number), minor: expect.any(Number) });
+      expect(answer.nodes).toEqual([
+        { name: 'probe-node', labels: expect.objectContaining({ 'podlift.sh/probed': 'yes' }) },
+      ]);
+      expect(answer.nodeClaims).toBe(0);
+      expect(server.store.get('nodes', 'probe-node').metadata.labels).toMatchObject({
+        'podlift.sh/probed': 'yes',
+      });
+    } finally {
+      await server.close();
+    }
   });
 });
