@@ -44,7 +44,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * Bundles each function with the stack's own definition (infra/parts/function-bundle.ts, which
  * the NodejsFunctions use: esbuild, ESM, minified, `target node22`, platform node, the
- * createRequire banner, source maps, the whatwg-url alias), writes the compressed catalog
+ * createRequire banner, source maps, the alias stand-ins), writes the compressed catalog
  * beside the functions that read it, and times the bundle's import in fresh Node processes
  * started with the functions' NODE_OPTIONS. `bundled` is the stack's configuration; `external`
  * is the what-if of leaving `@aws-sdk/*` to the runtime, resolved from the project's
