@@ -102,7 +102,7 @@ export class PodliftFunctions extends Construct {
         loggingFormat: lambda.LoggingFormat.JSON,
         // Read by Node, not by podlift: stack traces through the source maps (the bundle is minified).
         environment: { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
-        bundling: nodejsBundling(FUNCTIONS_READING_THE_CATALOG.has(name) ? catalogAsset : undefined),
+        bundling: functionBundling(FUNCTIONS_READING_THE_CATALOG.has(name) ? catalogAsset : undefined),
       });
     };
     this.functions = {
@@ -123,10 +123,10 @@ export class PodliftFunctions extends Construct {
 }
 
 /**
- * {@link FUNCTION_BUNDLE} in NodejsFunction's terms (its `platform` is always node), plus the
- * hook that copies the catalog file beside the bundle.
+ * {@link FUNCTION_BUNDLE} in NodejsFunction's terms (its `platform` is always node), plus, given
+ * the path of the catalog file, the hook that copies it beside the bundle.
  */
-function nodejsBundling(catalogAsset: string | undefined): nodejs.BundlingOptions {
+export function functionBundling(catalogAsset: string | undefined): nodejs.BundlingOptions {
   const b = FUNCTION_BUNDLE;
   return {
     format: nodejs.OutputFormat.ESM,
