@@ -141,7 +141,7 @@ export function formatSystemFigures(f: SystemFigures): string[] {
     const kb = (b: number) => num(b / 1024);
     out.push(
       '',
-      "5. Function bundles — the stack's bundling (infra/parts/function-bundle.ts); init = import in a fresh node with the functions' NODE_OPTIONS (min / median of 7)",
+      "5. Function bundles — the stack's bundling (infra/parts/function-bundle.ts); init = import in a fresh node with the functions' NODE_OPTIONS (min / median of 7, round-robin over the bundles)",
       formatTable(
         [
           'function',

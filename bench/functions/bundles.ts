@@ -66,7 +66,7 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
         '',
       ].join('\n'),
     );
-    const figures: BundleFigures[] = [];
+    const built: (Omit<BundleFigures, 'initMinMs' | 'initMedianMs'> & { outfile: string })[] = [];
     for (const sdk of ['external', 'bundled'] as const) {
       for (const fn of FUNCTIONS) {
         const outdir = join(dir, `${fn}-${sdk}`);
@@ -75,24 +75,37 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
           metafile: true,
           ...(sdk === 'external' ? { external: ['@aws-sdk/*'] } : {}),
         });
-        const outfile = options.outfile;
         const result = await build(options);
         const asset = FUNCTIONS_READING_THE_CATALOG.has(fn) ? writeCatalogAsset(outdir) : undefined;
-        const code = readFileSync(outfile);
-        const times = Array.from({ length: runs }, () => importTime(runner, outfile)).sort((a, b) => a - b);
-        figures.push({
+        const code = readFileSync(options.outfile);
+        built.push({
           fn,
           sdk,
+          outfile: options.outfile,
           bytes: code.length,
           gzipBytes: gzipSync(code).length,
           catalogAssetBytes: asset === undefined ? 0 : statSync(asset).size,
           catalogReadMs: asset === undefined ? undefined : catalogReadTime(asset, runs),
-          initMinMs: times[0] as number,
-          initMedianMs: times[Math.floor(times.length / 2)] as number,
           contributors: contributors(result.metafile ?? { inputs: {}, outputs: {} }),
         });
       }
     }
+    // Round-robin over the bundles, so a burst of load on this shared machine slows every
+    // bundle's run of that round rather than all runs of one bundle.
+    const times = built.map((): number[] => []);
+    for (let run = 0; run < runs; run++) {
+      built.forEach((b, i) => {
+        times[i]?.push(importTime(runner, b.outfile));
+      });
+    }
+    const figures = built.map(({ outfile: _, ...b }, i): BundleFigures => {
+      const sorted = [...(times[i] ?? [])].sort((x, y) => x - y);
+      return {
+        ...b,
+        initMinMs: sorted[0] as number,
+        initMedianMs: sorted[Math.floor(sorted.length / 2)] as number,
+      };
+    });
     return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });
