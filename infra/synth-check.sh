@@ -2,7 +2,9 @@
 # Synthesizes the demo cluster's stack offline, bundling included (local esbuild, no Docker),
 # with cdk-nag and CloudFormation's built-in validation, and fails on any error or warning line.
 # Then checks each function bundle is ESM with the createRequire banner, has its source map and
-# loads with a `handler` export, and that the watcher's build context holds its bundle.
+# loads with a `handler` export, that the three functions reading the instance catalog carry its
+# compressed file (catalog.json.br, infra/parts/function-bundle.ts) and termination does not,
+# and that the watcher's build context holds its bundle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CDK_DISABLE_VERSION_CHECK=1 CDK_DISABLE_CLI_TELEMETRY=true AWS_EC2_METADATA_DISABLED=true \
@@ -27,6 +29,7 @@ if grep -inE 'warn|error|⚠|deprecat' "$log"; then
   exit 1
 fi
 bundles=0
+catalogs=0
 for asset in cdk.out/asset.*/index.mjs; do
   head -c 200 "$asset" | grep -q 'createRequire(import.meta.url)' || { echo "$asset: no createRequire banner" >&2; exit 1; }
   [ -s "$asset.map" ] || { echo "$asset: no source map" >&2; exit 1; }
@@ -36,9 +39,18 @@ for asset in cdk.out/asset.*/index.mjs; do
     "'$(realpath "$asset")'" >"$runner"
   node "$runner" || { rm -f "$runner"; echo "$asset: does not load" >&2; exit 1; }
   rm -f "$runner"
+  catalog="$(dirname "$asset")/catalog.json.br"
+  if [ -f "$catalog" ]; then
+    node -e "const z = require('node:zlib'), fs = require('node:fs');
+      const c = JSON.parse(z.brotliDecompressSync(fs.readFileSync(process.argv[1])));
+      if (!(c.instanceTypes.instanceTypes.length > 0)) throw new Error('no instance types');" "$catalog" ||
+      { echo "$catalog: not a brotli-compressed catalog" >&2; exit 1; }
+    catalogs=$((catalogs + 1))
+  fi
   bundles=$((bundles + 1))
 done
 [ "$bundles" -eq 4 ] || { echo "expected 4 function bundles, found $bundles" >&2; exit 1; }
+[ "$catalogs" -eq 3 ] || { echo "expected 3 function bundles with catalog.json.br, found $catalogs" >&2; exit 1; }
 # The watcher's build context: its Dockerfile and the bundle it copies (docker build runs at deploy).
 watcher=""
 for d in cdk.out/asset.*/; do
@@ -48,4 +60,4 @@ if [ -z "$watcher" ] || [ ! -s "$watcher/main.mjs" ]; then
   echo "no watcher build context with main.mjs" >&2
   exit 1
 fi
-echo "cdk synth: clean, 4 function bundles, $(($(date +%s) - start)) s"
+echo "cdk synth: clean, 4 function bundles (3 with the catalog file), $(($(date +%s) - start)) s"

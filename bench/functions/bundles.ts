@@ -1,10 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import {
+  FUNCTION_NODE_OPTIONS,
+  FUNCTIONS_READING_THE_CATALOG,
+  functionBuildOptions,
+  writeCatalogAsset,
+} from '../../infra/parts/function-bundle';
+import { decodeBundledCatalogAsset } from '../../shared/aws/catalog/bundled-catalog-asset';
 
 /** The Lambda functions, bundled from `functions/<name>/handler.ts`. */
 export const FUNCTIONS = ['provisioner', 'interruption', 'disruption', 'termination'] as const;
@@ -18,6 +25,13 @@ export interface BundleFigures {
   readonly sdk: SdkMode;
   readonly bytes: number;
   readonly gzipBytes: number;
+  /** The compressed bundled catalog beside `index.mjs`, bytes; 0 for a function without it. */
+  readonly catalogAssetBytes: number;
+  /**
+   * Its first read (decompress, parse, validate) on the first catalog refresh, ms, min of the
+   * runs, in the bench's process; undefined without the file.
+   */
+  readonly catalogReadMs: number | undefined;
   /** Import of the bundle in a fresh `node`, ms: min and median of the runs. */
   readonly initMinMs: number;
   readonly initMedianMs: number;
@@ -25,21 +39,16 @@ export interface BundleFigures {
   readonly contributors: readonly { readonly name: string; readonly bytes: number }[];
 }
 
-/**
- * The createRequire banner ESM bundles of CommonJS dependencies need (TOOLCHAIN.md pitfall 14:
- * without it client-node fails at import with `Dynamic require of "node:https"`).
- */
-export const CREATE_REQUIRE_BANNER =
-  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
-
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Bundles each function as the CDK stack's NodejsFunction will (aws-cdk-lib
- * `aws-lambda-nodejs/lib/bundling.ts`: esbuild, ESM, minified, `target node22`, platform node,
- * the createRequire banner, `@aws-sdk/*` external unless bundled) into a temp dir and times its
- * import in fresh Node processes. An external SDK is resolved from the project's node_modules,
- * as the runtime resolves its own copy.
+ * Bundles each function with the stack's own definition (infra/parts/function-bundle.ts, which
+ * the NodejsFunctions use: esbuild, ESM, minified, `target node22`, platform node, the
+ * createRequire banner, source maps, the alias stand-ins), writes the compressed catalog
+ * beside the functions that read it, and times the bundle's import in fresh Node processes
+ * started with the functions' NODE_OPTIONS. `bundled` is the stack's configuration; `external`
+ * is the what-if of leaving `@aws-sdk/*` to the runtime, resolved from the project's
+ * node_modules as the runtime resolves its own copy.
  */
 export async function measureBundles(options: { runs?: number } = {}): Promise<BundleFigures[]> {
   const runs = options.runs ?? 7;
@@ -57,50 +66,70 @@ export async function measureBundles(options: { runs?: number } = {}): Promise<B
         '',
       ].join('\n'),
     );
-    const figures: BundleFigures[] = [];
+    const built: (Omit<BundleFigures, 'initMinMs' | 'initMedianMs'> & { outfile: string })[] = [];
     for (const sdk of ['external', 'bundled'] as const) {
       for (const fn of FUNCTIONS) {
         const outdir = join(dir, `${fn}-${sdk}`);
         mkdirSync(outdir);
-        const outfile = join(outdir, 'index.mjs');
-        const result = await build({
-          entryPoints: [join(root, 'functions', fn, 'handler.ts')],
-          outfile,
-          bundle: true,
-          platform: 'node',
-          format: 'esm',
-          target: 'node22',
-          minify: true,
-          sourcemap: false,
-          mainFields: ['module', 'main'],
-          banner: { js: CREATE_REQUIRE_BANNER },
-          external: sdk === 'external' ? ['@aws-sdk/*'] : [],
+        const options = functionBuildOptions(fn, outdir, {
           metafile: true,
-          logLevel: 'error',
+          ...(sdk === 'external' ? { external: ['@aws-sdk/*'] } : {}),
         });
-        const code = readFileSync(outfile);
-        const times = Array.from({ length: runs }, () => importTime(runner, outfile)).sort((a, b) => a - b);
-        figures.push({
+        const result = await build(options);
+        const asset = FUNCTIONS_READING_THE_CATALOG.has(fn) ? writeCatalogAsset(outdir) : undefined;
+        const code = readFileSync(options.outfile);
+        built.push({
           fn,
           sdk,
+          outfile: options.outfile,
           bytes: code.length,
           gzipBytes: gzipSync(code).length,
-          initMinMs: times[0] as number,
-          initMedianMs: times[Math.floor(times.length / 2)] as number,
-          contributors: contributors(result.metafile),
+          catalogAssetBytes: asset === undefined ? 0 : statSync(asset).size,
+          catalogReadMs: asset === undefined ? undefined : catalogReadTime(asset, runs),
+          contributors: contributors(result.metafile ?? { inputs: {}, outputs: {} }),
         });
       }
     }
+    // Round-robin over the bundles, so a burst of load on this shared machine slows every
+    // bundle's run of that round rather than all runs of one bundle.
+    const times = built.map((): number[] => []);
+    for (let run = 0; run < runs; run++) {
+      built.forEach((b, i) => {
+        times[i]?.push(importTime(runner, b.outfile));
+      });
+    }
+    const figures = built.map(({ outfile: _, ...b }, i): BundleFigures => {
+      const sorted = [...(times[i] ?? [])].sort((x, y) => x - y);
+      return {
+        ...b,
+        initMinMs: sorted[0] as number,
+        initMedianMs: sorted[Math.floor(sorted.length / 2)] as number,
+      };
+    });
     return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+function catalogReadTime(asset: string, runs: number): number {
+  const bytes = readFileSync(asset);
+  const times = Array.from({ length: runs }, () => {
+    const started = performance.now();
+    decodeBundledCatalogAsset(bytes, asset);
+    return performance.now() - started;
+  });
+  return Math.min(...times);
+}
+
 function importTime(runner: string, bundle: string): number {
   const child = spawnSync(process.execPath, [runner, pathToFileURL(bundle).href], {
     encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   });
   const match = /INIT (\S+)/.exec(child.stdout);
   if (child.status !== 0 || !match)

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   Duration,
   type aws_iam as iam,
@@ -8,13 +7,21 @@ import {
   aws_logs as logs,
   aws_lambda_nodejs as nodejs,
   RemovalPolicy,
+  Stack,
+  Stage,
   type aws_sqs as sqs,
 } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { BUNDLED_CATALOG_ASSET } from '../../shared/aws/catalog/bundled-catalog-asset';
 import type { FunctionName } from '../../shared/core/contracts/routing';
-
-/** The repository root: entries, lock file and esbuild are found from here. */
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import {
+  FUNCTION_BUNDLE,
+  FUNCTION_NODE_OPTIONS,
+  FUNCTIONS_READING_THE_CATALOG,
+  functionEntry,
+  REPO_ROOT,
+  writeCatalogAsset,
+} from './function-bundle';
 
 /** How one function is sized. */
 export interface FunctionSizing {
@@ -43,10 +50,6 @@ export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
   termination: { memoryMb: 512, timeout: Duration.seconds(60) },
 };
 
-/** The createRequire banner: bundled CommonJS dependencies (client-node) `require` Node built-ins. */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
-
 /** Props of {@link PodliftFunctions}. */
 export interface PodliftFunctionsProps {
   /** The role of each function (termination has its own, narrower one). */
@@ -58,16 +61,22 @@ export interface PodliftFunctionsProps {
 }
 
 /**
- * The four functions as NodejsFunctions bundled by the local esbuild (never Docker): Node.js 22,
- * arm64, ESM with the createRequire banner, minified, with source maps. Everything is bundled,
- * the AWS SDK included: the code is tested against the locked SDK and @smithy versions
- * (signature-v4 with @smithy/core's Hash), not whatever copy the runtime carries.
+ * The four functions as NodejsFunctions bundled by the local esbuild (never Docker) as
+ * ./function-bundle.ts defines: Node.js 22, arm64, ESM with the createRequire banner, minified,
+ * with source maps. Everything is bundled, the AWS SDK included: the code is tested against the
+ * locked SDK and @smithy versions (signature-v4 with @smithy/core's Hash), not whatever copy the
+ * runtime carries. The functions that read the instance catalog get its compressed file beside
+ * their `index.mjs`, written once per synth and copied by an afterBundling hook.
  */
 export class PodliftFunctions extends Construct {
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
 
   constructor(scope: Construct, id: string, props: PodliftFunctionsProps) {
     super(scope, id);
+    // Written only when bundling runs (unit tests skip it: aws:cdk:bundling-stacks []).
+    const catalogAsset = Stack.of(this).bundlingRequired
+      ? writeCatalogAsset(join(Stage.of(this)?.outdir ?? join(REPO_ROOT, 'cdk.out'), '.podlift-catalog'))
+      : undefined;
     const make = (name: FunctionName): nodejs.NodejsFunction => {
       const sizing = FUNCTION_SIZING[name];
       const logGroup = new logs.LogGroup(this, `${capitalise(name)}Logs`, {
@@ -77,7 +86,7 @@ export class PodliftFunctions extends Construct {
       logGroup.grantWrite(props.roles[name]);
       return new nodejs.NodejsFunction(this, capitalise(name), {
         description: `podlift ${name} loop`,
-        entry: join(REPO_ROOT, 'functions', name, 'handler.ts'),
+        entry: functionEntry(name),
         handler: 'handler',
         projectRoot: REPO_ROOT,
         depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
@@ -92,20 +101,8 @@ export class PodliftFunctions extends Construct {
         logGroup,
         loggingFormat: lambda.LoggingFormat.JSON,
         // Read by Node, not by podlift: stack traces through the source maps (the bundle is minified).
-        environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-        bundling: {
-          format: nodejs.OutputFormat.ESM,
-          target: 'node22',
-          mainFields: ['module', 'main'],
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
-          banner: ESM_REQUIRE_BANNER,
-          externalModules: [],
-          // esbuild's size summary flags bundles over 1 MB; the CI synth fails on any warning line.
-          logLevel: nodejs.LogLevel.WARNING,
-          forceDockerBundling: false,
-        },
+        environment: { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+        bundling: functionBundling(FUNCTIONS_READING_THE_CATALOG.has(name) ? catalogAsset : undefined),
       });
     };
     this.functions = {
@@ -123,6 +120,45 @@ export class PodliftFunctions extends Construct {
       }),
     );
   }
+}
+
+/**
+ * {@link FUNCTION_BUNDLE} in NodejsFunction's terms (its `platform` is always node), plus, given
+ * the path of the catalog file, the hook that copies it beside the bundle.
+ */
+export function functionBundling(catalogAsset: string | undefined): nodejs.BundlingOptions {
+  const b = FUNCTION_BUNDLE;
+  return {
+    format: nodejs.OutputFormat.ESM,
+    target: b.target,
+    mainFields: [...b.mainFields],
+    minify: b.minify,
+    sourceMap: b.sourcemap,
+    sourcesContent: b.sourcesContent,
+    banner: b.banner,
+    externalModules: [...b.external],
+    // Becomes `--alias:whatwg-url=<path>` (bundling.ts toCliArgsArray).
+    esbuildArgs: { '--alias': Object.entries(b.alias).map(([from, to]) => `${from}=${to}`) },
+    ...(catalogAsset === undefined
+      ? {}
+      : {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_inputDir: string, outputDir: string) => [
+              `cp ${shellQuote(catalogAsset)} ${shellQuote(join(outputDir, BUNDLED_CATALOG_ASSET))}`,
+            ],
+          },
+        }),
+    // esbuild's size summary flags bundles over 1 MB; the CI synth fails on any warning line.
+    logLevel: nodejs.LogLevel.WARNING,
+    forceDockerBundling: false,
+  };
+}
+
+/** `value` as one POSIX shell word (NodejsFunction runs hooks with `bash -c`). */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 function capitalise(name: string): string {

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { aws_ecr_assets as ecrAssets, Stack, Stage } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { REPO_ROOT } from './functions';
+import { REPO_ROOT } from './function-bundle';
 
 /** Options of {@link WatcherImage.fromBuild}. */
 export interface WatcherBuildOptions {

@@ -1,10 +1,11 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { PricingClient } from '@aws-sdk/client-pricing';
-import { bundledInstanceTypes, isUnknownRegionError, loadBundledCatalog } from '../../core/catalog/bundled';
+import { type BundledCatalog, isUnknownRegionError } from '../../core/catalog/bundled-catalog';
 import type { Catalog, InstanceTypeInfo } from '../../core/catalog/instance-type';
 import { CloudError } from '../../core/model/errors';
 import type { InstanceCatalogPort } from '../../core/ports/cloud';
 import type { Clock } from '../../core/ports/time';
+import { bundledCatalogOnce } from './bundled-catalog-asset';
 import { describeInstanceTypes } from './instance-types';
 import { fetchOnDemandPrices, pricingApiServes } from './on-demand-prices';
 import { describeSpotPrices, type SpotPrices } from './spot-prices';
@@ -70,6 +71,13 @@ export interface LiveInstanceCatalogOptions {
    * @default false
    */
   readonly isolatedVpc?: boolean;
+  /**
+   * The bundled catalog, asked for on the first refresh (not at construction: a function that
+   * never reads the catalog never loads it).
+   * @default bundledCatalogOnce: the compressed file beside the function bundle, or the
+   * repository's data when running from source
+   */
+  readonly bundled?: () => BundledCatalog;
 }
 
 type SourceName = keyof CatalogRefreshPeriods;
@@ -123,6 +131,7 @@ export class LiveInstanceCatalog implements InstanceCatalogPort {
   private readonly periods: CatalogRefreshPeriods;
   private readonly retryAfterFailureMs: number;
   private readonly isolatedVpc: boolean;
+  private readonly bundled: () => BundledCatalog;
   private readonly states: SourceStates = {
     instanceTypes: { value: undefined, fetchedAt: -Infinity, retryAt: -Infinity },
     offerings: { value: undefined, fetchedAt: -Infinity, retryAt: -Infinity },
@@ -142,6 +151,7 @@ export class LiveInstanceCatalog implements InstanceCatalogPort {
     this.periods = { ...DEFAULT_CATALOG_REFRESH_PERIODS, ...options.refreshPeriods };
     this.retryAfterFailureMs = options.retryAfterFailureMs ?? DEFAULT_CATALOG_RETRY_MS;
     this.isolatedVpc = options.isolatedVpc ?? false;
+    this.bundled = options.bundled ?? bundledCatalogOnce;
   }
 
   /** The cached catalog, refreshing the parts older than their period first. */
@@ -234,7 +244,11 @@ export class LiveInstanceCatalog implements InstanceCatalogPort {
   private async fetch(name: SourceName, now: number): Promise<boolean> {
     switch (name) {
       case 'instanceTypes': {
-        const known = new Map(bundledInstanceTypes().map((info) => [info.name, info]));
+        const known = new Map(
+          this.bundled()
+            .instanceTypes()
+            .map((info) => [info.name, info]),
+        );
         const { types, skipped } = await describeInstanceTypes(this.ec2, known);
         if (skipped.length > 0) {
           this.logger.warn('instance catalog: skipped instance types EC2 describes incompletely', {
@@ -310,13 +324,13 @@ export class LiveInstanceCatalog implements InstanceCatalogPort {
   private bundledOnDemandPrices(): ReadonlyMap<string, number> {
     if (this.bundledOnDemand === undefined) {
       try {
-        this.bundledOnDemand = loadBundledCatalog(this.region).prices.onDemand;
+        this.bundledOnDemand = this.bundled().catalog(this.region).prices.onDemand;
       } catch (error) {
         if (!isUnknownRegionError(error)) throw error;
         this.logger.warn('instance catalog: no bundled prices for the region, falling back to us-east-1', {
           region: this.region,
         });
-        this.bundledOnDemand = loadBundledCatalog('us-east-1').prices.onDemand;
+        this.bundledOnDemand = this.bundled().catalog('us-east-1').prices.onDemand;
       }
     }
     return this.bundledOnDemand;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,10 +7,12 @@ import {
   type LiveInstanceCatalogOptions,
 } from '../../../shared/aws/catalog/live-instance-catalog';
 import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import { BundledCatalog } from '../../../shared/core/catalog/bundled-catalog';
 import { resolveInstanceTypes } from '../../../shared/core/catalog/instance-type-resolution';
 import { isCloudError } from '../../../shared/core/model/errors';
 import { type CatalogWorldOptions, catalogWorld, WORLD_TYPES } from '../../../sim/world/aws/catalog-world';
 
+const DATA = '../../../shared/core/catalog/data/';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -74,7 +77,7 @@ describe('LiveInstanceCatalog', () => {
     const first = await catalog.catalog();
 
     expect(first.prices.onDemand.get('m5.large')).toBe(0.096);
-    expect(first.prices.onDemand).toBe(bundledUsEast1);
+    expect(first.prices.onDemand).toEqual(bundledUsEast1);
     expect(logger.warnings).toEqual([
       {
         message: 'instance catalog: Pricing API unavailable, using bundled on-demand prices',
@@ -278,5 +281,31 @@ describe('LiveInstanceCatalog', () => {
     expect(isolated.calls().products).toBe(0);
     expect(isolatedCatalog.prices.onDemand.get('m5.large')).toBe(0.096);
     expect(isolated.logger.warnings).toEqual([]);
+  });
+
+  it('asks for the bundled catalog on its first refresh, not when made', async () => {
+    let reads = 0;
+    const bundled = new BundledCatalog(
+      JSON.parse(readFileSync(new URL(`${DATA}instance-types.json`, import.meta.url), 'utf8')),
+      JSON.parse(readFileSync(new URL(`${DATA}prices.json`, import.meta.url), 'utf8')),
+      { instanceTypes: 'instance-types.json', prices: 'prices.json' },
+    );
+    const { catalog } = liveCatalog(
+      {},
+      {
+        bundled: () => {
+          reads++;
+          return bundled;
+        },
+      },
+    );
+    expect(reads).toBe(0);
+
+    const first = await catalog.catalog();
+    expect(reads).toBeGreaterThan(0);
+    // The pod-ENI limits DescribeInstanceTypes lacks come from the bundled record.
+    expect(first.types.find((t) => t.name === 'm5.large')?.eni?.branchInterfaces).toBe(
+      bundled.instanceTypes().find((t) => t.name === 'm5.large')?.eni?.branchInterfaces,
+    );
   });
 });
