@@ -3,13 +3,9 @@ import * as jsYaml from 'js-yaml';
 import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema';
 import type { PodManifest, PodTemplateManifest } from '../shared/core/manifests/kube-objects';
 import { manifestRef } from '../shared/core/manifests/manifest-kind';
+import { nodeFromManifest } from '../shared/core/manifests/node-manifest';
 import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
-import {
-  nodeFromManifest,
-  PodSpecCache,
-  podFromManifest,
-  podTemplateToPod,
-} from '../shared/core/manifests/pod-manifest';
+import { PodSpecCache, podFromManifest, podTemplateToPod } from '../shared/core/manifests/pod-manifest';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import { ValidationError, type ValidationLocation } from '../shared/core/model/errors';
 import {
