@@ -355,6 +355,21 @@ describe('podFromManifest', () => {
         3,
       ],
       [
+        'a label key with a dash, kept dotted',
+        { ...podManifest({ name: 'web' }), metadata: { name: 'web', labels: { 'app-tier': 3 } } },
+        'metadata.labels.app-tier',
+        3,
+      ],
+      [
+        'a label key with a prefix, in brackets',
+        {
+          ...podManifest({ name: 'web' }),
+          metadata: { name: 'web', labels: { 'app.kubernetes.io/name': 3 } },
+        },
+        'metadata.labels["app.kubernetes.io/name"]',
+        3,
+      ],
+      [
         'an unknown node affinity operator',
         podManifest({
           name: 'web',
@@ -413,6 +428,12 @@ describe('podFromManifest', () => {
         podManifest({ name: 'web', tolerations: [{ operator: 'Equal', value: 'x' }] }),
         'spec.tolerations[0].operator',
         'Equal',
+      ],
+      [
+        'a toleration with Exists and a value',
+        podManifest({ name: 'web', tolerations: [{ key: 'a', operator: 'Exists', value: 'x' }] }),
+        'spec.tolerations[0].value',
+        'x',
       ],
       [
         'a topology spread with maxSkew 0',
