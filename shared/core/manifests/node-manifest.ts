@@ -14,6 +14,12 @@ import {
   toResources,
 } from './kube-manifest-schema';
 
+/**
+ * Validation of Node manifests (YAML or API JSON, see kube-objects.ts) into the cluster
+ * state's `StateNode`: the existing capacity the scheduler packs onto before it asks for new
+ * nodes.
+ */
+
 /** The Node fields the cluster state reads: taints, cordon, provider ID, allocatable and Ready. */
 const nodeManifest = z.object({
   metadata: namedMetadata,
