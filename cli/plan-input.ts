@@ -1,15 +1,9 @@
-import type { Type } from 'js-yaml';
-import * as jsYaml from 'js-yaml';
 import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema';
-import type { PodManifest, PodTemplateManifest } from '../shared/core/manifests/kube-objects';
+import type { PodManifest } from '../shared/core/manifests/kube-objects';
 import { manifestRef } from '../shared/core/manifests/manifest-kind';
+import { nodeFromManifest } from '../shared/core/manifests/node-manifest';
 import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
-import {
-  nodeFromManifest,
-  PodSpecCache,
-  podFromManifest,
-  podTemplateToPod,
-} from '../shared/core/manifests/pod-manifest';
+import { PodSpecCache, podFromManifest } from '../shared/core/manifests/pod-manifest';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import { ValidationError, type ValidationLocation } from '../shared/core/model/errors';
 import {
@@ -21,6 +15,8 @@ import {
 } from '../shared/core/model/nodepool';
 import type { Pod } from '../shared/core/model/pod';
 import type { DaemonSet, StateNode } from '../shared/core/state/cluster-state';
+import { isObject, loadKubernetesYaml, type Obj } from './kubernetes-yaml';
+import { isWorkloadKind, namespaceOf, templatePod, workloadPods, workloadTemplate } from './plan-workloads';
 
 /** Everything `podlift plan` reads from its input file, validated. */
 export interface PlanInput {
@@ -35,32 +31,8 @@ export interface PlanInput {
   readonly warnings: readonly string[];
 }
 
-/** Kinds that stamp pods from spec.template, with the kind of their pods' controlling owner. */
-const WORKLOADS: Readonly<Record<string, string>> = {
-  Deployment: 'ReplicaSet',
-  ReplicaSet: 'ReplicaSet',
-  StatefulSet: 'StatefulSet',
-  Job: 'Job',
-};
-
 /** Skipped objects reported one by one; the rest are summed up in one line. */
 const MAX_SKIP_WARNINGS = 20;
-
-// @types/js-yaml does not declare `types`, which js-yaml 4 exports at runtime.
-const { types: yamlTypes } = jsYaml as unknown as { types: { merge: Type } };
-
-/**
- * YAML 1.2 core plus merge keys. Kubernetes reads YAML by converting it to JSON, so an unquoted
- * `2024-01-01` stays a string (js-yaml's default schema would make it a Date).
- */
-const KUBERNETES_YAML = jsYaml.CORE_SCHEMA.extend({ implicit: [yamlTypes.merge] });
-
-/** A plain object (not null, not an array). */
-type Obj = Readonly<Record<string, unknown>>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** An object of the input, with where it was found. */
 interface Located {
@@ -93,35 +65,9 @@ interface Located {
 export function readPlanInput(text: string, source: string): PlanInput {
   const reader = new PlanInputReader(source);
   let index = 0;
-  try {
-    // Each document is read as soon as it is parsed, so the parsed tree dies young (20,000 pod
-    // documents held until the end were promoted to the old generation and cost full GCs).
-    jsYaml.loadAll(
-      text,
-      (doc) => {
-        reader.document(doc, index++);
-      },
-      { schema: KUBERNETES_YAML, filename: source },
-    );
-  } catch (e) {
-    if (e instanceof jsYaml.YAMLException) {
-      const { line, column } = e.mark ?? { line: 0, column: 0 };
-      // The offending line stands in for the value: it is what the user has to find and fix.
-      const lineText = text.split(/\r?\n/, line + 1)[line];
-      throw new ValidationError(
-        [
-          {
-            field: `line ${line + 1}, column ${column + 1}`,
-            value: lineText,
-            message: `not valid YAML: ${e.reason}`,
-          },
-        ],
-        { source },
-        { cause: e },
-      );
-    }
-    throw e;
-  }
+  loadKubernetesYaml(text, source, (doc) => {
+    reader.document(doc, index++);
+  });
   return reader.finish();
 }
 
@@ -205,7 +151,7 @@ class PlanInputReader {
         this.node(o);
         break;
       default:
-        if (o.kind in WORKLOADS) this.workload(o);
+        if (isWorkloadKind(o.kind)) this.workload(o);
         else this.skip(o);
     }
   }
@@ -256,54 +202,17 @@ class PlanInputReader {
   }
 
   private workload(o: Located): void {
-    const { name, obj, location } = o;
-    if (name === '') {
-      throw new ValidationError([{ field: 'metadata.name', value: name, message: 'is required' }], location);
-    }
-    const spec = isObject(obj.spec) ? obj.spec : {};
-    const template = spec.template;
-    if (!isObject(template)) {
-      throw new ValidationError(
-        [{ field: 'spec.template', value: template, message: 'is required: a pod template' }],
-        location,
-      );
-    }
-    const replicas = workloadReplicas(o.kind, spec);
-    if (replicas === 0) return;
-    const namespace = namespaceOf(obj);
-    const first = templatePod(template, namespace, `${name}-0`, WORKLOADS[o.kind], location);
-    for (let i = 0; i < replicas; i++) {
-      const podName = `${name}-${i}`;
-      const labels =
-        o.kind === 'StatefulSet'
-          ? {
-              ...first.labels,
-              'statefulset.kubernetes.io/pod-name': podName,
-              'apps.kubernetes.io/pod-index': String(i),
-            }
-          : first.labels;
-      // Replicas differ only in name: copy the validated first pod rather than re-parse.
-      this.addPod({ ...first, name: podName, uid: `${namespace}/${podName}`, labels }, location);
-    }
+    for (const pod of workloadPods(o.kind, o.name, o.obj, o.location)) this.addPod(pod, o.location);
   }
 
   private daemonSet(o: Located): void {
     const { name, obj, location } = o;
-    if (name === '') {
-      throw new ValidationError([{ field: 'metadata.name', value: name, message: 'is required' }], location);
-    }
-    const spec = isObject(obj.spec) ? obj.spec : {};
-    if (!isObject(spec.template)) {
-      throw new ValidationError(
-        [{ field: 'spec.template', value: spec.template, message: 'is required: a pod template' }],
-        location,
-      );
-    }
+    const template = workloadTemplate(name, obj, location);
     const namespace = namespaceOf(obj);
     const key = `${namespace}/${name}`;
     const first = this.daemonSets.get(key);
     if (first) throw duplicate('DaemonSet', key, first.location);
-    const pod = templatePod(spec.template, namespace, name, 'DaemonSet', location);
+    const pod = templatePod(template, namespace, name, 'DaemonSet', location);
     this.daemonSets.set(key, { daemonSet: { namespace, name, pod }, location });
   }
 
@@ -398,42 +307,6 @@ class PlanInputReader {
       warnings: this.warnings,
     };
   }
-}
-
-/** How many pods a workload runs now. */
-function workloadReplicas(kind: string, spec: Obj): number {
-  if (kind !== 'Job') return count(spec, 'replicas', 1);
-  if (spec.suspend === true) return 0;
-  const parallelism = count(spec, 'parallelism', 1);
-  const completions =
-    spec.completions === undefined || spec.completions === null ? undefined : count(spec, 'completions', 1);
-  return completions === undefined ? parallelism : Math.min(parallelism, completions);
-}
-
-function count(spec: Obj, field: string, fallback: number): number {
-  const v = spec[field];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw new ValidationError([
-      { field: `spec.${field}`, value: v, message: 'must be a non-negative integer' },
-    ]);
-  }
-  return v;
-}
-
-function namespaceOf(obj: Obj): string {
-  const ns = isObject(obj.metadata) ? obj.metadata.namespace : undefined;
-  return typeof ns === 'string' && ns !== '' ? ns : 'default';
-}
-
-function templatePod(
-  template: Obj,
-  namespace: string,
-  name: string,
-  ownerKind: string,
-  location: ValidationLocation,
-): Pod {
-  return podTemplateToPod(template as PodTemplateManifest, { namespace, name, ownerKind, location });
 }
 
 function duplicate(kind: string, name: string, first: ValidationLocation): ValidationError {

@@ -1,5 +1,5 @@
 import type { NodeManifest } from '../core/manifests/kube-objects';
-import { nodeFromManifest } from '../core/manifests/pod-manifest';
+import { nodeFromManifest } from '../core/manifests/node-manifest';
 import type { Pod } from '../core/model/pod';
 import type { ParsedList } from '../core/ports/cluster';
 import type { StateNode } from '../core/state/cluster-state';

@@ -7,7 +7,7 @@ const { types: yamlTypes } = jsYaml as unknown as { types: { merge: Type } };
 
 /**
  * YAML 1.2 core plus merge keys, as Kubernetes reads YAML (an unquoted `2024-01-01` stays a
- * string). The same schema as `podlift plan` (cli/plan-input.ts).
+ * string). The same schema as `podlift plan` (cli/kubernetes-yaml.ts).
  */
 const KUBERNETES_YAML = jsYaml.CORE_SCHEMA.extend({ implicit: [yamlTypes.merge] });
 

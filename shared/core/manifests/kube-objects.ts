@@ -2,7 +2,7 @@
  * The Kubernetes object shapes podlift reads, as YAML files and the Kubernetes API (JSON) give
  * them. These describe what a well-formed object looks like, not what a given input is: every
  * field is optional and anything a user writes by hand must be validated before it is trusted
- * (see pod-manifest.ts). Only the fields podlift uses are listed; unknown fields are ignored.
+ * (see pod-manifest.ts, node-manifest.ts). Only the fields podlift uses are listed; unknown fields are ignored.
  */
 
 /** metav1.OwnerReference. */

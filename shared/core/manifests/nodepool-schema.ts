@@ -6,6 +6,14 @@ import type { NodeSelectorRequirement } from '../model/requirements';
 import type { Resources } from '../model/resources';
 import type { Taint } from '../model/taints';
 import { type ManifestKind, manifestHeader, parseManifest, stringMap } from './manifest-schema';
+import { DURATION_OR_NEVER, disruption, durationMessage } from './nodepool-disruption';
+import {
+  labelKeyProblem,
+  labelValue,
+  QUALIFIED_NAME,
+  restrictedLabelReason,
+  templateLabels,
+} from './nodepool-labels';
 
 /**
  * Parsing and validating karpenter.sh/v1 NodePools, as Karpenter's CRD (OpenAPI schema and
@@ -26,107 +34,8 @@ import { type ManifestKind, manifestHeader, parseManifest, stringMap } from './m
 /** apiVersion of the NodePools this module parses. */
 export const NODEPOOL_API_VERSION = 'karpenter.sh/v1';
 
-// Patterns from the CRD.
-const LABEL_KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const DURATION_OR_NEVER = /^(([0-9]+(s|m|h))+|Never)$/;
+// Pattern from the CRD.
 const DURATION = /^([0-9]+(s|m|h))+$/;
-const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
-const BUDGET_NODES = /^((100|[0-9]{1,2})%|[0-9]+)$/;
-const BUDGET_SCHEDULE =
-  /^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$/;
-
-/** Labels of the karpenter.k8s.aws domain a NodePool may use (the AWS provider's allow list). */
-const ALLOWED_KARPENTER_AWS_LABELS = new Set(
-  [
-    'instance-tenancy',
-    'ec2nodeclass',
-    'capacity-reservation-id',
-    'capacity-reservation-type',
-    'capacity-reservation-interruptible',
-    'instance-encryption-in-transit-supported',
-    'instance-category',
-    'instance-hypervisor',
-    'instance-family',
-    'instance-generation',
-    'instance-local-nvme',
-    'instance-size',
-    'instance-cpu',
-    'instance-cpu-manufacturer',
-    'instance-cpu-sustained-clock-speed-mhz',
-    'instance-memory',
-    'instance-ebs-bandwidth',
-    'instance-network-bandwidth',
-    'instance-gpu-name',
-    'instance-gpu-manufacturer',
-    'instance-gpu-count',
-    'instance-gpu-memory',
-    'instance-accelerator-name',
-    'instance-accelerator-manufacturer',
-    'instance-accelerator-count',
-    'instance-capability-flex',
-    'placement-group-id',
-    'placement-group-partition',
-  ].map((name) => `karpenter.k8s.aws/${name}`),
-);
-
-/**
- * Why a NodePool may not use `key` as a requirement or template label (the CRD's CEL messages),
- * or undefined when it may. The domain is everything before the first `/` (the whole key when
- * there is none) and the CRD matches domains by suffix. Since Karpenter v1.9
- * (kubernetes-sigs/karpenter #2586) the kubernetes.io and k8s.io domains are no longer
- * restricted: only kubernetes.io/hostname, karpenter.sh (but capacity-type) and the AWS
- * provider's karpenter.k8s.aws (but its well-known labels) remain. Labels the kubelet may not
- * set on itself are still kept out of its --node-labels (bootstrap-options.ts).
- */
-export function restrictedLabelReason(key: string): string | undefined {
-  const domain = key.split('/')[0];
-  if (key === 'kubernetes.io/hostname') return 'label "kubernetes.io/hostname" is restricted';
-  if (key === 'karpenter.sh/nodepool') return 'label "karpenter.sh/nodepool" is restricted';
-  if (domain.endsWith('karpenter.sh') && key !== 'karpenter.sh/capacity-type') {
-    return 'label domain "karpenter.sh" is restricted';
-  }
-  if (domain.endsWith('karpenter.k8s.aws') && !ALLOWED_KARPENTER_AWS_LABELS.has(key)) {
-    return 'label domain "karpenter.k8s.aws" is restricted';
-  }
-  return undefined;
-}
-
-/** Why `key` is not a qualified label key (apimachinery IsQualifiedName), or undefined. */
-function labelKeyProblem(key: string): string | undefined {
-  if (key.length > 316 || !LABEL_KEY.test(key)) {
-    return 'must be a qualified name: an optional DNS subdomain prefix and "/", then alphanumerics, "-", "_" or "." starting and ending with an alphanumeric';
-  }
-  const slash = key.indexOf('/');
-  const prefix = slash >= 0 ? key.slice(0, slash) : '';
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix.length > 253) return 'prefix must be at most 253 characters';
-  if (name.length > 63) return 'name part must be at most 63 characters';
-  return undefined;
-}
-
-function labelValueProblem(value: string): string | undefined {
-  if (value.length > 63) return 'must be at most 63 characters';
-  if (!LABEL_VALUE.test(value)) {
-    return 'must be empty or alphanumerics, "-", "_" or "." starting and ending with an alphanumeric';
-  }
-  return undefined;
-}
-
-const labelValue = z.string().superRefine((value, ctx) => {
-  const problem = labelValueProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
-
-const templateLabels = z.record(z.string(), labelValue).superRefine((labels, ctx) => {
-  const keys = Object.keys(labels);
-  if (keys.length > 100) ctx.addIssue({ code: 'custom', message: 'must have at most 100 labels', path: [] });
-  for (const key of keys) {
-    const problem = labelKeyProblem(key) ?? restrictedLabelReason(key);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [key] });
-  }
-});
 
 const INTEGER_OPERATORS = new Set(['Gt', 'Lt', 'Gte', 'Lte']);
 
@@ -167,7 +76,6 @@ const requirement = z
       });
     }
   });
-
 const taintKey = z
   .string()
   .min(1)
@@ -181,7 +89,10 @@ const taint = z.strictObject({
   // The CRD gives taint values the qualified-name pattern (core/v1's own validation).
   value: z
     .string()
-    .regex(LABEL_KEY, 'must be a qualified name (alphanumerics, "-", "_", "." and an optional "prefix/")')
+    .regex(
+      QUALIFIED_NAME,
+      'must be a qualified name (alphanumerics, "-", "_", "." and an optional "prefix/")',
+    )
     .optional(),
   effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
   timeAdded: z.string().optional(),
@@ -194,59 +105,6 @@ const nodeClassRef = z.strictObject({
     .regex(/^[^/]*$/, 'group must not contain "/"'),
   kind: z.string().min(1, 'kind may not be empty'),
   name: z.string().min(1, 'name may not be empty'),
-});
-
-const budget = z.strictObject({
-  nodes: z
-    .string()
-    .regex(BUDGET_NODES, 'must be a count ("5") or a percentage from 0% to 100% ("10%")')
-    .optional(),
-  schedule: z
-    .string()
-    .regex(
-      BUDGET_SCHEDULE,
-      'must be a cron schedule with five fields ("0 9 * * mon-fri") or a macro ("@daily")',
-    )
-    .optional(),
-  duration: z
-    .string()
-    .regex(BUDGET_DURATION, 'must be a duration in hours and/or minutes ("1h", "30m", "1h30m")')
-    .optional(),
-  reasons: z
-    .array(z.enum(['Underutilized', 'Empty', 'Drifted']))
-    .max(50)
-    .superRefine((reasons, ctx) => {
-      reasons.forEach((reason, i) => {
-        if (reasons.indexOf(reason) !== i) {
-          ctx.addIssue({ code: 'custom', message: `duplicate reason "${reason}"`, path: [i] });
-        }
-      });
-    })
-    .optional(),
-});
-
-const durationMessage =
-  'must be a duration in hours, minutes and seconds ("720h", "30m", "1h30m") or "Never"';
-
-const disruption = z.strictObject({
-  // Required by the CRD whenever spec.disruption is written: only an absent disruption block defaults it.
-  consolidateAfter: z.string().regex(DURATION_OR_NEVER, durationMessage),
-  consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced']).optional(),
-  budgets: z
-    .array(budget)
-    .max(50)
-    .superRefine((budgets, ctx) => {
-      budgets.forEach((b, i) => {
-        if ((b.schedule === undefined) !== (b.duration === undefined)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: "'schedule' must be set with 'duration'",
-            path: [i, b.schedule === undefined ? 'schedule' : 'duration'],
-          });
-        }
-      });
-    })
-    .optional(),
 });
 
 const limits = z

@@ -1,15 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  effectivePodRequests,
-  nodeFromManifest,
-  PodSpecCache,
-  podFromManifest,
-  podTemplateToPod,
-} from '../../../shared/core/manifests/pod-manifest';
+import { PodSpecCache, podFromManifest, podTemplateToPod } from '../../../shared/core/manifests/pod-manifest';
 import type { ValidationError } from '../../../shared/core/model/errors';
 import { isValidationError } from '../../../shared/core/model/errors';
-import { containerManifest, nodeManifest, podManifest, resources } from '../../../sim/world/builders';
+import { containerManifest, podManifest, resources } from '../../../sim/world/builders';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -199,36 +193,6 @@ describe('podFromManifest', () => {
     ])('%s', (_, options, expected) => {
       expect(podFromManifest(podManifest(options)).requests).toEqual({ ...resources(expected), pods: 1 });
     });
-
-    it('equals the peak of what runs at once over the pod lifetime', () => {
-      // Independent model: phases in order, each with the set of containers running in it.
-      const vec = fc.record({ cpu: fc.nat(4000), memory: fc.nat(8 * GiB) });
-      const init = fc.record({ requests: vec, sidecar: fc.boolean() });
-      fc.assert(
-        fc.property(
-          fc.array(vec, { minLength: 1, maxLength: 4 }),
-          fc.array(init, { maxLength: 5 }),
-          vec,
-          (regular, inits, overhead) => {
-            const phases: { cpu: number; memory: number }[][] = [];
-            const running: { cpu: number; memory: number }[] = [];
-            for (const c of inits) {
-              phases.push([...running, c.requests]);
-              if (c.sidecar) running.push(c.requests);
-            }
-            phases.push([...running, ...regular]);
-            const peak = (k: 'cpu' | 'memory') =>
-              Math.max(...phases.map((p) => p.reduce((s, c) => s + c[k], 0))) + overhead[k];
-            const got = effectivePodRequests(
-              regular.map((r) => ({ requests: r })),
-              inits,
-              overhead,
-            );
-            expect(got).toEqual({ cpu: peak('cpu'), memory: peak('memory'), pods: 1 });
-          },
-        ),
-      );
-    });
   });
 
   it('normalises node affinity, pod affinity, tolerations and topology spread', () => {
@@ -391,6 +355,21 @@ describe('podFromManifest', () => {
         3,
       ],
       [
+        'a label key with a dash, kept dotted',
+        { ...podManifest({ name: 'web' }), metadata: { name: 'web', labels: { 'app-tier': 3 } } },
+        'metadata.labels.app-tier',
+        3,
+      ],
+      [
+        'a label key with a prefix, in brackets',
+        {
+          ...podManifest({ name: 'web' }),
+          metadata: { name: 'web', labels: { 'app.kubernetes.io/name': 3 } },
+        },
+        'metadata.labels["app.kubernetes.io/name"]',
+        3,
+      ],
+      [
         'an unknown node affinity operator',
         podManifest({
           name: 'web',
@@ -449,6 +428,12 @@ describe('podFromManifest', () => {
         podManifest({ name: 'web', tolerations: [{ operator: 'Equal', value: 'x' }] }),
         'spec.tolerations[0].operator',
         'Equal',
+      ],
+      [
+        'a toleration with Exists and a value',
+        podManifest({ name: 'web', tolerations: [{ key: 'a', operator: 'Exists', value: 'x' }] }),
+        'spec.tolerations[0].value',
+        'x',
       ],
       [
         'a topology spread with maxSkew 0',
@@ -630,99 +615,5 @@ describe('podTemplateToPod', () => {
       ),
     );
     expect(error.issues[0].field).toBe('spec.jobTemplate.spec.template.spec.containers');
-  });
-});
-
-describe('nodeFromManifest', () => {
-  it('reads labels, taints, allocatable and the NodePool', () => {
-    const node = nodeFromManifest(
-      nodeManifest({
-        name: 'ip-10-0-1-2',
-        labels: { 'karpenter.sh/nodepool': 'default', 'topology.kubernetes.io/zone': 'us-east-1a' },
-        taints: [
-          { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
-          { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' },
-        ],
-        allocatable: { cpu: '3920m', memory: '15Gi', pods: '58', 'ephemeral-storage': '18Gi' },
-        capacity: { cpu: '4', memory: '16Gi', pods: '58', 'ephemeral-storage': '20Gi' },
-      }),
-    );
-    expect(node).toEqual({
-      kind: 'node',
-      name: 'ip-10-0-1-2',
-      labels: { 'karpenter.sh/nodepool': 'default', 'topology.kubernetes.io/zone': 'us-east-1a' },
-      taints: [
-        { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
-        { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' },
-      ],
-      allocatable: resources({ cpu: '3920m', memory: '15Gi', pods: 58, 'ephemeral-storage': '18Gi' }),
-      capacity: resources({ cpu: '4', memory: '16Gi', pods: 58, 'ephemeral-storage': '20Gi' }),
-      pods: [],
-      nodePool: 'default',
-      ready: false,
-    });
-  });
-
-  it('reads what ties a Node to its NodeClaim and its lifecycle: providerID, Ready, creation, deletion, finalizers', () => {
-    const manifest = nodeManifest({ name: 'n', ready: true, deletionTimestamp: '2026-01-01T00:05:00Z' });
-    const node = nodeFromManifest({
-      ...manifest,
-      metadata: {
-        ...manifest.metadata,
-        creationTimestamp: '2026-01-01T00:00:00Z',
-        finalizers: ['karpenter.sh/termination'],
-        annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
-      },
-      spec: { ...manifest.spec, providerID: 'aws:///us-east-1a/i-0123456789abcdef0' },
-    });
-    expect(node).toMatchObject({
-      providerID: 'aws:///us-east-1a/i-0123456789abcdef0',
-      ready: true,
-      creationTimestamp: '2026-01-01T00:00:00Z',
-      deleting: true,
-      unschedulable: true,
-      finalizers: ['karpenter.sh/termination'],
-      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
-    });
-    expect(nodeFromManifest(nodeManifest({ name: 'm' })).deleting).toBeUndefined();
-  });
-
-  it('falls back to capacity when allocatable is missing', () => {
-    const manifest = nodeManifest({ name: 'n', capacity: { cpu: '2', memory: '4Gi' } });
-    const node = nodeFromManifest({ ...manifest, status: { capacity: manifest.status!.capacity } });
-    expect(node.allocatable).toEqual({ cpu: 2000, memory: 4 * GiB });
-  });
-
-  it('is unschedulable when cordoned or being deleted', () => {
-    expect(nodeFromManifest(nodeManifest({ unschedulable: true })).unschedulable).toBe(true);
-    expect(nodeFromManifest(nodeManifest({ deletionTimestamp: '2024-01-01T00:00:00Z' })).unschedulable).toBe(
-      true,
-    );
-    expect(nodeFromManifest(nodeManifest()).unschedulable).toBeUndefined();
-    expect(nodeFromManifest(nodeManifest()).nodePool).toBeUndefined();
-  });
-
-  it('attaches the pods the caller gives it', () => {
-    const pod = podFromManifest(podManifest({ nodeName: 'n' }));
-    expect(nodeFromManifest(nodeManifest({ name: 'n' }), {}, [pod]).pods).toEqual([pod]);
-  });
-
-  it('names a bad taint and a bad allocatable', () => {
-    const error = validationError(() =>
-      nodeFromManifest(
-        nodeManifest({
-          name: 'n',
-          taints: [{ key: 'a', effect: 'Sometimes' }],
-          allocatable: { cpu: 'four' },
-        }),
-      ),
-    );
-    expect(error.location.object).toBe('Node/n');
-    expect(error.issues).toContainEqual(
-      expect.objectContaining({ field: 'spec.taints[0].effect', value: 'Sometimes' }),
-    );
-    expect(error.issues).toContainEqual(
-      expect.objectContaining({ field: 'status.allocatable.cpu', value: 'four' }),
-    );
   });
 });

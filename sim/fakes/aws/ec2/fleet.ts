@@ -19,7 +19,7 @@ import {
   fleetError,
 } from './fleet-pools';
 import { FleetClientTokens } from './fleet-tokens';
-import type { InstanceLaunch } from './instances';
+import type { InstanceLaunch } from './instance-launch';
 import { mergeTags, tagsFor, validateTagSpecifications } from './tags';
 
 /**

@@ -1,13 +1,9 @@
 import type {
-  _InstanceType,
-  ArchitectureValues,
   DescribeInstancesCommandInput,
   DescribeInstancesCommandOutput,
   Instance,
   InstanceState,
   InstanceStateName,
-  InstanceTypeInfo,
-  RequestLaunchTemplateData,
   Reservation,
   StateReason,
   Tag,
@@ -18,8 +14,9 @@ import type { OperationOutput } from '../fake-service';
 import type { Ec2Context } from './context';
 import type { FilterFields } from './filters';
 import type { CapacityType, Pool } from './fleet-capacity';
+import { type InstanceLaunch, launchedInstance } from './instance-launch';
 import { checkFilters, matches, PAGES, page } from './listing';
-import type { Ec2Network, SubnetRecord } from './network';
+import type { Ec2Network } from './network';
 
 /** How long instance state transitions take on the fake's clock. */
 export interface InstanceTimings {
@@ -40,20 +37,6 @@ export interface SpotReclaim {
   readonly noticeTime: number;
   /** When the instance starts shutting down. */
   readonly terminationTime: number;
-}
-
-/** One instance a fleet launches into a pool. */
-export interface InstanceLaunch extends Pool {
-  readonly info: InstanceTypeInfo;
-  readonly data: RequestLaunchTemplateData;
-  readonly imageId: string | undefined;
-  readonly subnet: SubnetRecord | undefined;
-  readonly tags: Tag[];
-  readonly volumeTags: Tag[];
-  readonly reservationId: string;
-  readonly launchIndex: number;
-  /** The placement group the template put it in, with its partition for partition groups. */
-  readonly placementGroup?: { readonly name: string; readonly id: string; readonly partition?: number };
 }
 
 interface InstanceRecord {
@@ -125,7 +108,7 @@ export class Ec2Instances {
   /** Starts an instance (pending now) and returns its id. */
   launch(launch: InstanceLaunch): string {
     const now = this.context.clock.now();
-    const instance = this.newInstance(launch, now);
+    const instance = launchedInstance(this.context, this.network, launch, now);
     this.instances.set(instance.InstanceId!, {
       instance,
       reservationId: launch.reservationId,
@@ -307,64 +290,6 @@ export class Ec2Instances {
           CurrentState: this.stateOf(record),
         };
       }),
-    };
-  }
-
-  private newInstance(launch: InstanceLaunch, now: number): Instance {
-    const { region, accountId, defaultVpcId } = this.context;
-    const instanceId = `i-${this.context.hexId(17)}`;
-    const address =
-      launch.subnet === undefined
-        ? `10.255.0.${(this.context.serial() % 250) + 4}`
-        : this.network.allocateAddress(launch.subnet);
-    const dnsSuffix = region === 'us-east-1' ? 'ec2.internal' : `${region}.compute.internal`;
-    const profile = launch.data.IamInstanceProfile;
-    return {
-      InstanceId: instanceId,
-      InstanceType: launch.instanceType as _InstanceType,
-      ImageId: launch.imageId,
-      LaunchTime: new Date(now),
-      Placement: {
-        AvailabilityZone: launch.availabilityZone,
-        Tenancy: launch.data.Placement?.Tenancy ?? 'default',
-        GroupName: launch.placementGroup?.name ?? '',
-        ...(launch.placementGroup === undefined ? {} : { GroupId: launch.placementGroup.id }),
-        ...(launch.placementGroup?.partition === undefined
-          ? {}
-          : { PartitionNumber: launch.placementGroup.partition }),
-      },
-      SubnetId: launch.subnet?.subnet.SubnetId,
-      VpcId: launch.subnet?.subnet.VpcId ?? defaultVpcId,
-      PrivateIpAddress: address,
-      PrivateDnsName: `ip-${address.replaceAll('.', '-')}.${dnsSuffix}`,
-      Architecture: (launch.info.ProcessorInfo?.SupportedArchitectures?.[0] ??
-        'x86_64') as ArchitectureValues,
-      Hypervisor: 'xen',
-      VirtualizationType: 'hvm',
-      RootDeviceName: '/dev/xvda',
-      RootDeviceType: 'ebs',
-      EbsOptimized: true,
-      EnaSupport: true,
-      AmiLaunchIndex: launch.launchIndex,
-      SecurityGroups: (launch.data.SecurityGroupIds ?? []).map((id) => ({
-        GroupId: id,
-        GroupName: this.network.securityGroup(id)?.GroupName,
-      })),
-      ...(profile === undefined
-        ? {}
-        : {
-            IamInstanceProfile: {
-              Arn: profile.Arn ?? `arn:aws:iam::${accountId}:instance-profile/${profile.Name}`,
-              Id: `AIPA${this.context.hexId(17).toUpperCase()}`,
-            },
-          }),
-      ...(launch.capacityType === 'spot'
-        ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${this.context.hexId(8)}` }
-        : {}),
-      StateTransitionReason: '',
-      Tags: launch.tags,
-      PlatformDetails: 'Linux/UNIX',
-      UsageOperation: 'RunInstances',
     };
   }
 

@@ -1,0 +1,97 @@
+import type {
+  _InstanceType,
+  ArchitectureValues,
+  Instance,
+  InstanceTypeInfo,
+  RequestLaunchTemplateData,
+  Tag,
+} from '@aws-sdk/client-ec2';
+import type { Ec2Context } from './context';
+import type { Pool } from './fleet-capacity';
+import type { Ec2Network, SubnetRecord } from './network';
+
+/**
+ * What a fleet launches and what the launched instance looks like: the description EC2
+ * gives of a new instance, before its state moves on the clock (instances.ts).
+ */
+
+/** One instance a fleet launches into a pool. */
+export interface InstanceLaunch extends Pool {
+  readonly info: InstanceTypeInfo;
+  readonly data: RequestLaunchTemplateData;
+  readonly imageId: string | undefined;
+  readonly subnet: SubnetRecord | undefined;
+  readonly tags: Tag[];
+  readonly volumeTags: Tag[];
+  readonly reservationId: string;
+  readonly launchIndex: number;
+  /** The placement group the template put it in, with its partition for partition groups. */
+  readonly placementGroup?: { readonly name: string; readonly id: string; readonly partition?: number };
+}
+
+/**
+ * The instance EC2 describes right after launching `launch` at `now` (its state is added when
+ * it is read): a fresh id, a private address from the subnet, the DNS name EC2 derives from it,
+ * the template's security groups, profile and tenancy, and the spot request of a spot launch.
+ */
+export function launchedInstance(
+  context: Ec2Context,
+  network: Ec2Network,
+  launch: InstanceLaunch,
+  now: number,
+): Instance {
+  const { region, accountId, defaultVpcId } = context;
+  const instanceId = `i-${context.hexId(17)}`;
+  const address =
+    launch.subnet === undefined
+      ? `10.255.0.${(context.serial() % 250) + 4}`
+      : network.allocateAddress(launch.subnet);
+  const dnsSuffix = region === 'us-east-1' ? 'ec2.internal' : `${region}.compute.internal`;
+  const profile = launch.data.IamInstanceProfile;
+  return {
+    InstanceId: instanceId,
+    InstanceType: launch.instanceType as _InstanceType,
+    ImageId: launch.imageId,
+    LaunchTime: new Date(now),
+    Placement: {
+      AvailabilityZone: launch.availabilityZone,
+      Tenancy: launch.data.Placement?.Tenancy ?? 'default',
+      GroupName: launch.placementGroup?.name ?? '',
+      ...(launch.placementGroup === undefined ? {} : { GroupId: launch.placementGroup.id }),
+      ...(launch.placementGroup?.partition === undefined
+        ? {}
+        : { PartitionNumber: launch.placementGroup.partition }),
+    },
+    SubnetId: launch.subnet?.subnet.SubnetId,
+    VpcId: launch.subnet?.subnet.VpcId ?? defaultVpcId,
+    PrivateIpAddress: address,
+    PrivateDnsName: `ip-${address.replaceAll('.', '-')}.${dnsSuffix}`,
+    Architecture: (launch.info.ProcessorInfo?.SupportedArchitectures?.[0] ?? 'x86_64') as ArchitectureValues,
+    Hypervisor: 'xen',
+    VirtualizationType: 'hvm',
+    RootDeviceName: '/dev/xvda',
+    RootDeviceType: 'ebs',
+    EbsOptimized: true,
+    EnaSupport: true,
+    AmiLaunchIndex: launch.launchIndex,
+    SecurityGroups: (launch.data.SecurityGroupIds ?? []).map((id) => ({
+      GroupId: id,
+      GroupName: network.securityGroup(id)?.GroupName,
+    })),
+    ...(profile === undefined
+      ? {}
+      : {
+          IamInstanceProfile: {
+            Arn: profile.Arn ?? `arn:aws:iam::${accountId}:instance-profile/${profile.Name}`,
+            Id: `AIPA${context.hexId(17).toUpperCase()}`,
+          },
+        }),
+    ...(launch.capacityType === 'spot'
+      ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${context.hexId(8)}` }
+      : {}),
+    StateTransitionReason: '',
+    Tags: launch.tags,
+    PlatformDetails: 'Linux/UNIX',
+    UsageOperation: 'RunInstances',
+  };
+}
