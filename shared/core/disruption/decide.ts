@@ -34,9 +34,10 @@ export interface DisruptionDecision {
  * command), drift (candidates with Drifted=True, the longest drifted first: every empty one the
  * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
  * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
- * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the rest plus at most one cheaper node, searched only among as many
- * of each NodePool's candidates as its budget allows), then single-node (delete when its pods
- * fit elsewhere, else replace it with one cheaper node).
+ * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the
+ * rest plus at most one cheaper node, searched only among as many of each NodePool's candidates
+ * as its budget allows), then single-node (delete when its pods fit elsewhere, else replace it
+ * with one cheaper node).
  */
 export function decideDisruption(snapshot: ClusterSnapshot, now: number): DisruptionDecision {
   const candidates = disruptionCandidates(snapshot);
@@ -90,9 +91,11 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
   }
 
   // Drift takes the candidates whose Drifted condition is oldest first, the empty ones before the
-  // rest (drift.go `ComputeCommands`). Karpenter starts one command per empty candidate and
-  // requeues at once, so every empty one the Drifted budget allows goes within seconds; podlift
-  // runs one command at a time, so they go together in one command, deleted without replacement.
+  // rest (kubernetes-sigs/karpenter pkg/controllers/disruption/drift.go `ComputeCommands`, empty
+  // first since #2423). There each command has one candidate and the controller requeues at once
+  // with its queue still running the last, so every empty one the Drifted budget allows goes
+  // within seconds; podlift runs one command at a time, so they go together in one command,
+  // deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
   const drifted = driftOrder(candidates);
   const chosenDrifted = togetherWithinBudget(
     drifted.filter((c) => c.pods.length === 0),

@@ -178,15 +178,12 @@ export function driftedCondition(claim: Pick<NodeClaim, 'status'>): Condition | 
 /**
  * The candidates drift may take, in its order (kubernetes-sigs/karpenter
  * pkg/controllers/disruption/drift.go `ShouldDisrupt` and `ComputeCommands`): those whose
- * Drifted condition is True, the longest drifted (earliest lastTransitionTime) first, then the
- * empty ones (no pods to move) before the others. Ties keep the candidates' order.
+ * Drifted condition is True, the longest drifted (earliest lastTransitionTime) first. Ties keep
+ * the candidates' order.
  */
-export function driftOrder<C extends { readonly claim: NodeClaim; readonly pods: readonly unknown[] }>(
-  candidates: readonly C[],
-): C[] {
+export function driftOrder<C extends { readonly claim: NodeClaim }>(candidates: readonly C[]): C[] {
   const since = (c: C) => Date.parse(driftedCondition(c.claim)?.lastTransitionTime ?? '') || 0;
-  const ordered = candidates
+  return candidates
     .filter((c) => driftedCondition(c.claim) !== undefined)
     .sort((a, b) => since(a) - since(b));
-  return [...ordered.filter((c) => c.pods.length === 0), ...ordered.filter((c) => c.pods.length > 0)];
 }

@@ -120,8 +120,13 @@ describe('disruption: the Drifted condition', () => {
     expect(t.seen.total('NodeClaimsDrifted', { reason: 'NodePoolDrifted' })).toBe(1);
 
     t.pw.world.time.advance(5_000);
+    const requests = t.pw.world.fakes.kube.requests.length;
     expect((await t.disrupt())?.steps[0]).toMatch(/^waiting /);
-    expect(statusWrites(t.pw, name)).toBe(before + 1); // no transition, no write
+    // No transition: the NodeClaim is not even read on its own, let alone written.
+    const touched = t.pw.world.fakes.kube.requests
+      .slice(requests)
+      .filter((r) => r.path.startsWith(`/apis/karpenter.sh/v1/nodeclaims/${name}`));
+    expect(touched).toEqual([]);
     expect(drifted(t.pw, name)?.lastTransitionTime).toBe(kubeTime(decidedAt));
 
     editPool(t.pw, (spec) => ({ ...spec, template: { ...spec.template, metadata: {} } }));
