@@ -10,6 +10,7 @@ import {
   emptyLongEnough,
   multiNodeConsolidation,
   poolDisruptionCounts,
+  replacementPlans,
   simulateConsolidation,
   simulateRemoval,
 } from './methods';
@@ -108,10 +109,17 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
       passedOver,
     };
   }
+  // A busy one is taken only when its pods would all schedule, on the capacity that stays or on
+  // replacements; otherwise the next is tried (drift.go: `SimulateScheduling`, a Blocked event
+  // and `continue` when not `AllNonPendingPodsScheduled`), so one that cannot move holds up none.
   for (const c of drifted.filter((c) => c.pods.length > 0)) {
     if (c.blocked) pass(c, c.blocked);
-    else if (withinBudget(c, 'Drifted'))
-      return { command: command('drift', 'Drifted', [c], true, 0, driftDetail([c])), passedOver };
+    else if (withinBudget(c, 'Drifted')) {
+      const { unschedulable } = replacementPlans([c], snapshot);
+      if (unschedulable === 0)
+        return { command: command('drift', 'Drifted', [c], true, 0, driftDetail([c])), passedOver };
+      pass(c, `drifted, but ${unschedulable} of its pods would not schedule elsewhere or on a replacement`);
+    }
   }
 
   const underutilized: Candidate[] = [];

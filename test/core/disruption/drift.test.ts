@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
@@ -17,6 +18,7 @@ import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
 
 const T0 = Date.UTC(2026, 0, 1);
+const catalog = loadBundledCatalog('us-east-1');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 const condition = (type: string, minutes = 0, reason = type, message = ''): Condition => ({
   type,
@@ -95,6 +97,7 @@ function snapshot(
         { subnetId: 'subnet-a', securityGroupIds: ['sg-1'] },
       ]),
     ),
+    catalog,
     unavailableOfferings: new Set(),
     invalid: [],
     warnings: [],
@@ -298,6 +301,23 @@ describe('drift in decideDisruption', () => {
       candidates: ['claim-busy'],
       replace: true,
     });
+  });
+
+  it('passes over a drifted node whose pods would not schedule, and replaces the next one', () => {
+    // Nothing in the catalog offers 1,000 CPUs: the pod can move nowhere.
+    const huge = pod({ name: 'huge', cpu: '1000', memory: '1Gi', ownerKind: 'ReplicaSet' });
+    const s = snapshot([
+      member('stuck', { pods: [huge], drifted: 1 }),
+      member('next', { pods: [web('n1')], drifted: 4 }),
+    ]);
+    const { command, passedOver } = decideDisruption(s, T0 + 3_600_000);
+    expect(command).toMatchObject({ candidates: ['claim-next'], replace: true });
+    expect(passedOver).toEqual([
+      expect.objectContaining({
+        nodeClaim: 'claim-stuck',
+        why: expect.stringContaining('1 of its pods would not schedule'),
+      }),
+    ]);
   });
 
   it('cancels a deletion-only drift command when a pod has landed on the node since', () => {
