@@ -50,6 +50,8 @@ export const METRICS = {
   nodeClaimsRegistered: 'NodeClaimsRegistered',
   nodeClaimsInitialized: 'NodeClaimsInitialized',
   nodeClaimsTerminated: 'NodeClaimsTerminated',
+  /** NodeClaims that became Drifted, by drift reason (Karpenter's karpenter_nodeclaims_drifted_total). */
+  nodeClaimsDrifted: 'NodeClaimsDrifted',
   insufficientCapacity: 'InsufficientCapacityErrors',
   interruptionMessages: 'InterruptionMessages',
   disruptionCommands: 'DisruptionCommands',

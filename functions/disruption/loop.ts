@@ -11,6 +11,7 @@ import { METRICS } from '../observability';
 import { provisionerCapacity } from '../provisioner/capacity';
 import type { LoopRuntime } from '../runtime';
 import { type RecordedCommand, recordedCommands } from './commands';
+import { recordDriftConditions } from './drift-conditions';
 
 /** What one disruption run did. */
 export interface DisruptionSummary {
@@ -21,8 +22,9 @@ export interface DisruptionSummary {
 }
 
 /**
- * One disruption run, holding the cluster Lease. Expired NodeClaims are deleted (forceful, not
- * budgeted). A command already recorded advances one step: at least 15 s after it was decided it
+ * One disruption run, holding the cluster Lease. NodeClaims' Drifted conditions are brought up
+ * to date first, so drift and its validation go by them. Expired NodeClaims are deleted
+ * (forceful, not budgeted). A command already recorded advances one step: at least 15 s after it was decided it
  * is validated again (cancelled if it no longer holds), its replacements are launched, and once
  * they are all Initialized its candidates are deleted, which hands them to termination's drain.
  * With no command in flight the methods decide the next one, which is only recorded on its
@@ -33,12 +35,13 @@ export async function runDisruption(
   invocation: Invocation,
 ): Promise<DisruptionSummary> {
   const run = await withClusterLease(runtime.ports.lease, invocation, async (held) => {
-    const { snapshot } = await loadClusterSnapshot(runtime.ports, held, runtime.unavailable, {
+    const loaded = await loadClusterSnapshot(runtime.ports, held, runtime.unavailable, {
       resolveNodeClasses: true,
       pendingPods: false,
       instances: true,
     });
     const now = held.time.now();
+    const snapshot = await recordDriftConditions(runtime, held, loaded.snapshot);
     const expired = expiredClaims(snapshot.nodeClaims, now);
     for (const claim of expired) {
       checkpoint(held);

@@ -115,10 +115,12 @@ function nextStatus(
   now: number,
   generation: number | undefined,
 ): NodeClaimStatus {
-  const { conditions: updates, ...fields } = update;
+  const { conditions: updates, removeConditions, ...fields } = update;
+  const removed = new Set(removeConditions ?? []);
+  const kept = removed.size > 0 ? status.conditions?.filter((c) => !removed.has(c.type)) : status.conditions;
   const conditions: readonly Condition[] | undefined = updates
-    ? setConditions(status.conditions ?? [], updates, now, generation)
-    : status.conditions;
+    ? setConditions(kept ?? [], updates, now, generation)
+    : kept;
   return { ...status, ...fields, ...(conditions ? { conditions } : {}) };
 }
 

@@ -107,14 +107,28 @@ describe('e2e: drift and what blocks disruption', () => {
       }) as unknown as KubeObject,
     );
     let most = 0;
+    // The original NodeClaims that `kubectl get nodeclaim -o yaml` showed Drifted=True (NodePoolDrifted).
+    const markedDrifted = new Set<string>();
     const replaced = () => claims(sim as Simulation).every((c) => !original.has(c.metadata.name));
     const end = sim.elapsed + 1_200_000;
     while (!replaced() && sim.elapsed < end) {
       await sim.advance(1000);
       most = Math.max(most, disruptedNodes(sim).length);
+      for (const c of claims(sim))
+        if (
+          (c.status?.conditions ?? []).some(
+            (k: Json) => k.type === 'Drifted' && k.status === 'True' && k.reason === 'NodePoolDrifted',
+          )
+        )
+          markedDrifted.add(c.metadata.name);
     }
     expect(replaced()).toBe(true);
     expect(most).toBe(1);
+    expect(markedDrifted).toEqual(original);
+    // Their replacements were made from the new template: none is marked.
+    expect(
+      claims(sim).filter((c) => (c.status?.conditions ?? []).some((k: Json) => k.type === 'Drifted')),
+    ).toEqual([]);
     expect(claims(sim).every((c) => c.metadata.labels.team === 'a')).toBe(true);
     expect(sim.invariants.violations).toEqual([]);
   }, 120_000);

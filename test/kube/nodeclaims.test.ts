@@ -135,6 +135,24 @@ describe('KubeCluster NodeClaim writes', () => {
     expect(after.status.nodeName).toBe('ip-10-0-0-1');
   });
 
+  it('removes a condition type altogether, and writes nothing when it is already gone', async () => {
+    const { name } = await h.cluster.createNodeClaim(claim);
+    await h.cluster.updateNodeClaimStatus(name, {
+      conditions: [
+        { type: 'Launched', status: 'True' },
+        { type: 'Drifted', status: 'True', reason: 'AMIDrift', message: 'AMI ami-1 is no longer selected' },
+      ],
+    });
+    const after = await h.cluster.updateNodeClaimStatus(name, { removeConditions: ['Drifted'] });
+    expect(after.status.conditions?.map((c) => c.type)).toEqual(['Launched']);
+    expect((stored(name).status as { conditions: { type: string }[] }).conditions.map((c) => c.type)).toEqual(
+      ['Launched'],
+    );
+    const version = stored(name).metadata.resourceVersion;
+    await h.cluster.updateNodeClaimStatus(name, { removeConditions: ['Drifted'] });
+    expect(stored(name).metadata.resourceVersion).toBe(version);
+  });
+
   it('does not write when the status would not change', async () => {
     const { name } = await h.cluster.createNodeClaim(claim);
     await h.cluster.updateNodeClaimStatus(name, { conditions: [{ type: 'Launched', status: 'True' }] });

@@ -2,14 +2,15 @@ import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
 import { type Candidate, disruptionCandidates } from './candidates';
+import { driftedCondition, driftOrder } from './drift';
 import {
   budgetFor,
   type Consolidation,
   type DisruptionCommand,
-  driftReason,
   emptyLongEnough,
   multiNodeConsolidation,
   poolDisruptionCounts,
+  replacementPlans,
   simulateConsolidation,
   simulateRemoval,
 } from './methods';
@@ -31,11 +32,13 @@ export interface DisruptionDecision {
 /**
  * The next command, trying the methods in Karpenter's order and stopping at the first that
  * finds one: emptiness (every empty candidate past consolidateAfter, within budget, in one
- * command), drift (one drifted candidate, replaced), then consolidation for NodePools with
- * WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score; balanced.ts), multi-node first (the most candidates, fewest pods
- * first, whose pods fit on the rest plus at most one cheaper node, searched only among as many
- * of each NodePool's candidates as its budget allows), then single-node (delete when its pods
- * fit elsewhere, else replace it with one cheaper node).
+ * command), drift (candidates with Drifted=True, the longest drifted first: every empty one the
+ * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
+ * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
+ * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the
+ * rest plus at most one cheaper node, searched only among as many of each NodePool's candidates
+ * as its budget allows), then single-node (delete when its pods fit elsewhere, else replace it
+ * with one cheaper node).
  */
 export function decideDisruption(snapshot: ClusterSnapshot, now: number): DisruptionDecision {
   const candidates = disruptionCandidates(snapshot);
@@ -66,27 +69,57 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     ...(detail ? { detail } : {}),
   });
 
-  const empty = candidates.filter((c) => emptyLongEnough(c, now));
-  const chosenEmpty: Candidate[] = [];
-  for (const c of empty) {
-    if (c.blocked) pass(c, c.blocked);
-    else if (
-      budgetFor(c, 'Empty', counts, now) > chosenEmpty.filter((e) => e.pool.name === c.pool.name).length
-    )
-      chosenEmpty.push(c);
-    else pass(c, "the NodePool's disruption budget for Empty allows no more nodes now");
-  }
+  // Every candidate of the list whose NodePool's budget for `reason` still has room, in order,
+  // each counted against its NodePool's budget; the rest passed over.
+  const togetherWithinBudget = (list: readonly Candidate[], reason: DisruptionReason) => {
+    const chosen: Candidate[] = [];
+    for (const c of list) {
+      if (c.blocked) pass(c, c.blocked);
+      else if (budgetFor(c, reason, counts, now) > chosen.filter((e) => e.pool.name === c.pool.name).length)
+        chosen.push(c);
+      else pass(c, `the NodePool's disruption budget for ${reason} allows no more nodes now`);
+    }
+    return chosen;
+  };
+
+  const chosenEmpty = togetherWithinBudget(
+    candidates.filter((c) => emptyLongEnough(c, now)),
+    'Empty',
+  );
   if (chosenEmpty.length > 0) {
     const savings = chosenEmpty.reduce((sum, c) => sum + c.price, 0);
     return { command: command('emptiness', 'Empty', chosenEmpty, false, savings), passedOver };
   }
 
-  for (const c of candidates) {
-    const drift = driftReason(c, snapshot);
-    if (!drift) continue;
+  // Drift takes the candidates whose Drifted condition is oldest first, the empty ones before the
+  // rest (kubernetes-sigs/karpenter pkg/controllers/disruption/drift.go `ComputeCommands`, empty
+  // first since #2423). There each command has one candidate and the controller requeues at once
+  // with its queue still running the last, so every empty one the Drifted budget allows goes
+  // within seconds; podlift runs one command at a time, so they go together in one command,
+  // deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
+  const drifted = driftOrder(candidates);
+  const chosenDrifted = togetherWithinBudget(
+    drifted.filter((c) => c.pods.length === 0),
+    'Drifted',
+  );
+  if (chosenDrifted.length > 0) {
+    const savings = chosenDrifted.reduce((sum, c) => sum + c.price, 0);
+    return {
+      command: command('drift', 'Drifted', chosenDrifted, false, savings, driftDetail(chosenDrifted)),
+      passedOver,
+    };
+  }
+  // A busy one is taken only when its pods would all schedule, on the capacity that stays or on
+  // replacements; otherwise the next is tried (drift.go: `SimulateScheduling`, a Blocked event
+  // and `continue` when not `AllNonPendingPodsScheduled`), so one that cannot move holds up none.
+  for (const c of drifted.filter((c) => c.pods.length > 0)) {
     if (c.blocked) pass(c, c.blocked);
-    else if (withinBudget(c, 'Drifted'))
-      return { command: command('drift', 'Drifted', [c], true, 0, drift), passedOver };
+    else if (withinBudget(c, 'Drifted')) {
+      const { unschedulable } = replacementPlans([c], snapshot);
+      if (unschedulable === 0)
+        return { command: command('drift', 'Drifted', [c], true, 0, driftDetail([c])), passedOver };
+      pass(c, `drifted, but ${unschedulable} of its pods would not schedule elsewhere or on a replacement`);
+    }
   }
 
   const underutilized: Candidate[] = [];
@@ -184,7 +217,9 @@ export function commandStillValid(
       const c = byName.get(name);
       if (!c || c.blocked) return false;
       if (command.method === 'emptiness') return emptyLongEnough(c, now);
-      if (command.method === 'drift') return driftReason(c, snapshot) !== undefined;
+      // Drifted still; and a drift command that deletes without replacement, still empty.
+      if (command.method === 'drift')
+        return driftedCondition(c.claim) !== undefined && (command.replace || c.pods.length === 0);
       return true;
     }) && consolidationHolds(command, byName, snapshot)
   );
@@ -199,4 +234,9 @@ function consolidationHolds(
   const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
   const consolidation = simulateRemoval(chosen, snapshot);
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
+}
+
+/** What drifted on the chosen candidates, each different message once. */
+function driftDetail(chosen: readonly Candidate[]): string {
+  return [...new Set(chosen.map((c) => driftedCondition(c.claim)?.message || 'drifted'))].join('; ');
 }

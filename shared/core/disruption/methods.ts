@@ -1,11 +1,9 @@
-import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../model/drift-hash';
 import { durationMs } from '../model/duration';
-import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
-import type { ClusterSnapshot, InstanceNetwork } from '../state/cluster-snapshot';
+import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims, schedulingCapacity } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
@@ -49,67 +47,6 @@ export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeCl
     const ttl = durationMs(claim.spec.expireAfter);
     return ttl !== undefined && Date.parse(claim.creationTimestamp) + ttl <= now;
   });
-}
-
-/** Why a candidate has drifted from its NodePool or EC2NodeClass, or undefined. */
-export function driftReason(candidate: Candidate, snapshot: ClusterSnapshot): string | undefined {
-  const { claim, pool } = candidate;
-  const a = claim.annotations;
-  if (
-    a[ANNOTATIONS.nodePoolHashVersion] === DRIFT_HASH_VERSION &&
-    a[ANNOTATIONS.nodePoolHash] !== nodePoolHash(pool)
-  ) {
-    return `NodePool ${pool.name} changed`;
-  }
-  const nodeClass = snapshot.nodeClasses.find((c) => c.name === claim.spec.nodeClassRef.name);
-  if (
-    nodeClass &&
-    a[ANNOTATIONS.nodeClassHashVersion] === DRIFT_HASH_VERSION &&
-    a[ANNOTATIONS.nodeClassHash] !== nodeClassHash(nodeClass)
-  ) {
-    return `EC2NodeClass ${nodeClass.name} changed`;
-  }
-  const resolved = nodeClass && snapshot.nodeClassStatus.get(nodeClass.name);
-  if (
-    resolved &&
-    claim.status.imageID &&
-    resolved.amis.length > 0 &&
-    !resolved.amis.some((ami) => ami.id === claim.status.imageID)
-  ) {
-    return `AMI ${claim.status.imageID} is no longer selected`;
-  }
-  const instance = claim.status.providerID ? snapshot.instances?.get(claim.status.providerID) : undefined;
-  return resolved && instance ? networkDrift(instance, resolved) : undefined;
-}
-
-/**
- * Subnet and security-group drift, as aws/karpenter-provider-aws pkg/cloudprovider/drift.go
- * `isSubnetDrifted` and `areSecurityGroupsDrifted` decide them from the instance EC2 describes:
- * its subnet is no longer among the EC2NodeClass's resolved subnets, or its security groups are
- * no longer exactly the resolved set. Nothing resolved (Karpenter errors out) or nothing known
- * about the instance means no drift.
- */
-export function networkDrift(
-  instance: InstanceNetwork,
-  resolved: Pick<EC2NodeClassStatus, 'subnets' | 'securityGroups'>,
-): string | undefined {
-  const groups = new Set(resolved.securityGroups.map((g) => g.id));
-  const running = new Set(instance.securityGroupIds ?? []);
-  if (
-    instance.securityGroupIds !== undefined &&
-    groups.size > 0 &&
-    (groups.size !== running.size || [...running].some((id) => !groups.has(id)))
-  ) {
-    return `security groups ${[...running].sort().join(', ') || '(none)'} are no longer the selected ${[...groups].sort().join(', ')}`;
-  }
-  if (
-    instance.subnetId !== undefined &&
-    resolved.subnets.length > 0 &&
-    !resolved.subnets.some((s) => s.id === instance.subnetId)
-  ) {
-    return `subnet ${instance.subnetId} is no longer selected`;
-  }
-  return undefined;
 }
 
 /** Whether the empty candidate has been empty for its NodePool's consolidateAfter. */

@@ -68,6 +68,11 @@ export interface NodeClaimStatusUpdate {
   readonly allocatable?: Resources;
   readonly lastPodEventTime?: string;
   readonly conditions?: readonly ConditionUpdate[];
+  /**
+   * Condition types to take off the status altogether, as Karpenter clears Drifted
+   * (awslabs/operatorpkg status `ConditionSet.Clear`), before `conditions` are set.
+   */
+  readonly removeConditions?: readonly string[];
 }
 
 /**

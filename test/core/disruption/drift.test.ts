@@ -1,0 +1,334 @@
+import { describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
+import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
+import {
+  DRIFTED,
+  driftConditionChanges,
+  driftOf,
+  driftOrder,
+  networkDrift,
+} from '../../../shared/core/disruption/drift';
+import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../../../shared/core/model/drift-hash';
+import { ANNOTATIONS } from '../../../shared/core/model/labels';
+import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Pod } from '../../../shared/core/model/pod';
+import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
+import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
+
+const T0 = Date.UTC(2026, 0, 1);
+const catalog = loadBundledCatalog('us-east-1');
+const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+const condition = (type: string, minutes = 0, reason = type, message = ''): Condition => ({
+  type,
+  status: 'True',
+  reason,
+  message,
+  lastTransitionTime: at(minutes),
+});
+const resolved = (subnets: readonly string[], groups: readonly string[], amis: readonly string[] = []) => ({
+  subnets: subnets.map((id) => ({ id, zone: 'us-east-1a', availableIpAddressCount: 100 })),
+  securityGroups: groups.map((id) => ({ id })),
+  amis: amis.map((id) => ({ id, deprecated: false, requirements: [] })),
+  conditions: [],
+});
+const pool = nodePool({ consolidateAfter: 'Never' });
+const klass = nodeClass();
+/** The hashes a claim made from today's NodePool and EC2NodeClass records. */
+const currentHashes = {
+  [ANNOTATIONS.nodePoolHash]: nodePoolHash(pool),
+  [ANNOTATIONS.nodePoolHashVersion]: DRIFT_HASH_VERSION,
+  [ANNOTATIONS.nodeClassHash]: nodeClassHash(klass),
+  [ANNOTATIONS.nodeClassHashVersion]: DRIFT_HASH_VERSION,
+};
+
+interface MemberOptions {
+  readonly pods?: readonly Pod[];
+  readonly drifted?: number;
+  readonly annotations?: Record<string, string>;
+  readonly conditions?: readonly Condition[];
+  readonly imageID?: string;
+  readonly price?: number;
+}
+
+/** An initialized, launched node `name` of NodePool default; Drifted since minute `drifted` when given. */
+function member(name: string, o: MemberOptions = {}): [StateNode, NodeClaim] {
+  const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
+  const node = stateNode({
+    name,
+    nodePool: 'default',
+    pods: (o.pods ?? []).map((p) => ({ ...p, nodeName: name })),
+    lifecycle: { providerID, ready: true },
+  });
+  const conditions = o.conditions ?? [
+    condition('Launched'),
+    condition('Initialized'),
+    ...(o.drifted !== undefined
+      ? [condition(DRIFTED, o.drifted, 'NodePoolDrifted', 'NodePool default changed')]
+      : []),
+  ];
+  const claim = nodeClaim({
+    name: `claim-${name}`,
+    creationTimestamp: at(0),
+    annotations: { ...currentHashes, 'podlift.dev/hourly-price': String(o.price ?? 0.1), ...o.annotations },
+    status: { providerID, conditions, ...(o.imageID ? { imageID: o.imageID } : {}) },
+  });
+  return [node, claim];
+}
+
+function snapshot(
+  members: readonly [StateNode, NodeClaim][],
+  more: Partial<ClusterSnapshot> = {},
+): ClusterSnapshot {
+  return {
+    now: T0,
+    pendingPods: [],
+    nodes: members.map(([n]) => n),
+    nodeClaims: members.map(([, c]) => c),
+    daemonSets: [],
+    podDisruptionBudgets: [],
+    nodePools: [pool],
+    nodeClasses: [klass],
+    nodeClassStatus: new Map([['default', resolved(['subnet-a'], ['sg-1'], ['ami-new'])]]),
+    instances: new Map(
+      members.map(([, c]) => [
+        c.status.providerID ?? '',
+        { subnetId: 'subnet-a', securityGroupIds: ['sg-1'] },
+      ]),
+    ),
+    catalog,
+    unavailableOfferings: new Set(),
+    invalid: [],
+    warnings: [],
+    ...more,
+  };
+}
+
+const web = (name: string) => pod({ name, cpu: '500m', memory: '512Mi', ownerKind: 'ReplicaSet' });
+
+describe('networkDrift', () => {
+  it('is not drift while the instance runs in a selected subnet with exactly the selected groups', () => {
+    expect(
+      networkDrift(
+        { subnetId: 'subnet-a', securityGroupIds: ['sg-2', 'sg-1'] },
+        resolved(['subnet-b', 'subnet-a'], ['sg-1', 'sg-2']),
+      ),
+    ).toEqual({ kind: 'not-drifted' });
+  });
+
+  it('names the subnet when it is no longer selected', () => {
+    expect(
+      networkDrift({ subnetId: 'subnet-a', securityGroupIds: ['sg-1'] }, resolved(['subnet-b'], ['sg-1'])),
+    ).toEqual({
+      kind: 'drifted',
+      drift: { reason: 'SubnetDrift', message: 'subnet subnet-a is no longer selected' },
+    });
+  });
+
+  it('drifts when a security group was added to or removed from the selection (set equality), before the subnet', () => {
+    expect(
+      networkDrift(
+        { subnetId: 'subnet-x', securityGroupIds: ['sg-1'] },
+        resolved(['subnet-a'], ['sg-1', 'sg-2']),
+      ),
+    ).toEqual({
+      kind: 'drifted',
+      drift: {
+        reason: 'SecurityGroupDrift',
+        message: 'security groups sg-1 are no longer the selected sg-1, sg-2',
+      },
+    });
+    expect(
+      networkDrift(
+        { subnetId: 'subnet-a', securityGroupIds: ['sg-1', 'sg-2'] },
+        resolved(['subnet-a'], ['sg-1']),
+      ),
+    ).toMatchObject({ drift: { reason: 'SecurityGroupDrift' } });
+  });
+
+  it('cannot tell from an empty resolution, and sees no drift on what EC2 said nothing about', () => {
+    expect(networkDrift({ subnetId: 'subnet-a', securityGroupIds: ['sg-1'] }, resolved([], [])).kind).toBe(
+      'unknown',
+    );
+    expect(
+      networkDrift({ subnetId: 'subnet-a', securityGroupIds: ['sg-1'] }, resolved([], ['sg-1'])).kind,
+    ).toBe('unknown');
+    expect(networkDrift({}, resolved(['subnet-b'], ['sg-2']))).toEqual({ kind: 'not-drifted' });
+  });
+});
+
+describe('driftOf', () => {
+  const verdict = (o: MemberOptions, more: Partial<ClusterSnapshot> = {}) => {
+    const m = member('a', o);
+    return driftOf(m[1], pool, snapshot([m], more));
+  };
+
+  it('names the NodePool, the EC2NodeClass and the AMI with Karpenter’s reasons, in its order', () => {
+    expect(verdict({ annotations: { [ANNOTATIONS.nodePoolHash]: 'old' } })).toMatchObject({
+      drift: { reason: 'NodePoolDrifted', message: 'NodePool default changed' },
+    });
+    expect(
+      verdict({ annotations: { [ANNOTATIONS.nodePoolHash]: 'old', [ANNOTATIONS.nodeClassHash]: 'old' } }),
+    ).toMatchObject({ drift: { reason: 'NodePoolDrifted' } });
+    expect(
+      verdict({ annotations: { [ANNOTATIONS.nodeClassHash]: 'old' }, imageID: 'ami-old' }),
+    ).toMatchObject({
+      drift: { reason: 'NodeClassDrift', message: 'EC2NodeClass default changed' },
+    });
+    expect(verdict({ imageID: 'ami-old' })).toMatchObject({
+      drift: { reason: 'AMIDrift', message: 'AMI ami-old is no longer selected' },
+    });
+    expect(verdict({ imageID: 'ami-new' })).toEqual({ kind: 'not-drifted' });
+  });
+
+  it('compares a hash only under the same hash version', () => {
+    expect(
+      verdict({
+        annotations: { [ANNOTATIONS.nodePoolHash]: 'old', [ANNOTATIONS.nodePoolHashVersion]: 'v0' },
+      }),
+    ).toEqual({ kind: 'not-drifted' });
+  });
+
+  it('cannot tell without the resolved EC2NodeClass or the described instance', () => {
+    expect(verdict({}, { nodeClassStatus: new Map() }).kind).toBe('unknown');
+    expect(verdict({}, { instances: new Map() }).kind).toBe('unknown');
+    // The NodePool hash needs neither.
+    expect(
+      verdict({ annotations: { [ANNOTATIONS.nodePoolHash]: 'old' } }, { instances: new Map() }).kind,
+    ).toBe('drifted');
+  });
+});
+
+describe('driftConditionChanges', () => {
+  it('sets Drifted=True with the reason on a drifted claim that does not say so yet', () => {
+    const m = member('a', { annotations: { [ANNOTATIONS.nodePoolHash]: 'old' } });
+    expect(driftConditionChanges(snapshot([m]))).toEqual([
+      {
+        nodeClaim: 'claim-a',
+        change: 'set',
+        drift: { reason: 'NodePoolDrifted', message: 'NodePool default changed' },
+        update: {
+          conditions: [
+            {
+              type: 'Drifted',
+              status: 'True',
+              reason: 'NodePoolDrifted',
+              message: 'NodePool default changed',
+            },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it('writes nothing while the condition already says it, and rewrites it when the reason changes', () => {
+    const same = member('a', { annotations: { [ANNOTATIONS.nodePoolHash]: 'old' }, drifted: 3 });
+    expect(driftConditionChanges(snapshot([same]))).toEqual([]);
+    const other = member('a', { imageID: 'ami-old', drifted: 3 });
+    expect(driftConditionChanges(snapshot([other]))).toMatchObject([
+      { change: 'set', drift: { reason: 'AMIDrift' } },
+    ]);
+  });
+
+  it('clears the condition when the claim is no longer drifted or not launched, and only then', () => {
+    expect(driftConditionChanges(snapshot([member('a', { drifted: 3 })]))).toEqual([
+      { nodeClaim: 'claim-a', change: 'cleared', update: { removeConditions: ['Drifted'] } },
+    ]);
+    const unlaunched = member('a', {
+      annotations: { [ANNOTATIONS.nodePoolHash]: 'old' },
+      conditions: [condition(DRIFTED, 1, 'NodePoolDrifted')],
+    });
+    expect(driftConditionChanges(snapshot([unlaunched]))).toMatchObject([{ change: 'cleared' }]);
+    expect(driftConditionChanges(snapshot([member('a')]))).toEqual([]);
+  });
+
+  it('leaves the condition as it is when drift cannot be told, and skips deleted or orphaned claims', () => {
+    const m = member('a', { drifted: 3 });
+    expect(driftConditionChanges(snapshot([m], { instances: new Map() }))).toEqual([]);
+    const deleting: [StateNode, NodeClaim] = [m[0], { ...m[1], deletionTimestamp: at(5) }];
+    expect(driftConditionChanges(snapshot([deleting]))).toEqual([]);
+    expect(driftConditionChanges(snapshot([m], { nodePools: [] }))).toEqual([]);
+  });
+});
+
+describe('drift in decideDisruption', () => {
+  it('goes by the condition alone, the longest drifted first', () => {
+    const s = snapshot([
+      member('new', { pods: [web('n1')], drifted: 9 }),
+      member('old', { pods: [web('o1')], drifted: 2 }),
+      member('hash-only', { pods: [web('h1')], annotations: { [ANNOTATIONS.nodePoolHash]: 'old' } }),
+    ]);
+    expect(driftOrder(disruptionCandidates(s)).map((c) => c.claim.name)).toEqual(['claim-old', 'claim-new']);
+    expect(decideDisruption(s, T0 + 3_600_000).command).toMatchObject({
+      method: 'drift',
+      reason: 'Drifted',
+      candidates: ['claim-old'],
+      replace: true,
+      detail: 'NodePool default changed',
+    });
+  });
+
+  it('deletes every empty drifted node the budget allows together, before a non-empty one drifted earlier', () => {
+    const s = snapshot(
+      [
+        member('busy', { pods: [web('b1')], drifted: 1 }),
+        member('e3', { drifted: 7, price: 0.2 }),
+        member('e1', { drifted: 5, price: 0.1 }),
+        member('e2', { drifted: 6, price: 0.3 }),
+      ],
+      { nodePools: [{ ...pool, disruption: { ...pool.disruption, budgets: [{ nodes: '2' }] } }] },
+    );
+    const { command, passedOver } = decideDisruption(s, T0 + 3_600_000);
+    expect(command).toMatchObject({ method: 'drift', candidates: ['claim-e1', 'claim-e2'], replace: false });
+    expect(command?.savings).toBeCloseTo(0.4);
+    expect(passedOver).toEqual([
+      expect.objectContaining({ nodeClaim: 'claim-e3', why: expect.stringContaining('budget for Drifted') }),
+    ]);
+  });
+
+  it('replaces the oldest non-empty drifted node once no empty one may go', () => {
+    const s = snapshot([member('busy', { pods: [web('b1')], drifted: 1 }), member('e1', { drifted: 5 })], {
+      nodePools: [{ ...pool, disruption: { ...pool.disruption, budgets: [{ nodes: '1' }] } }],
+    });
+    const blocked = {
+      ...s,
+      nodes: s.nodes.map((n) =>
+        n.name === 'e1' ? { ...n, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } } : n,
+      ),
+    };
+    expect(decideDisruption(blocked, T0 + 3_600_000).command).toMatchObject({
+      candidates: ['claim-busy'],
+      replace: true,
+    });
+  });
+
+  it('passes over a drifted node whose pods would not schedule, and replaces the next one', () => {
+    // Nothing in the catalog offers 1,000 CPUs: the pod can move nowhere.
+    const huge = pod({ name: 'huge', cpu: '1000', memory: '1Gi', ownerKind: 'ReplicaSet' });
+    const s = snapshot([
+      member('stuck', { pods: [huge], drifted: 1 }),
+      member('next', { pods: [web('n1')], drifted: 4 }),
+    ]);
+    const { command, passedOver } = decideDisruption(s, T0 + 3_600_000);
+    expect(command).toMatchObject({ candidates: ['claim-next'], replace: true });
+    expect(passedOver).toEqual([
+      expect.objectContaining({
+        nodeClaim: 'claim-stuck',
+        why: expect.stringContaining('1 of its pods would not schedule'),
+      }),
+    ]);
+  });
+
+  it('cancels a deletion-only drift command when a pod has landed on the node since', () => {
+    const s = snapshot([member('e1', { drifted: 5 })]);
+    const { command } = decideDisruption(s, T0 + 3_600_000);
+    expect(command?.replace).toBe(false);
+    if (!command) return;
+    expect(commandStillValid(command, s, T0 + 3_620_000)).toBe(true);
+    const landed = snapshot([member('e1', { drifted: 5, pods: [web('late')] })]);
+    expect(commandStillValid(command, landed, T0 + 3_620_000)).toBe(false);
+    const cleared = snapshot([member('e1')]);
+    expect(commandStillValid(command, cleared, T0 + 3_620_000)).toBe(false);
+  });
+});
