@@ -43,6 +43,13 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
       };
     case 'deleted interrupted NodeClaim; termination drains it':
       return { kind: 'deleted', message: `deleted interrupted NodeClaim ${f.nodeClaim}` };
+    case 'NodeClaim drifted':
+      return {
+        kind: 'drift-detected',
+        message: `NodeClaim ${f.nodeClaim} drifted (${f.reason}${f.message ? `: ${f.message}` : ''})`,
+      };
+    case 'NodeClaim no longer drifted':
+      return { kind: 'drift-cleared', message: `NodeClaim ${f.nodeClaim} no longer drifted` };
     case 'disruption command recorded; it runs after validation':
       return {
         kind: 'disruption-recorded',

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { decisionFromLine } from '../../../sim/world/log-lines';
+
+describe('decisionFromLine', () => {
+  it('shows a NodeClaim marked drifted with its reason and what changed', () => {
+    expect(
+      decisionFromLine({
+        level: 'info',
+        message: 'NodeClaim drifted',
+        fields: {
+          nodeClaim: 'default-abcde',
+          reason: 'AMIDrift',
+          message: 'AMI ami-1 is no longer selected',
+        },
+      }),
+    ).toStrictEqual({
+      kind: 'drift-detected',
+      message: 'NodeClaim default-abcde drifted (AMIDrift: AMI ami-1 is no longer selected)',
+    });
+  });
+
+  it('shows the Drifted condition cleared, and keeps it apart from the drift replacements expectations count', () => {
+    const cleared = decisionFromLine({
+      level: 'info',
+      message: 'NodeClaim no longer drifted',
+      fields: { nodeClaim: 'default-abcde' },
+    });
+    expect(cleared).toStrictEqual({
+      kind: 'drift-cleared',
+      message: 'NodeClaim default-abcde no longer drifted',
+    });
+    expect(
+      decisionFromLine({
+        level: 'info',
+        message: 'disrupting',
+        fields: { method: 'drift', reason: 'Drifted', candidates: ['default-abcde'], replace: true },
+      })?.kind,
+    ).toBe('drifted');
+  });
+
+  it('drops per-run bookkeeping lines', () => {
+    expect(decisionFromLine({ level: 'info', message: 'cluster snapshot read', fields: {} })).toBeUndefined();
+  });
+});
