@@ -15,6 +15,7 @@ import { VirtualTime } from '../virtual-time';
 import { bundledSpec } from './aws/bundled-spec';
 import { al2023Path, amiParameter, ROLE } from './aws/node-class-world';
 import { AL2023_IMAGES, CLUSTER, DISCOVERY, K8S, REGION, SECURITY_GROUP_NODES, ZONES } from './aws/region';
+import { seeded, seededUuids } from './seeded-random';
 
 /**
  * The instance types a cluster world sells unless told otherwise: Karpenter's getting-started
@@ -44,6 +45,12 @@ export interface ClusterWorldOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Which loop the ports are composed for (names the configuration's errors). @default 'test' */
   readonly loop?: string;
+  /**
+   * Seeds what the fakes would otherwise draw at random — the API server's uids and
+   * generateName suffixes (NodeClaim and pod names) — so a world replays with its seed.
+   * @default 0
+   */
+  readonly seed?: number;
 }
 
 /** Every fake of a {@link clusterWorld}, to seed, inspect and break. */
@@ -84,8 +91,11 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
   const time = options.time ?? new VirtualTime();
   const names = options.instanceTypes ?? CLUSTER_WORLD_TYPES;
   const catalog = loadBundledCatalog(REGION);
+  const seed = options.seed ?? 0;
   const kube = await startFakeKubeApiServer({
     time,
+    newUid: seededUuids(seed),
+    random: seeded(seed),
     ...(options.kubernetesVersion ? { kubernetesVersion: options.kubernetesVersion } : {}),
   });
   const onDemand = Object.fromEntries(

@@ -13,6 +13,8 @@ import { InvariantChecker } from './invariants';
 import { allocatableOf, KubeSchedulerStandIn, podRequests } from './kube-scheduler';
 import { KubeletStandIn, type KubeletTimings } from './kubelet';
 import { decisionFromLine } from './log-lines';
+import { seeded } from './seeded-random';
+import { WorldTrace } from './trace';
 import { ObservedSources } from './watched-sources';
 import { WorkloadController } from './workloads';
 
@@ -29,6 +31,10 @@ export interface SimulationOptions {
   readonly onDecision?: (entry: DecisionEntry) => void;
   /** Run the real watcher process against the API server. @default true */
   readonly watcher?: boolean;
+  /** Seeds the world's randomness (uids, generated names, the watcher's backoff jitter). @default 0 */
+  readonly seed?: number;
+  /** Keep the trace's lines (not only its digest), to see where two runs part. @default false */
+  readonly keepTrace?: boolean;
 }
 
 /**
@@ -48,6 +54,8 @@ export class Simulation {
   readonly router: FunctionRouter;
   readonly ec2Events: Ec2EventSource;
   readonly invariants: InvariantChecker;
+  /** The ordered log of writes, calls and invocations, and its digest: equal digests, equal runs. */
+  readonly trace: WorldTrace;
   readonly startedAt: number;
   private readonly podCreatedAt = new Map<string, number>();
   private readonly tickMs: number;
@@ -76,6 +84,15 @@ export class Simulation {
     this.invariants = new InvariantChecker(world, this.kubelet, (v) =>
       this.decide('invariant', 'violation', v),
     );
+    this.trace = new WorldTrace(
+      time,
+      store,
+      {
+        aws: { ec2: world.fakes.ec2.calls, events: world.fakes.eventBridge.calls },
+        invocations: () => this.router.invocations,
+      },
+      { keepLines: options.keepTrace },
+    );
     const catalog = loadBundledCatalog(REGION);
     this.prices = { onDemand: catalog.prices.onDemand, spot: catalog.prices.spot };
     store.subscribe((event) => {
@@ -94,11 +111,13 @@ export class Simulation {
 
   /** Builds the world, seeds nothing, and starts the watcher. */
   static async start(options: SimulationOptions = {}): Promise<Simulation> {
+    const seed = options.seed ?? 0;
     const world = await clusterWorld({
       time: new VirtualTime(),
       instanceTypes: options.instanceTypes,
       environment: options.environment,
       loop: 'simulator',
+      seed,
     });
     let watcher: Watcher | undefined;
     let observed: ObservedSources | undefined;
@@ -113,6 +132,9 @@ export class Simulation {
         publisher: world.ports.publisher,
         clock: world.time,
         timers: world.time,
+        // The watcher's own defaults (watcher/watcher.ts), with the jitter drawn from the seed.
+        watchBackoff: { initialMs: 1000, maxMs: 30_000, jitter: 0.2, random: seeded(seed + 1) },
+        publishBackoff: { initialMs: 1000, maxMs: 60_000, jitter: 0.2, random: seeded(seed + 2) },
       });
     }
     const sim = new Simulation(world, options, watcher, observed);
@@ -246,6 +268,7 @@ export class Simulation {
 
   /** Stops the watcher and the API server. */
   async close(): Promise<void> {
+    this.trace.close();
     await this.watcher?.stop();
     this.observed?.close();
     await this.world.close();
