@@ -99,7 +99,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         replicas: 0,
         template: { labels: { app: d.name }, requests: { cpu: d.cpu, memory: d.memory } },
       });
-    sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random };
+    // Delivery faults draw from their own stream, so the steps a seed takes do not depend on
+    // how many events the world happened to route.
+    sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random: seeded(options.seed ^ 0x5eed) };
     const { ec2, kube } = sim.world.fakes;
     const catalog = loadBundledCatalog(REGION);
     const costOverTime: BoundPoint[] = [];

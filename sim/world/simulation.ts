@@ -123,7 +123,7 @@ export class Simulation {
     let observed: ObservedSources | undefined;
     if (options.watcher !== false) {
       observed = new ObservedSources(
-        kubeListWatchSources(world.fakes.kube.kubeConfig()),
+        kubeListWatchSources(world.io.kubeConfig(world.fakes.kube.kubeConfig())),
         world.fakes.kube.store,
       );
       watcher = new Watcher({
@@ -138,8 +138,9 @@ export class Simulation {
       });
     }
     const sim = new Simulation(world, options, watcher, observed);
+    if (observed) world.io.quietWhen(() => observed.caughtUp());
     watcher?.start();
-    await observed?.settle(5000);
+    await world.io.idle();
     return sim;
   }
 
@@ -208,7 +209,7 @@ export class Simulation {
 
   /** One step of the world at the current instant. */
   async step(): Promise<void> {
-    await this.observed?.settle();
+    await this.world.io.idle();
     for (const change of this.workloads.step())
       this.decide(
         'controller',
@@ -234,7 +235,7 @@ export class Simulation {
     }
     for (const event of this.ec2Events.stateChanges()) this.router.putDefaultBusEvent(event);
     this.invariants.check();
-    await this.observed?.settle();
+    await this.world.io.idle();
     this.router.drainClusterBus();
     await this.router.runDue();
     this.invariants.check();

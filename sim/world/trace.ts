@@ -39,10 +39,7 @@ export class WorldTrace {
   ) {
     this.start = time.now();
     this.kept = options.keepLines ? [] : undefined;
-    this.unsubscribe = store.subscribe((event) => {
-      this.flush();
-      this.record('kube', kubeLine(event));
-    });
+    this.unsubscribe = store.subscribe((event) => this.record('kube', kubeLine(event)));
   }
 
   /** Entries recorded so far. */
@@ -61,12 +58,10 @@ export class WorldTrace {
     return this.hash.copy().digest('hex');
   }
 
-  /** Adds one entry (`kind`, free text) at the current virtual time. */
+  /** Adds one entry (`kind`, free text) at the current virtual time, after those logged before it. */
   record(kind: string, text: string): void {
-    const line = `${this.time.now() - this.start} ${kind} ${text}`;
-    this.hash.update(`${line}\n`);
-    this.recorded++;
-    this.kept?.push(line);
+    this.flush();
+    this.add(kind, text);
   }
 
   /** Records the AWS calls and invocations logged since the last flush. */
@@ -75,7 +70,7 @@ export class WorldTrace {
       let cursor = this.awsCursors.get(service) ?? 0;
       for (; cursor < calls.length; cursor++) {
         const call = calls[cursor];
-        this.record(
+        this.add(
           service,
           `${call.operation} ${short(call.input)}${call.error ? ` ! ${call.error.name}` : ''}`,
         );
@@ -85,8 +80,15 @@ export class WorldTrace {
     const invocations = this.logs.invocations();
     for (; this.invocationCursor < invocations.length; this.invocationCursor++) {
       const i = invocations[this.invocationCursor];
-      this.record('invoke', `${i.fn} at ${i.at - this.start} by ${i.trigger}: ${i.outcome}`);
+      this.add('invoke', `${i.fn} at ${i.at - this.start} by ${i.trigger}: ${i.outcome}`);
     }
+  }
+
+  private add(kind: string, text: string): void {
+    const line = `${this.time.now() - this.start} ${kind} ${text}`;
+    this.hash.update(`${line}\n`);
+    this.recorded++;
+    this.kept?.push(line);
   }
 
   /** Stops following the store. */
