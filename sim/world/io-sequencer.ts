@@ -65,10 +65,14 @@ export class SequencedIo {
   kubeConfig(base: KubeConfig): KubeConfig {
     const kc = new KubeConfig();
     kc.loadFromString(base.exportConfig());
-    const numbering = (options: AgentOptions) => new NumberingAgent(this, options);
     // biome-ignore lint/suspicious/noExplicitAny: createAgent is private in client-node's typings.
-    (kc as any).createAgent = (_cluster: unknown, options: AgentOptions) => numbering(options);
+    (kc as any).createAgent = (_cluster: unknown, options: AgentOptions) => this.agent(options);
     return kc;
+  }
+
+  /** An HTTP agent whose requests are numbered in the order they are issued. */
+  agent(options: AgentOptions = {}): Agent {
+    return new NumberingAgent(this, options);
   }
 
   /** Called by the agent as the client issues `request` (synchronously, in issue order). */
