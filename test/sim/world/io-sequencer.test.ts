@@ -57,10 +57,11 @@ describe('SequencedIo', () => {
     server = await startFakeKubeApiServer({ time, admit: (q, r) => io.admit(q, r) });
     const url = server.url;
     const seen: number[] = [];
-    // A timer due at once issues a request; the next one, 1 ms later, must see its answer.
+    // A timer due at once issues a request that takes 50 ms of wall time to leave the client;
+    // the next timer, 1 ms later, must see its answer.
     time.setTimeout(() => {
       const c = createNamespace(url, io, 'made-by-a-timer');
-      c.send();
+      setTimeout(c.send, 50);
     }, 0);
     time.setTimeout(() => seen.push(server?.store.list('namespaces').items.length ?? -1), 1);
     await time.advanceAsync(1);
