@@ -126,7 +126,8 @@ export class SequencedIo {
       held.server = 'queued';
       held.release = resolve;
       this.changed();
-      void this.drain();
+      // A stuck exchange fails the drain; whoever waits in idle() next hears of it.
+      this.drain().catch(() => undefined);
     });
   }
 
