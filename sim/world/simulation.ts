@@ -109,7 +109,7 @@ export class Simulation {
     });
   }
 
-  /** Builds the world, seeds nothing, and starts the watcher. */
+  /** Builds the world (its randomness drawn from `seed`), creates no objects, and starts the watcher. */
   static async start(options: SimulationOptions = {}): Promise<Simulation> {
     const seed = options.seed ?? 0;
     const world = await clusterWorld({
