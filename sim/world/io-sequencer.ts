@@ -17,6 +17,8 @@ interface Exchange {
   readonly watch: boolean;
   /** The client's request is open (its `close` has not fired). */
   clientOpen: boolean;
+  /** The client has read the response's head (for a watch: the stream is open at both ends). */
+  responded: boolean;
   /** Where the server is with it. */
   server: 'not-arrived' | 'queued' | 'serving' | 'answered';
   release?: () => void;
@@ -85,10 +87,15 @@ export class SequencedIo {
       path: request.path,
       watch: /[?&]watch=(true|1)/.test(request.path),
       clientOpen: true,
+      responded: false,
       server: 'not-arrived',
     };
     this.exchanges.set(seq, exchange);
     this.changed();
+    request.once('response', () => {
+      exchange.responded = true;
+      this.changed();
+    });
     request.once('close', () => {
       exchange.clientOpen = false;
       this.forgetIfDone(exchange);
@@ -112,6 +119,7 @@ export class SequencedIo {
         path: request.url ?? '?',
         watch: false,
         clientOpen: false,
+        responded: false,
         server: 'not-arrived',
       };
       this.exchanges.set(seq, exchange);
@@ -177,7 +185,9 @@ export class SequencedIo {
   private nothingInFlight(): boolean {
     for (const e of this.exchanges.values()) {
       if (e.server === 'queued') continue;
-      if (e.server === 'serving' && e.watch) continue;
+      // A served watch streams on: settled once its client has the head (the watcher's
+      // delivered resourceVersions say whether the events that follow were read).
+      if (e.server === 'serving' && e.watch && (e.responded || !e.clientOpen)) continue;
       if (e.server === 'not-arrived' && !e.clientOpen) continue;
       return false;
     }

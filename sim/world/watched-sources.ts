@@ -69,36 +69,36 @@ export class ObservedSources {
         if (page.continueToken === undefined) mark(page.resourceVersion);
         return page;
       },
+      // A watch counts as open once the server has answered it (then it has written every change
+      // after its resourceVersion): one asked for but still held by the world's SequencedIo
+      // must not hold the world back, since the world serves it only when it is quiet.
       watch: async (resourceVersion, onEvent, onDone) => {
-        let open = true;
+        let state: 'asked' | 'open' | 'done' = 'asked';
         const close = () => {
-          if (!open) return;
-          open = false;
-          this.watching.set(name, (this.watching.get(name) ?? 1) - 1);
+          if (state === 'open') this.watching.set(name, (this.watching.get(name) ?? 1) - 1);
+          state = 'done';
         };
-        this.watching.set(name, (this.watching.get(name) ?? 0) + 1);
-        try {
-          const stream = await inner.watch(
-            resourceVersion,
-            (type, object) => {
-              onEvent(type, object);
-              mark((object as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion);
-            },
-            (error) => {
-              close();
-              onDone(error);
-            },
-          );
-          return {
-            abort() {
-              close();
-              stream.abort();
-            },
-          };
-        } catch (error) {
-          close();
-          throw error;
+        const stream = await inner.watch(
+          resourceVersion,
+          (type, object) => {
+            onEvent(type, object);
+            mark((object as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion);
+          },
+          (error) => {
+            close();
+            onDone(error);
+          },
+        );
+        if (state === 'asked') {
+          state = 'open';
+          this.watching.set(name, (this.watching.get(name) ?? 0) + 1);
         }
+        return {
+          abort() {
+            close();
+            stream.abort();
+          },
+        };
       },
     };
   }
