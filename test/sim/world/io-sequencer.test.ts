@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeKubeApiServer, startFakeKubeApiServer } from '../../../sim/fakes/kube';
 import { VirtualTime } from '../../../sim/virtual-time';
+import { settleOn } from '../../../sim/world/function-router';
 import { SequencedIo } from '../../../sim/world/io-sequencer';
 
 let server: FakeKubeApiServer | undefined;
@@ -66,6 +67,28 @@ describe('SequencedIo', () => {
     time.setTimeout(() => seen.push(server?.store.list('namespaces').items.length ?? -1), 1);
     await time.advanceAsync(1);
     expect(seen).toEqual([1]);
+  });
+
+  it('keeps the clock still while an invocation waits on real I/O, and moves it for its backoffs', async () => {
+    const io = new SequencedIo();
+    // settleOn alone, without VirtualTime waiting for the I/O as well (as the world's does).
+    const time = new VirtualTime();
+    server = await startFakeKubeApiServer({ time, admit: (q, r) => io.admit(q, r) });
+    const url = server.url;
+    const start = time.now();
+    const fired: number[] = [];
+    time.setTimeout(() => fired.push(time.now() - start), 200);
+    const run = (async () => {
+      const slow = createNamespace(url, io, 'slow');
+      setTimeout(slow.send, 50);
+      await slow.answered;
+      const answeredAt = time.now() - start;
+      await new Promise<void>((resolve) => time.setTimeout(resolve, 1000));
+      return answeredAt;
+    })();
+    expect(await settleOn(time, io, run)).toBe(0);
+    expect(fired).toEqual([200]);
+    expect(time.now() - start).toBe(1000);
   });
 
   it('serves a request without a number (a test client of its own) at once', async () => {
