@@ -20,6 +20,7 @@ export class VirtualTime implements Time {
   private current: number;
   private readonly scheduled = new Map<number, Scheduled>();
   private nextId = 1;
+  private settle: () => Promise<void> = nextTurn;
 
   constructor(start: number = VIRTUAL_EPOCH) {
     this.current = start;
@@ -58,17 +59,27 @@ export class VirtualTime implements Time {
 
   /**
    * Moves the clock `ms` forward like {@link advance}, but after each callback lets the
-   * promise jobs and I/O callbacks it started run (one macrotask turn), so a timer that
-   * resolves a sleep lets the awaiting code reach its next timer before time moves on.
+   * promise jobs and I/O callbacks it started run (one macrotask turn, or until `settle` of
+   * {@link settleWith} resolves), so a timer that resolves a sleep lets the awaiting code reach
+   * its next timer before time moves on.
    */
   async advanceAsync(ms: number): Promise<void> {
     const target = this.current + ms;
-    await settle();
+    await this.settle();
     for (let due = this.nextDue(target); due; due = this.nextDue(target)) {
       this.run(due);
-      await settle();
+      await this.settle();
     }
     this.current = target;
+  }
+
+  /**
+   * What {@link advanceAsync} waits for before the first callback and after each: by default
+   * one event-loop turn; the simulator waits until its real I/O has settled
+   * (sim/world/io-sequencer.ts), so time never moves while a request is in flight.
+   */
+  settleWith(settle: () => Promise<void>): void {
+    this.settle = settle;
   }
 
   private nextDue(target: number): [number, Scheduled] | undefined {
@@ -89,7 +100,7 @@ export class VirtualTime implements Time {
 }
 
 /** One turn of the event loop: pending promise jobs and immediate callbacks run first. */
-function settle(): Promise<void> {
+function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 

@@ -1,12 +1,15 @@
+import { writeFileSync } from 'node:fs';
 import { formatBoundTable } from './bound';
 import { runSoak } from './soak';
 
 /**
- * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose]`: seeded random steps with injected
- * faults against the whole loop (not part of npm test). Prints what broke and a one-line repro;
- * exits 1 when an invariant was violated, a pod was lost or an orphan instance survived.
+ * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>]`: seeded random steps
+ * with injected faults against the whole loop (not part of npm test). Prints what broke, the
+ * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
+ * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
+ * when an invariant was violated, a pod was lost or an orphan instance survived.
  */
-const USAGE = 'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose]\n';
+const USAGE = 'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -24,13 +27,16 @@ if (!Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1) {
   );
   process.exit(2);
 }
+const traceFile = flag('--trace');
 const started = Date.now();
 const result = await runSoak({
   seed,
   steps,
+  keepTrace: traceFile !== undefined,
   ...(args.includes('--verbose') ? { onLine: (line: string) => process.stdout.write(`${line}\n`) } : {}),
 });
 const wall = ((Date.now() - started) / 1000).toFixed(1);
+if (traceFile !== undefined) writeFileSync(traceFile, `${(result.trace ?? []).join('\n')}\n`);
 process.stdout.write(
   [
     `soak seed ${seed}: ${steps} steps, ${(result.simulatedMs / 60_000).toFixed(0)} simulated minutes in ${wall}s wall`,
@@ -39,6 +45,7 @@ process.stdout.write(
     `orphan instances past the TTL: ${result.orphans}`,
     `function invocations that failed (and were retried): ${result.invocationsFailed}`,
     formatBoundTable(result.costOverTime),
+    `trace digest: ${result.digest} (${result.traceEntries} entries)`,
     `repro: npm run soak -- --seed ${seed} --steps ${steps}`,
     '',
   ].join('\n'),

@@ -5,6 +5,7 @@ import { ROLE } from '../world/aws/node-class-world';
 import { REGION, ZONES } from '../world/aws/region';
 import { ec2NodeClassManifest } from '../world/builders/karpenter-manifests';
 import { CLUSTER_WORLD_TYPES } from '../world/cluster-world';
+import { seeded } from '../world/seeded-random';
 import { Simulation } from '../world/simulation';
 import { type BoundPoint, boundPoint } from './bound';
 
@@ -14,6 +15,8 @@ export interface SoakOptions {
   readonly steps: number;
   /** Each line of the soak's own log (steps taken, faults injected). */
   readonly onLine?: (line: string) => void;
+  /** Keep the trace's lines and return them, to compare two runs line by line. @default false */
+  readonly keepTrace?: boolean;
 }
 
 /** What a soak found. */
@@ -29,24 +32,18 @@ export interface SoakResult {
   readonly invocationsFailed: number;
   /** $/h against the configuration-LP lower bound every {@link BOUND_EVERY} steps and after the quiet period. */
   readonly costOverTime: readonly BoundPoint[];
+  /** SHA-256 of the world's trace (every write, EC2 and EventBridge call, invocation, step). */
+  readonly digest: string;
+  /** Entries in the trace. */
+  readonly traceEntries: number;
+  /** The trace's lines, when asked for with `keepTrace`. */
+  readonly trace?: readonly string[];
 }
 
 /** Steps between two cost-versus-bound points (each is one LP solve, 0.1–1 s of wall time). */
 export const BOUND_EVERY = 10;
 /** Wall-time cap of one point's LP, so a hard snapshot never stalls the soak. */
 const BOUND_MAX_MS = 5_000;
-
-/** A small seeded generator (mulberry32), so a seed replays the same run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NODE_CLASS = ec2NodeClassManifest({ role: ROLE });
 
@@ -87,8 +84,11 @@ const DEPLOYMENTS = [
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const random = seeded(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
-  const log = options.onLine ?? (() => undefined);
-  const sim = await Simulation.start({});
+  const sim = await Simulation.start({ seed: options.seed, keepTrace: options.keepTrace });
+  const log = (line: string) => {
+    sim.trace.record('soak', line);
+    options.onLine?.(line);
+  };
   try {
     applyManifest(sim, NODE_CLASS);
     applyManifest(sim, NODE_POOL as unknown as KubeObject);
@@ -100,7 +100,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         replicas: 0,
         template: { labels: { app: d.name }, requests: { cpu: d.cpu, memory: d.memory } },
       });
-    sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random };
+    // Delivery faults draw from their own stream, so the steps a seed takes do not depend on
+    // how many events the world happened to route.
+    sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random: seeded(options.seed ^ 0x5eed) };
     const { ec2, kube } = sim.world.fakes;
     const catalog = loadBundledCatalog(REGION);
     const costOverTime: BoundPoint[] = [];
@@ -220,6 +222,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       orphans,
       invocationsFailed: sim.router.invocations.filter((i) => i.outcome === 'threw').length,
       costOverTime,
+      digest: sim.trace.digest(),
+      traceEntries: sim.trace.count,
+      ...(options.keepTrace ? { trace: sim.trace.lines } : {}),
     };
   } finally {
     await sim.close();

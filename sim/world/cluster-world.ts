@@ -15,6 +15,8 @@ import { VirtualTime } from '../virtual-time';
 import { bundledSpec } from './aws/bundled-spec';
 import { al2023Path, amiParameter, ROLE } from './aws/node-class-world';
 import { AL2023_IMAGES, CLUSTER, DISCOVERY, K8S, REGION, SECURITY_GROUP_NODES, ZONES } from './aws/region';
+import { SequencedIo } from './io-sequencer';
+import { seeded, seededUuids } from './seeded-random';
 
 /**
  * The instance types a cluster world sells unless told otherwise: Karpenter's getting-started
@@ -44,6 +46,12 @@ export interface ClusterWorldOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Which loop the ports are composed for (names the configuration's errors). @default 'test' */
   readonly loop?: string;
+  /**
+   * Seeds what the fakes would otherwise draw at random — the API server's uids and
+   * generateName suffixes (NodeClaim and pod names) — so a world replays with its seed.
+   * @default 0
+   */
+  readonly seed?: number;
 }
 
 /** Every fake of a {@link clusterWorld}, to seed, inspect and break. */
@@ -61,6 +69,11 @@ export interface ClusterWorldFakes {
 export interface ClusterWorld {
   readonly time: VirtualTime;
   readonly fakes: ClusterWorldFakes;
+  /**
+   * The order the API server serves the functions' (and the simulator's watcher's) requests
+   * in, and the wait for their I/O to settle; `io.kubeConfig` numbers a client's requests.
+   */
+  readonly io: SequencedIo;
   /** Real SDK clients answered by the fakes. */
   readonly clients: AwsClients;
   readonly config: PodliftConfig;
@@ -84,8 +97,15 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
   const time = options.time ?? new VirtualTime();
   const names = options.instanceTypes ?? CLUSTER_WORLD_TYPES;
   const catalog = loadBundledCatalog(REGION);
+  const seed = options.seed ?? 0;
+  const io = new SequencedIo();
+  // Virtual time waits for the real HTTP to the API server to settle before it moves.
+  time.settleWith(() => io.idle());
   const kube = await startFakeKubeApiServer({
     time,
+    admit: (request, response) => io.admit(request, response),
+    newUid: seededUuids(seed),
+    random: seeded(seed),
     ...(options.kubernetesVersion ? { kubernetesVersion: options.kubernetesVersion } : {}),
   });
   const onDemand = Object.fromEntries(
@@ -167,7 +187,16 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
       clients,
       time,
       random: () => 0.5,
-      kubeConfigSource: staticKubeConfig(kube.kubeConfig()),
+      kubeConfigSource: staticKubeConfig(io.kubeConfig(kube.kubeConfig())),
     });
-  return { time, fakes, clients, config, ports: compose(), composeAgain: compose, close: () => kube.close() };
+  return {
+    time,
+    fakes,
+    io,
+    clients,
+    config,
+    ports: compose(),
+    composeAgain: compose,
+    close: () => kube.close(),
+  };
 }

@@ -9,6 +9,7 @@ import { type LoggedLine, RecordingObservability } from '../fakes/ports/recordin
 import type { VirtualTime } from '../virtual-time';
 import type { ClusterWorld } from './cluster-world';
 import { InterruptionQueue } from './interruption-queue';
+import type { SequencedIo } from './io-sequencer';
 
 /** Modelled latencies of the AWS plumbing, virtual ms. */
 export interface RoutingLatencies {
@@ -209,11 +210,9 @@ export class FunctionRouter {
       const crash = this.crashNext.delete(fn) ? this.crashAfter(this.worldRequests() + 3) : undefined;
       const value = await settleOn(
         time,
+        this.world.io,
         this.handlers[fn](event, { awsRequestId: id, getRemainingTimeInMillis: () => 60_000 }),
-        () => {
-          crash?.poll();
-          return this.worldRequests();
-        },
+        crash?.poll,
       ).finally(() => crash?.end());
       if (crash?.fired) throw new Error(`${fn} crashed mid-invocation (injected fault)`);
       this.invocations.push({ fn, at, trigger, outcome: 'ok' });
@@ -277,29 +276,37 @@ export class FunctionRouter {
 }
 
 /**
- * Settles `run` while moving virtual time on for it: when the run has made no request to the
- * world (`progress` unchanged) for a few real milliseconds and a timer is due within 10 s, it is
- * waiting on a backoff, and the clock jumps to that timer; while it does I/O the clock stands still.
+ * Settles `run` while moving virtual time on for it: whenever the world's real I/O has settled
+ * (`io.idle`: every request served in order and read, the watcher caught up) and the run is not
+ * done, it is waiting on a timer — a backoff, a Lease — and the clock moves to the next one due
+ * within 10 s; while it does I/O the clock stands still. `poll` runs at each of those points and
+ * before each request the API server serves, the places a run can be cut off at the same request
+ * in every replay.
  */
-export async function settleOn<T>(time: VirtualTime, run: Promise<T>, progress: () => number): Promise<T> {
+export async function settleOn<T>(
+  time: VirtualTime,
+  io: SequencedIo,
+  run: Promise<T>,
+  poll?: () => void,
+): Promise<T> {
   let done = false;
   const tracked = run.finally(() => {
     done = true;
   });
   tracked.catch(() => undefined);
-  let last = progress();
-  let idle = 0;
-  while (!done) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
-    if (done) break;
-    const now = progress();
-    idle = now === last ? idle + 1 : 0;
-    last = now;
-    const [next] = time.delays();
-    if (idle >= 5 && next !== undefined && next <= 10_000) {
-      await time.advanceAsync(Math.max(next, 0));
-      idle = 0;
+  const stopPolling = poll ? io.onServe(poll) : undefined;
+  try {
+    for (;;) {
+      await io.idle();
+      if (done) break;
+      poll?.();
+      const [next] = time.delays();
+      // Nothing the world knows of is due soon: the run waits on something else; give it real time.
+      if (next === undefined || next > 10_000) await new Promise((resolve) => setTimeout(resolve, 1));
+      else await time.advanceAsync(Math.max(next, 0));
     }
+  } finally {
+    stopPolling?.();
   }
   return tracked;
 }

@@ -13,6 +13,8 @@ import { InvariantChecker } from './invariants';
 import { allocatableOf, KubeSchedulerStandIn, podRequests } from './kube-scheduler';
 import { KubeletStandIn, type KubeletTimings } from './kubelet';
 import { decisionFromLine } from './log-lines';
+import { seeded } from './seeded-random';
+import { WorldTrace } from './trace';
 import { ObservedSources } from './watched-sources';
 import { WorkloadController } from './workloads';
 
@@ -29,6 +31,10 @@ export interface SimulationOptions {
   readonly onDecision?: (entry: DecisionEntry) => void;
   /** Run the real watcher process against the API server. @default true */
   readonly watcher?: boolean;
+  /** Seeds the world's randomness (uids, generated names, the watcher's backoff jitter). @default 0 */
+  readonly seed?: number;
+  /** Keep the trace's lines (not only its digest), to see where two runs part. @default false */
+  readonly keepTrace?: boolean;
 }
 
 /**
@@ -48,6 +54,8 @@ export class Simulation {
   readonly router: FunctionRouter;
   readonly ec2Events: Ec2EventSource;
   readonly invariants: InvariantChecker;
+  /** The ordered log of writes, calls and invocations, and its digest: equal digests, equal runs. */
+  readonly trace: WorldTrace;
   readonly startedAt: number;
   private readonly podCreatedAt = new Map<string, number>();
   private readonly tickMs: number;
@@ -79,6 +87,15 @@ export class Simulation {
       (v) => this.decide('invariant', 'violation', v),
       (namespace, controller) => this.workloads.scaleOf(namespace, controller.kind, controller.name),
     );
+    this.trace = new WorldTrace(
+      time,
+      store,
+      {
+        aws: { ec2: world.fakes.ec2.calls, events: world.fakes.eventBridge.calls },
+        invocations: () => this.router.invocations,
+      },
+      { keepLines: options.keepTrace },
+    );
     const catalog = loadBundledCatalog(REGION);
     this.prices = { onDemand: catalog.prices.onDemand, spot: catalog.prices.spot };
     store.subscribe((event) => {
@@ -95,19 +112,21 @@ export class Simulation {
     });
   }
 
-  /** Builds the world, seeds nothing, and starts the watcher. */
+  /** Builds the world (its randomness drawn from `seed`), creates no objects, and starts the watcher. */
   static async start(options: SimulationOptions = {}): Promise<Simulation> {
+    const seed = options.seed ?? 0;
     const world = await clusterWorld({
       time: new VirtualTime(),
       instanceTypes: options.instanceTypes,
       environment: options.environment,
       loop: 'simulator',
+      seed,
     });
     let watcher: Watcher | undefined;
     let observed: ObservedSources | undefined;
     if (options.watcher !== false) {
       observed = new ObservedSources(
-        kubeListWatchSources(world.fakes.kube.kubeConfig()),
+        kubeListWatchSources(world.io.kubeConfig(world.fakes.kube.kubeConfig())),
         world.fakes.kube.store,
       );
       watcher = new Watcher({
@@ -116,11 +135,15 @@ export class Simulation {
         publisher: world.ports.publisher,
         clock: world.time,
         timers: world.time,
+        // The watcher's own defaults (watcher/watcher.ts), with the jitter drawn from the seed.
+        watchBackoff: { initialMs: 1000, maxMs: 30_000, jitter: 0.2, random: seeded(seed + 1) },
+        publishBackoff: { initialMs: 1000, maxMs: 60_000, jitter: 0.2, random: seeded(seed + 2) },
       });
     }
     const sim = new Simulation(world, options, watcher, observed);
+    if (observed) world.io.quietWhen(() => observed.caughtUp());
     watcher?.start();
-    await observed?.settle(5000);
+    await world.io.idle();
     return sim;
   }
 
@@ -224,7 +247,7 @@ export class Simulation {
 
   /** One step of the world at the current instant. */
   async step(): Promise<void> {
-    await this.observed?.settle();
+    await this.world.io.idle();
     for (const change of this.workloads.step())
       this.decide(
         'controller',
@@ -250,7 +273,7 @@ export class Simulation {
     }
     for (const event of this.ec2Events.stateChanges()) this.router.putDefaultBusEvent(event);
     this.invariants.check();
-    await this.observed?.settle();
+    await this.world.io.idle();
     this.router.drainClusterBus();
     await this.router.runDue();
     this.invariants.check();
@@ -284,6 +307,7 @@ export class Simulation {
 
   /** Stops the watcher and the API server. */
   async close(): Promise<void> {
+    this.trace.close();
     await this.watcher?.stop();
     this.observed?.close();
     await this.world.close();

@@ -14,14 +14,17 @@ const STORE_NAMES: Readonly<Record<WatchedResource, string>> = {
 
 /**
  * The watcher's real list/watch sources, observed: each records the highest resourceVersion it
- * has delivered, and the store's own changes are counted per resource, so the simulator can wait
- * (in real time, with virtual time standing still) until the watcher has seen every change
- * before it moves the clock — otherwise a change would reach the watcher "late" in virtual time
- * only because the loopback HTTP stream had not been read yet.
+ * has delivered and whether a watch is open, and the store's own changes are counted per
+ * resource, so the simulator can wait (in real time, with virtual time standing still: the world's
+ * SequencedIo counts {@link ObservedSources.caughtUp} among its quiet conditions) until the
+ * watcher has seen every change before it moves the clock — otherwise a change would reach the
+ * watcher "late" in virtual time only because the loopback HTTP stream had not been read yet.
  */
 export class ObservedSources {
   readonly sources: Record<WatchedResource, ListWatchSource>;
   private readonly delivered = new Map<string, number>();
+  /** Watches open (asked for and not yet done or aborted), by store name. */
+  private readonly watching = new Map<string, number>();
   private readonly latest = new Map<string, number>();
   private readonly unsubscribe: () => void;
 
@@ -37,20 +40,15 @@ export class ObservedSources {
     ) as Record<WatchedResource, ListWatchSource>;
   }
 
-  /** Whether every watch has delivered the last change the store made to its resource. */
+  /**
+   * Whether every open watch has delivered the last change the store made to its resource. A
+   * resource with no watch open is caught up as far as it can be: its reflector waits on a
+   * (virtual) backoff before it lists again, and that list will see the change.
+   */
   caughtUp(): boolean {
     for (const name of Object.values(STORE_NAMES)) {
+      if ((this.watching.get(name) ?? 0) === 0) continue;
       if ((this.latest.get(name) ?? 0) > (this.delivered.get(name) ?? 0)) return false;
-    }
-    return true;
-  }
-
-  /** Waits (real time) until {@link caughtUp}, at most `maxMs`; returns whether it caught up. */
-  async settle(maxMs = 2000): Promise<boolean> {
-    const start = Date.now();
-    while (!this.caughtUp()) {
-      if (Date.now() - start > maxMs) return false;
-      await new Promise((resolve) => setTimeout(resolve, 1));
     }
     return true;
   }
@@ -71,15 +69,37 @@ export class ObservedSources {
         if (page.continueToken === undefined) mark(page.resourceVersion);
         return page;
       },
-      watch: (resourceVersion, onEvent, onDone) =>
-        inner.watch(
+      // A watch counts as open once the server has answered it (then it has written every change
+      // after its resourceVersion): one asked for but still held by the world's SequencedIo
+      // must not hold the world back, since the world serves it only when it is quiet.
+      watch: async (resourceVersion, onEvent, onDone) => {
+        let state: 'asked' | 'open' | 'done' = 'asked';
+        const close = () => {
+          if (state === 'open') this.watching.set(name, (this.watching.get(name) ?? 1) - 1);
+          state = 'done';
+        };
+        const stream = await inner.watch(
           resourceVersion,
           (type, object) => {
             onEvent(type, object);
             mark((object as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion);
           },
-          onDone,
-        ),
+          (error) => {
+            close();
+            onDone(error);
+          },
+        );
+        if (state === 'asked') {
+          state = 'open';
+          this.watching.set(name, (this.watching.get(name) ?? 0) + 1);
+        }
+        return {
+          abort() {
+            close();
+            stream.abort();
+          },
+        };
+      },
     };
   }
 }

@@ -59,6 +59,12 @@ export interface FakeKubeApiServerOptions extends Omit<KubeStoreOptions, 'clock'
    * @default DEFAULT_FAKE_KUBERNETES_VERSION
    */
   readonly kubernetesVersion?: string;
+  /**
+   * A gate every request passes before it is served: when it returns a promise, the request
+   * waits for it (the simulator's sequencer serves racing requests in one replayable order).
+   * @default every request is served as it arrives
+   */
+  readonly admit?: (request: IncomingMessage, response: ServerResponse) => Promise<void> | undefined;
 }
 
 /** One request as the server saw it. */
@@ -127,10 +133,13 @@ export class FakeKubeApiServer {
     if (options.maintainDisruptionBudgetStatus ?? true)
       this.stopControllers.push(maintainDisruptionBudgetStatus(store, time));
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) respond(response, 500, failureStatus(500, String(error)));
-        else response.destroy();
-      });
+      const gate = options.admit?.(request, response);
+      (gate ? gate.then(() => this.handle(request, response)) : this.handle(request, response)).catch(
+        (error: unknown) => {
+          if (!response.headersSent) respond(response, 500, failureStatus(500, String(error)));
+          else response.destroy();
+        },
+      );
     });
   }
 
