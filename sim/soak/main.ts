@@ -9,6 +9,9 @@ import { runSoak } from './soak';
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
  * when an invariant was violated, a pod was lost or an orphan instance survived.
  */
+// As `npm start` (sim/cli/main.ts): the SDK's Node 22 notice says nothing about clients talking
+// to local fakes, so it is not printed over the soak's report.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = 'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {

@@ -4,6 +4,7 @@ import { applyManifest } from '../scenario/run';
 import { ROLE } from '../world/aws/node-class-world';
 import { REGION, ZONES } from '../world/aws/region';
 import { ec2NodeClassManifest } from '../world/builders/karpenter-manifests';
+import { podDisruptionBudgetManifest } from '../world/builders/pdb-manifests';
 import { CLUSTER_WORLD_TYPES } from '../world/cluster-world';
 import { seeded } from '../world/seeded-random';
 import { Simulation } from '../world/simulation';
@@ -67,8 +68,8 @@ const NODE_POOL = {
 };
 
 const DEPLOYMENTS = [
-  { name: 'web', cpu: '500m', memory: '512Mi' },
-  { name: 'api', cpu: '1', memory: '2Gi' },
+  { name: 'web', cpu: '500m', memory: '512Mi', budget: { maxUnavailable: '25%' } },
+  { name: 'api', cpu: '1', memory: '2Gi', budget: { minAvailable: '50%' } },
   { name: 'batch', cpu: '2', memory: '4Gi' },
 ];
 
@@ -100,6 +101,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         replicas: 0,
         template: { labels: { app: d.name }, requests: { cpu: d.cpu, memory: d.memory } },
       });
+    // Two of the three Deployments have a PodDisruptionBudget (one of each form), so every
+    // consolidation, drift and drain of the run is held to them by the invariant checker.
+    for (const d of DEPLOYMENTS)
+      if (d.budget)
+        applyManifest(sim, podDisruptionBudgetManifest({ name: d.name, app: d.name, ...d.budget }));
     // Delivery faults draw from their own stream, so the steps a seed takes do not depend on
     // how many events the world happened to route.
     sim.router.faults = { duplicate: 0.1, drop: 0.1, jitterMs: 5000, random: seeded(options.seed ^ 0x5eed) };
