@@ -245,7 +245,7 @@ describe('Watcher: list and watch', () => {
     await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
     // The pods watch had delivered events, so it came back at once; the quiet ones wait a backoff.
     h.time.advance(1000);
-    await watchesOpen(server);
+    await watchesOpen(h);
     expect(requestsTo(server, 'watch', '/api/v1/pods').at(-1)?.query.resourceVersion).toBe(rvBefore);
     expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(5);
 
@@ -272,7 +272,7 @@ describe('Watcher: list and watch', () => {
     h.time.advance(1000);
 
     await eventually(() => expect(requestsTo(server, 'list', '/api/v1/pods')).toHaveLength(2));
-    await watchesOpen(server);
+    await watchesOpen(h);
     expect(requestsTo(server, 'watch', '/api/v1/pods').map((r) => r.status)).toEqual([200, 200, 200]);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1);
@@ -289,7 +289,7 @@ describe('Watcher: list and watch', () => {
     const h = track(watcherFor(server));
     h.watcher.start();
     await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
-    await watchesOpen(server, 4);
+    await watchesOpen(h, 4);
     expect(h.watcher.ready).toBe(false);
     expect(h.watcher.readiness()).toMatchObject({ nodes: { ready: false }, pods: { ready: true } });
 
@@ -305,8 +305,12 @@ describe('Watcher: list and watch', () => {
     const h = track(await startedWatcher(server));
     server.failNext('watch', '/api/v1/nodes', 500);
     server.dropWatches({ abrupt: true });
-    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
-    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1));
+    // Each client sees its connection go on its own: wait until every retry is scheduled before
+    // moving the clock, or a late one is scheduled from the moved clock and never falls due.
+    await eventually(() => {
+      for (const resource of WATCHED_RESOURCES)
+        expect(h.watcher.metrics.watchRestarts.get({ resource }), resource).toBe(1);
+    });
     h.time.advance(999);
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(1);
@@ -314,12 +318,12 @@ describe('Watcher: list and watch', () => {
     // First retry: the nodes watch is refused with 500, a second failure in a row.
     h.time.advance(1);
     await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(2));
-    await watchesOpen(server, 4);
+    await watchesOpen(h, 4);
     h.time.advance(1999);
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(2);
     h.time.advance(1);
-    await watchesOpen(server);
+    await watchesOpen(h);
 
     server.store.seed('nodes', nodeManifest({ name: 'after-restart' }));
     await seenCapacity(h, 'nodeAdded', 1);
@@ -345,7 +349,7 @@ describe('Watcher: list and watch', () => {
     server.hangNext('watch', '/api/v1/pods');
     const h = track(watcherFor(server));
     h.watcher.start();
-    await watchesOpen(server, 4);
+    await watchesOpen(h, 4);
     await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1));
     expect(requestsTo(server, 'watch', '/api/v1/pods')[0].status).toBe(0);
 
