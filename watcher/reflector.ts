@@ -215,8 +215,10 @@ export class Reflector<Digest> {
       } else void this.watch();
     };
     // The stall timer runs from the request, not from the server's answer: on a silently dead
-    // connection the answer may never come (client-node 1.4's watch has no timeout of its own and
-    // hands over no handle before the response), and a timer armed on the answer would never run.
+    // connection the answer may never come, and a timer armed on the answer would never run.
+    // client-node 1.4's Watch.watch (dist/watch.js) has no timeout of its own (its 30 s
+    // AbortSignal.timeout is overwritten by the controller's signal, fixed upstream only in
+    // kubernetes-client/javascript#2665) and hands over no handle before the response.
     this.clearTimer();
     this.timer = this.options.timers.setTimeout(() => this.stalled(generation), this.stallAfterMs);
     try {
