@@ -45,8 +45,9 @@ export interface ReflectorOptions<Digest> {
   readonly backoff: Backoff;
   readonly log: WatcherLog;
   /**
-   * A watch open longer than this is presumed dead (the server ends every watch after its
-   * timeoutSeconds) and is restarted from the last resourceVersion.
+   * A watch open longer than this, counted from its request, is presumed dead (the server ends
+   * every watch after its timeoutSeconds) and is restarted from the last resourceVersion; so is
+   * a watch request still unanswered after this long.
    * @default 360_000
    */
   readonly stallAfterMs?: number;
@@ -213,18 +214,23 @@ export class Reflector<Digest> {
         this.retryLater(undefined, undefined, () => this.watch());
       } else void this.watch();
     };
+    // The stall timer runs from the request, not from the server's answer: on a silently dead
+    // connection the answer may never come, and a timer armed on the answer would never run.
+    // client-node 1.4's Watch.watch (dist/watch.js) has no timeout of its own (its 30 s
+    // AbortSignal.timeout is overwritten by the controller's signal, fixed upstream only in
+    // kubernetes-client/javascript#2665) and hands over no handle before the response.
+    this.clearTimer();
+    this.timer = this.options.timers.setTimeout(() => this.stalled(generation), this.stallAfterMs);
     try {
       const stream = await source.watch(this.resourceVersion, onEvent, onDone);
       if (generation !== this.generation) {
-        // Ended before it was handed over, or the reflector was stopped meanwhile.
+        // Ended or stalled before it was handed over, or the reflector was stopped meanwhile.
         stream.abort();
         return;
       }
       this.stream = stream;
       // The server accepted the watch from our resourceVersion: as good a sign as an event.
       this.contact();
-      this.clearTimer();
-      this.timer = this.options.timers.setTimeout(() => this.stalled(generation), this.stallAfterMs);
     } catch (error) {
       if (generation !== this.generation) return;
       this.generation++;
@@ -232,13 +238,21 @@ export class Reflector<Digest> {
     }
   }
 
+  /**
+   * The watch requested `stallAfterMs` ago is still open, or still unanswered: presumed dead.
+   * One not handed over yet is aborted when (if ever) its answer comes, as the generation moved on.
+   */
   private stalled(generation: number): void {
     this.timer = undefined;
     if (generation !== this.generation) return;
     this.generation++;
+    const answered = this.stream !== undefined;
     this.stream?.abort();
     this.stream = undefined;
-    this.options.log.warn('watch stalled, restarting', { resource: this.resource });
+    this.options.log.warn(answered ? 'watch stalled, restarting' : 'watch request unanswered, restarting', {
+      resource: this.resource,
+      afterMs: this.stallAfterMs,
+    });
     this.options.onRestart('stalled');
     void this.watch();
   }

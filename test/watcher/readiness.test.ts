@@ -76,7 +76,7 @@ describe('Watcher readiness', () => {
     // The retries are due after one second, but the clock jumps past the bound first.
     h.time.advance(DEFAULT_STALE_AFTER_MS + 1);
     expect(h.watcher.ready).toBe(false);
-    await watchesOpen(server);
+    await watchesOpen(h);
     await eventually(() => expect(h.watcher.ready).toBe(true));
   });
 
@@ -86,7 +86,7 @@ describe('Watcher readiness', () => {
     });
     const h = track(watcherFor(server));
     h.watcher.start();
-    await watchesOpen(server, 4);
+    await watchesOpen(h, 4);
     await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1));
     expect(h.watcher.ready).toBe(false);
     expect(h.watcher.readiness().nodeclaims).toEqual({

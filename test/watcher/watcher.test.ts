@@ -13,6 +13,7 @@ import {
   podManifest,
   unschedulableCondition,
 } from '../../sim/world/builders';
+import { WATCHED_RESOURCES } from '../../watcher/watched-resource';
 import { eventually } from '../eventually';
 import type { WatcherHarness } from './harness';
 import { MERGE_PATCH, requestsTo, settle, startedWatcher, watcherFor, watchesOpen } from './harness';
@@ -38,6 +39,9 @@ function track(started: WatcherHarness): WatcherHarness {
 const pendingDetails = (h: WatcherHarness) => h.publisher.details<PodsPendingDetail>('PodsPending');
 const capacityDetails = (h: WatcherHarness) => h.publisher.details<CapacityChangedDetail>('CapacityChanged');
 const podNames = (detail: PodsPendingDetail) => detail.pods.map((p) => p.name);
+/** Watch requests the server answered with a stream. */
+const answeredWatches = (s: FakeKubeApiServer) =>
+  s.requests.filter((r) => r.verb === 'watch' && r.status === 200);
 
 function markUnschedulable(name: string): void {
   server.store.patch('pods', name, { status: { conditions: [unschedulableCondition()] } }, MERGE_PATCH, {
@@ -241,7 +245,7 @@ describe('Watcher: list and watch', () => {
     await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
     // The pods watch had delivered events, so it came back at once; the quiet ones wait a backoff.
     h.time.advance(1000);
-    await watchesOpen(server);
+    await watchesOpen(h);
     expect(requestsTo(server, 'watch', '/api/v1/pods').at(-1)?.query.resourceVersion).toBe(rvBefore);
     expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(5);
 
@@ -268,7 +272,7 @@ describe('Watcher: list and watch', () => {
     h.time.advance(1000);
 
     await eventually(() => expect(requestsTo(server, 'list', '/api/v1/pods')).toHaveLength(2));
-    await watchesOpen(server);
+    await watchesOpen(h);
     expect(requestsTo(server, 'watch', '/api/v1/pods').map((r) => r.status)).toEqual([200, 200, 200]);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1);
@@ -285,7 +289,7 @@ describe('Watcher: list and watch', () => {
     const h = track(watcherFor(server));
     h.watcher.start();
     await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
-    await watchesOpen(server, 4);
+    await watchesOpen(h, 4);
     expect(h.watcher.ready).toBe(false);
     expect(h.watcher.readiness()).toMatchObject({ nodes: { ready: false }, pods: { ready: true } });
 
@@ -301,8 +305,12 @@ describe('Watcher: list and watch', () => {
     const h = track(await startedWatcher(server));
     server.failNext('watch', '/api/v1/nodes', 500);
     server.dropWatches({ abrupt: true });
-    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(1));
-    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1));
+    // Each client sees its connection go on its own: wait until every retry is scheduled before
+    // moving the clock, or a late one is scheduled from the moved clock and never falls due.
+    await eventually(() => {
+      for (const resource of WATCHED_RESOURCES)
+        expect(h.watcher.metrics.watchRestarts.get({ resource }), resource).toBe(1);
+    });
     h.time.advance(999);
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(1);
@@ -310,12 +318,12 @@ describe('Watcher: list and watch', () => {
     // First retry: the nodes watch is refused with 500, a second failure in a row.
     h.time.advance(1);
     await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodes' })).toBe(2));
-    await watchesOpen(server, 4);
+    await watchesOpen(h, 4);
     h.time.advance(1999);
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/nodes')).toHaveLength(2);
     h.time.advance(1);
-    await watchesOpen(server);
+    await watchesOpen(h);
 
     server.store.seed('nodes', nodeManifest({ name: 'after-restart' }));
     await seenCapacity(h, 'nodeAdded', 1);
@@ -327,13 +335,36 @@ describe('Watcher: list and watch', () => {
     await settle();
     expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1);
     h.time.advance(1);
-    await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
-    // Every stalled watch restarts on its own: wait for each, not only for the count of open ones
-    // (the old nodeclaims watch may still be counted open while its restart is under way).
-    await eventually(() => expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1));
-    await watchesOpen(server);
+    // Each watch's stall timer ran within that step, counted from its request.
+    for (const resource of WATCHED_RESOURCES)
+      expect(h.watcher.metrics.watchRestarts.get({ resource }), resource).toBe(1);
+    await eventually(() => expect(answeredWatches(server)).toHaveLength(10));
+    expect(requestsTo(server, 'watch', '/api/v1/pods').at(-1)?.query.resourceVersion).toBe(
+      requestsTo(server, 'watch', '/api/v1/pods')[0].query.resourceVersion,
+    );
+    expect(server.requests.filter((r) => r.verb === 'list')).toHaveLength(5);
+  });
+
+  it('gives up a watch request the server never answers after the same time, and watches again', async () => {
+    server.hangNext('watch', '/api/v1/pods');
+    const h = track(watcherFor(server));
+    h.watcher.start();
+    await watchesOpen(h, 4);
+    await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1));
+    expect(requestsTo(server, 'watch', '/api/v1/pods')[0].status).toBe(0);
+
+    h.time.advance(359_999);
+    await settle();
+    expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(1);
+    h.time.advance(1);
     expect(h.watcher.metrics.watchRestarts.get({ resource: 'pods' })).toBe(1);
-    expect(h.watcher.metrics.watchRestarts.get({ resource: 'nodeclaims' })).toBe(1);
+    await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')).toHaveLength(2));
+    await eventually(() => expect(requestsTo(server, 'watch', '/api/v1/pods')[1].status).toBe(200));
+
+    // The new watch carries on from the list: a pod marked now is hinted.
+    server.store.seed('pods', podManifest({ name: 'after-hang', unschedulable: true }));
+    await seenPending(h, 1);
+    expect(requestsTo(server, 'list', '/api/v1/pods')).toHaveLength(1);
   });
 });
 

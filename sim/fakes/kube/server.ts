@@ -97,12 +97,16 @@ export interface FaultOptions {
   readonly retryAfterSeconds?: number;
 }
 
-interface Fault {
+/** Which requests a fault or a hang applies to, and to how many more of them. */
+interface RequestMatch {
   readonly verb: KubeVerb;
   readonly path: string | RegExp;
+  remaining: number;
+}
+
+interface Fault extends RequestMatch {
   readonly status: StatusBody;
   readonly retryAfterSeconds?: number;
-  remaining: number;
 }
 
 /** A running fake API server. */
@@ -116,6 +120,7 @@ export class FakeKubeApiServer {
   private readonly token: string;
   private readonly requireToken: string | undefined;
   private readonly faults: Fault[] = [];
+  private readonly hangs: RequestMatch[] = [];
   private readonly log: RecordedRequest[] = [];
   private readonly stopControllers: (() => void)[] = [];
   private version: FakeServerVersion;
@@ -197,9 +202,20 @@ export class FakeKubeApiServer {
     });
   }
 
-  /** Forgets every injected fault that has not fired yet. */
+  /**
+   * Makes the next request(s) with `verb` whose path equals (or matches) `path` go unanswered:
+   * the server reads the request and never sends a byte back, as over a connection that died
+   * silently or through a stuck proxy. The connection stays open until the client gives up or
+   * the server closes; its recorded status stays 0.
+   */
+  hangNext(verb: KubeVerb, path: string | RegExp, options: { times?: number } = {}): void {
+    this.hangs.push({ verb, path, remaining: options.times ?? 1 });
+  }
+
+  /** Forgets every injected fault and hang that has not fired yet. */
   clearFaults(): void {
     this.faults.length = 0;
+    this.hangs.length = 0;
   }
 
   /** The `gitVersion` the server claims. */
@@ -299,7 +315,8 @@ export class FakeKubeApiServer {
           'MethodNotAllowed',
         ),
       );
-    const fault = this.takeFault(verb, url.pathname);
+    if (takeMatch(this.hangs, verb, url.pathname)) return;
+    const fault = takeMatch(this.faults, verb, url.pathname);
     if (fault) {
       const headers: Record<string, string> =
         fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
@@ -346,19 +363,20 @@ export class FakeKubeApiServer {
       response,
     );
   }
+}
 
-  private takeFault(verb: KubeVerb, path: string): Fault | undefined {
-    const index = this.faults.findIndex(
-      (f) =>
-        f.verb === verb &&
-        (f.path === '*' || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
-    );
-    if (index < 0) return undefined;
-    const fault = this.faults[index];
-    fault.remaining -= 1;
-    if (fault.remaining <= 0) this.faults.splice(index, 1);
-    return fault;
-  }
+/** The first of `matches` for this request, counted as spent once (removed when used up). */
+function takeMatch<T extends RequestMatch>(matches: T[], verb: KubeVerb, path: string): T | undefined {
+  const index = matches.findIndex(
+    (m) =>
+      m.verb === verb &&
+      (m.path === '*' || (typeof m.path === 'string' ? m.path === path : m.path.test(path))),
+  );
+  if (index < 0) return undefined;
+  const match = matches[index];
+  match.remaining -= 1;
+  if (match.remaining <= 0) matches.splice(index, 1);
+  return match;
 }
 
 /** Starts a {@link FakeKubeApiServer} on 127.0.0.1 (ephemeral port). */
