@@ -39,6 +39,18 @@ const selector = z
   .strict();
 
 /** One action of the timeline; exactly one key per step besides `at`. */
+/** The spot instance an `interrupt` or `rebalance` step names: by NodeClaim, by id, or any. */
+const spotInstance = z
+  .object({
+    nodeClaim: z.string().optional(),
+    instanceId: z.string().optional(),
+    spot: z.literal('any').optional(),
+  })
+  .strict()
+  .refine((v) => [v.nodeClaim, v.instanceId, v.spot].filter((x) => x !== undefined).length === 1, {
+    message: 'name exactly one of nodeClaim, instanceId or spot: any',
+  });
+
 const actions = {
   scale: z
     .object({
@@ -58,26 +70,8 @@ const actions = {
   patch: z
     .object({ kind: z.enum(['NodePool', 'EC2NodeClass']), name, merge: z.record(z.string(), z.unknown()) })
     .strict(),
-  interrupt: z
-    .object({
-      nodeClaim: z.string().optional(),
-      instanceId: z.string().optional(),
-      spot: z.literal('any').optional(),
-    })
-    .strict()
-    .refine((v) => [v.nodeClaim, v.instanceId, v.spot].filter((x) => x !== undefined).length === 1, {
-      message: 'name exactly one of nodeClaim, instanceId or spot: any',
-    }),
-  rebalance: z
-    .object({
-      nodeClaim: z.string().optional(),
-      instanceId: z.string().optional(),
-      spot: z.literal('any').optional(),
-    })
-    .strict()
-    .refine((v) => [v.nodeClaim, v.instanceId, v.spot].filter((x) => x !== undefined).length === 1, {
-      message: 'name exactly one of nodeClaim, instanceId or spot: any',
-    }),
+  interrupt: spotInstance,
+  rebalance: spotInstance,
   scheduledChange: z
     .object({
       nodeClaim: z.string().optional(),
