@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto';
+import { mulberry32 } from '../../bench/workload';
 
-/** A small seeded generator (mulberry32) of numbers in [0, 1), so a seed replays the same run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator of numbers in [0, 1) — the benchmarks' mulberry32 — so a seed replays the same run. */
+export const seeded: (seed: number) => () => number = mulberry32;
 
 /**
  * Version-4-shaped UUIDs derived from `seed` and a counter, for the fake API server's
