@@ -58,6 +58,12 @@ export class InvariantChecker {
   private readonly interruptedClaims = new Map<string, string>();
   /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
   private readonly waivers: { from: number; until: number }[] = [];
+  /**
+   * When each NodeClaim became Initialized (its condition's lastTransitionTime), kept after the
+   * NodeClaim is gone: a replacement that was ready before the reclaim met the guarantee even when
+   * it was itself interrupted and deleted before the reclaim came.
+   */
+  private readonly initializedAt = new Map<string, number>();
 
   /**
    * @param scaleOf the scale of a pod's controller (a Deployment's replicas for its ReplicaSet),
@@ -128,7 +134,8 @@ export class InvariantChecker {
     this.checkLimits(instances, store.list('nodepools.karpenter.sh').items as Json[]);
     this.checkTerminations(instances);
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
-    this.checkInterruptions(claims);
+    this.noteInitialized(claims);
+    this.checkInterruptions();
     this.checkDoNotDisrupt(store.list('nodes').items as Json[]);
     this.checkBudgets();
   }
@@ -214,7 +221,19 @@ export class InvariantChecker {
     }
   }
 
-  private checkInterruptions(claims: Json[]): void {
+  private noteInitialized(claims: Json[]): void {
+    for (const c of claims) {
+      if (this.initializedAt.has(c.metadata.name)) continue;
+      const initialized = (c.status?.conditions ?? []).find(
+        (k: Json) => k.type === 'Initialized' && k.status === 'True',
+      );
+      if (!initialized) continue;
+      const at = Date.parse(initialized.lastTransitionTime);
+      this.initializedAt.set(c.metadata.name, Number.isNaN(at) ? this.world.time.now() : at);
+    }
+  }
+
+  private checkInterruptions(): void {
     const now = this.world.time.now();
     for (const watch of this.interruptions) {
       if (watch.checked || now < watch.reclaimAt) continue;
@@ -228,10 +247,8 @@ export class InvariantChecker {
       const launched = this.replacementsOf(watch.node);
       const replaced =
         launched.length === 0 ||
-        claims.some(
-          (c) =>
-            launched.includes(c.metadata.name) &&
-            (c.status?.conditions ?? []).some((k: Json) => k.type === 'Initialized' && k.status === 'True'),
+        launched.some(
+          (name) => (this.initializedAt.get(name) ?? Number.POSITIVE_INFINITY) <= watch.reclaimAt,
         );
       if (replaced) this.survived++;
       else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))

@@ -48,6 +48,33 @@ describe('e2e: interruption', () => {
   }, 60_000);
 });
 
+describe('e2e: interruption chains', () => {
+  it('credits a replacement that was ready before the reclaim, though it was itself reclaimed and gone by then', async () => {
+    sim = await e2eWorld();
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const first = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
+    const before = new Set(claims(sim).map((c) => c.metadata.name));
+    sim.interrupt(first?.InstanceId ?? '');
+    await sim.advance(80_000);
+    const replacement = claims(sim).find((c) => !before.has(c.metadata.name));
+    expect(
+      replacement?.status?.conditions?.some((k: Json) => k.type === 'Initialized' && k.status === 'True'),
+    ).toBe(true);
+    // The replacement is reclaimed in turn, 80 s into the first notice: it is gone before the first
+    // reclaim, and its own replacement comes up only after it.
+    const second = liveInstances(sim).find((i) =>
+      i.Tags?.some((t) => t.Key === 'karpenter.sh/nodeclaim' && t.Value === replacement?.metadata.name),
+    );
+    sim.interrupt(second?.InstanceId ?? '');
+    await sim.advance(45_000);
+    expect(claims(sim).some((c) => c.metadata.name === replacement?.metadata.name)).toBe(false);
+    await sim.advance(150_000);
+    expect(sim.invariants.violations).toEqual([]);
+    expect(sim.interruptionsSurvived).toBe(2);
+  }, 60_000);
+});
+
 describe('e2e: consolidation', () => {
   it('removes empty nodes only after consolidateAfter', async () => {
     sim = await e2eWorld({ pool: { disruption: { consolidateAfter: '2m' } } });
