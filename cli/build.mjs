@@ -6,13 +6,13 @@
  * bin/podlift.mjs checks so an edited source never runs through a stale bundle). Run by npm's
  * `prepare` script, which npm also runs on `npm ci` and `npm install` of the repository.
  * Dependencies are bundled too: loading js-yaml, zod and the catalog from one file is faster than
- * resolving them module by module. The createRequire banner gives CommonJS dependencies the
- * `require` of Node built-ins that an ESM bundle lacks.
+ * resolving them module by module. The esbuild options are the watcher's too (bin/esm-bundle.mjs).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { NODE_ESM_BUNDLE } from '../bin/esm-bundle.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,23 +41,7 @@ try {
 const outdir = resolve(values.outdir);
 await mkdir(outdir, { recursive: true });
 const outfile = resolve(outdir, 'podlift.mjs');
-const result = await build({
-  entryPoints: [resolve(root, 'cli/main.ts')],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  minify: true,
-  sourcemap: false,
-  legalComments: 'none',
-  mainFields: ['module', 'main'],
-  banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-  metafile: true,
-});
+const result = await build({ ...NODE_ESM_BUNDLE, entryPoints: [resolve(root, 'cli/main.ts')], outfile });
 // Paths relative to the repository root; node_modules is left out (it changes only by npm,
 // which runs `prepare` again).
 const inputs = Object.keys(result.metafile.inputs)

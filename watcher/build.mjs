@@ -2,14 +2,14 @@
 /**
  * Bundles the watcher into one ESM file for its container image:
  *   node watcher/build.mjs [--outfile dist/watcher/main.mjs]
- * Everything is bundled (the image carries no node_modules). ESM bundles of
- * @kubernetes/client-node need a real `require` for the Node built-ins its CommonJS
- * dependencies load, hence the createRequire banner.
+ * Everything is bundled (the image carries no node_modules), with the CLI's esbuild options
+ * (bin/esm-bundle.mjs).
  */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { NODE_ESM_BUNDLE } from '../bin/esm-bundle.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,22 +26,6 @@ if (values.help) {
 }
 
 const outfile = resolve(values.outfile);
-const result = await build({
-  entryPoints: [resolve(root, 'watcher/main.ts')],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  minify: true,
-  sourcemap: false,
-  legalComments: 'none',
-  mainFields: ['module', 'main'],
-  banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-  metafile: true,
-});
+const result = await build({ ...NODE_ESM_BUNDLE, entryPoints: [resolve(root, 'watcher/main.ts')], outfile });
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 process.stdout.write(`${outfile}: ${(bytes / 1024).toFixed(0)} KiB\n`);
