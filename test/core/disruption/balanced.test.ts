@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
 import { balancedApproves, nodePoolTotals, scoreMove } from '../../../shared/core/disruption/balanced';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { decideDisruption } from '../../../shared/core/disruption/decide';
@@ -10,10 +9,9 @@ import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { snapshotOf, T0 } from './snapshot';
 
-const T0 = Date.UTC(2026, 0, 1);
-const catalog = loadBundledCatalog('us-east-1');
 const initialized: Condition = {
   type: 'Initialized',
   status: 'True',
@@ -49,21 +47,7 @@ const pool = (consolidationPolicy: NodePool['disruption']['consolidationPolicy']
   });
 
 function snapshot(members: readonly [StateNode, NodeClaim][], p: NodePool): ClusterSnapshot {
-  return {
-    now: T0,
-    pendingPods: [],
-    nodes: members.map(([n]) => n),
-    nodeClaims: members.map(([, c]) => c),
-    daemonSets: [],
-    podDisruptionBudgets: [],
-    nodePools: [p],
-    nodeClasses: [nodeClass()],
-    nodeClassStatus: new Map(),
-    catalog,
-    unavailableOfferings: new Set(),
-    invalid: [],
-    warnings: [],
-  };
+  return snapshotOf(members, { nodePools: [p] });
 }
 
 const web = (name: string, cpu: string, priority = 0) =>

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { decideDisruption } from '../../../shared/core/disruption/decide';
 import { simulateConsolidation } from '../../../shared/core/disruption/methods';
@@ -7,10 +6,9 @@ import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim'
 import type { Pod } from '../../../shared/core/model/pod';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { snapshotOf, T0 } from './snapshot';
 
-const T0 = Date.UTC(2026, 0, 1);
-const catalog = loadBundledCatalog('us-east-1');
 const initialized: Condition = {
   type: 'Initialized',
   status: 'True',
@@ -45,21 +43,7 @@ function member(
 }
 
 function snapshot(members: readonly [StateNode, NodeClaim][], pool = nodePool()): ClusterSnapshot {
-  return {
-    now: T0,
-    pendingPods: [],
-    nodes: members.map(([n]) => n),
-    nodeClaims: members.map(([, c]) => c),
-    daemonSets: [],
-    podDisruptionBudgets: [],
-    nodePools: [pool],
-    nodeClasses: [nodeClass()],
-    nodeClassStatus: new Map(),
-    catalog,
-    unavailableOfferings: new Set(),
-    invalid: [],
-    warnings: [],
-  };
+  return snapshotOf(members, { nodePools: [pool] });
 }
 
 const web = (name: string, cpu = '500m') => pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' });

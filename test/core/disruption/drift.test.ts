@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
@@ -16,9 +15,8 @@ import type { Pod } from '../../../shared/core/model/pod';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { snapshotOf, T0 } from './snapshot';
 
-const T0 = Date.UTC(2026, 0, 1);
-const catalog = loadBundledCatalog('us-east-1');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 const condition = (type: string, minutes = 0, reason = type, message = ''): Condition => ({
   type,
@@ -81,13 +79,7 @@ function snapshot(
   members: readonly [StateNode, NodeClaim][],
   more: Partial<ClusterSnapshot> = {},
 ): ClusterSnapshot {
-  return {
-    now: T0,
-    pendingPods: [],
-    nodes: members.map(([n]) => n),
-    nodeClaims: members.map(([, c]) => c),
-    daemonSets: [],
-    podDisruptionBudgets: [],
+  return snapshotOf(members, {
     nodePools: [pool],
     nodeClasses: [klass],
     nodeClassStatus: new Map([['default', resolved(['subnet-a'], ['sg-1'], ['ami-new'])]]),
@@ -97,12 +89,8 @@ function snapshot(
         { subnetId: 'subnet-a', securityGroupIds: ['sg-1'] },
       ]),
     ),
-    catalog,
-    unavailableOfferings: new Set(),
-    invalid: [],
-    warnings: [],
     ...more,
-  };
+  });
 }
 
 const web = (name: string) => pod({ name, cpu: '500m', memory: '512Mi', ownerKind: 'ReplicaSet' });
