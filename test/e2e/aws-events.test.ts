@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulation } from '../../sim/world/simulation';
-import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods } from './world';
+import { allRunning, claims, deploy, e2eWorld, type Json, liveInstances, livePods } from './world';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -8,7 +8,6 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const claims = (s: Simulation) => s.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
 const events = (s: Simulation, reason: string) =>
   (s.world.fakes.kube.store.list('events').items as Json[]).filter((e) => e.reason === reason);
 const claimOf = (s: Simulation, instanceId: string) =>

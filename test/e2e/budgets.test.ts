@@ -3,7 +3,16 @@ import type { KubeObject } from '../../sim/fakes/kube';
 import { applyManifest } from '../../sim/scenario/run';
 import { podDisruptionBudgetManifest } from '../../sim/world/builders/pdb-manifests';
 import type { Simulation } from '../../sim/world/simulation';
-import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods, nodePool } from './world';
+import {
+  allRunning,
+  claims,
+  deploy,
+  e2eWorld,
+  liveInstances,
+  livePods,
+  nodePool,
+  ON_DEMAND_POOL,
+} from './world';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -11,23 +20,9 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const onDemand = {
-  template: {
-    spec: {
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      requirements: [
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-      ],
-    },
-  },
-};
-
-const claims = (s: Simulation) => s.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
-
 describe('e2e: PodDisruptionBudgets under voluntary disruption', () => {
   it('drains drifted nodes without taking a maxUnavailable 25% or a minAvailable 75% budget below it', async () => {
-    sim = await e2eWorld({ pool: onDemand });
+    sim = await e2eWorld({ pool: ON_DEMAND_POOL });
     deploy(sim, 'web', 4, { requests: { cpu: '250m' } });
     deploy(sim, 'api', 4, { requests: { cpu: '250m' } });
     applyManifest(sim, podDisruptionBudgetManifest({ name: 'web', app: 'web', maxUnavailable: '25%' }));
@@ -45,8 +40,8 @@ describe('e2e: PodDisruptionBudgets under voluntary disruption', () => {
     applyManifest(
       sim,
       nodePool({
-        ...onDemand,
-        template: { ...onDemand.template, metadata: { labels: { team: 'a' } } },
+        ...ON_DEMAND_POOL,
+        template: { ...ON_DEMAND_POOL.template, metadata: { labels: { team: 'a' } } },
       }) as unknown as KubeObject,
     );
     const replaced = () =>

@@ -2,7 +2,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../sim/fakes/kube';
 import { applyManifest } from '../../sim/scenario/run';
 import type { Simulation } from '../../sim/world/simulation';
-import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods, nodePool } from './world';
+import {
+  allRunning,
+  claims,
+  deploy,
+  e2eWorld,
+  type Json,
+  liveInstances,
+  livePods,
+  nodePool,
+  ON_DEMAND_POOL,
+} from './world';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -10,19 +20,6 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const onDemand = {
-  template: {
-    spec: {
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      requirements: [
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-      ],
-    },
-  },
-};
-
-const claims = (s: Simulation) => s.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
 const disruptedNodes = (s: Simulation) =>
   (s.world.fakes.kube.store.list('nodes').items as Json[]).filter((n) =>
     (n.spec.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted'),
@@ -90,7 +87,7 @@ describe('e2e: consolidation', () => {
   }, 60_000);
 
   it('replaces an underutilized node with a cheaper one and says what it saves', async () => {
-    sim = await e2eWorld({ pool: onDemand });
+    sim = await e2eWorld({ pool: ON_DEMAND_POOL });
     deploy(sim, 'big', 1, { requests: { cpu: '3' } });
     expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
     deploy(sim, 'small', 1, { requests: { cpu: '500m' } });
@@ -120,7 +117,7 @@ describe('e2e: consolidation', () => {
 
 describe('e2e: drift and what blocks disruption', () => {
   it('replaces drifted nodes one at a time under a budget of one node', async () => {
-    sim = await e2eWorld({ pool: { ...onDemand, disruption: { budgets: [{ nodes: '1' }] } } });
+    sim = await e2eWorld({ pool: { ...ON_DEMAND_POOL, disruption: { budgets: [{ nodes: '1' }] } } });
     deploy(sim, 'big', 3, { requests: { cpu: '3' } });
     expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
     const original = new Set(claims(sim).map((c) => c.metadata.name));
@@ -128,8 +125,8 @@ describe('e2e: drift and what blocks disruption', () => {
     applyManifest(
       sim,
       nodePool({
-        ...onDemand,
-        template: { ...onDemand.template, metadata: { labels: { team: 'a' } } },
+        ...ON_DEMAND_POOL,
+        template: { ...ON_DEMAND_POOL.template, metadata: { labels: { team: 'a' } } },
         disruption: { budgets: [{ nodes: '1' }] },
       }) as unknown as KubeObject,
     );
@@ -161,7 +158,7 @@ describe('e2e: drift and what blocks disruption', () => {
   }, 120_000);
 
   it('leaves nodes running do-not-disrupt pods, and keeps PodDisruptionBudgets whole', async () => {
-    sim = await e2eWorld({ pool: onDemand });
+    sim = await e2eWorld({ pool: ON_DEMAND_POOL });
     deploy(sim, 'batch', 1, {
       requests: { cpu: '3' },
       annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
@@ -178,8 +175,8 @@ describe('e2e: drift and what blocks disruption', () => {
     applyManifest(
       sim,
       nodePool({
-        ...onDemand,
-        template: { ...onDemand.template, metadata: { labels: { team: 'a' } } },
+        ...ON_DEMAND_POOL,
+        template: { ...ON_DEMAND_POOL.template, metadata: { labels: { team: 'a' } } },
       }) as unknown as KubeObject,
     );
     let tainted = 0;

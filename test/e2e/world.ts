@@ -42,6 +42,23 @@ export function nodePool(spec: Json = {}): Json {
   };
 }
 
+/** The NodeClaims in the API server. */
+export const claims = (sim: Simulation) =>
+  sim.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
+
+/** The `spec` of a NodePool (for {@link nodePool}) that launches on-demand amd64 capacity of any category. */
+export const ON_DEMAND_POOL: Json = {
+  template: {
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+      ],
+    },
+  },
+};
+
 /** A simulation with the default EC2NodeClass and NodePool and no workloads, the real watcher running. */
 export async function e2eWorld(options: E2eOptions = {}): Promise<Simulation> {
   const sim = await Simulation.start(options.instanceTypes ? { instanceTypes: options.instanceTypes } : {});
