@@ -8,6 +8,7 @@ export {
 } from './disruption';
 export { evictionBlockedMessage } from './eviction';
 export { cloneObject, formatKubeTime, type KubeObject, type ObjectMeta, toKubeObject } from './kube-object';
+export { continueExpiredMessage } from './list-snapshots';
 export { patchContentTypes } from './patch';
 export { defaultResources, type KnownResource, qualifiedName, type ResourceType } from './resources';
 export type { KubeVerb } from './routes';
@@ -20,7 +21,6 @@ export {
 } from './server';
 export { isKubeApiError, KubeApiError, type StatusBody, type StatusCause } from './status';
 export {
-  continueExpiredMessage,
   type DeletePreconditions,
   KubeStore,
   type KubeStoreOptions,

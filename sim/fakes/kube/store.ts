@@ -7,14 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../shared/core/ports/time';
 import { systemClock } from '../../../shared/runtime/system-time';
 import type { KubeObject } from './kube-object';
-import { cloneObject, formatKubeTime, isJsonObject, jsonEqual, toKubeObject } from './kube-object';
-import {
-  applyJsonPatch,
-  applyMergePatch,
-  applyStrategicMergePatch,
-  PatchError,
-  patchContentTypes,
-} from './patch';
+import { cloneObject, formatKubeTime, jsonEqual, toKubeObject } from './kube-object';
+import { ListSnapshots } from './list-snapshots';
+import { patchedObject } from './patch-request';
 import type { KnownResource, ResourceType } from './resources';
 import { apiVersionOf, defaultResources, ResourceRegistry } from './resources';
 import type { FieldRequirement, LabelRequirement } from './selectors';
@@ -25,16 +20,7 @@ import {
   parseLabelSelector,
   SelectorSyntaxError,
 } from './selectors';
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  expired,
-  failureStatus,
-  invalid,
-  KubeApiError,
-  notFound,
-} from './status';
+import { alreadyExists, badRequest, conflict, expired, invalid, KubeApiError, notFound } from './status';
 
 /** A resource named as kubectl does (`pods`, `nodeclaims.karpenter.sh`) or its descriptor. */
 export type ResourceRef = KnownResource | (string & {}) | ResourceType;
@@ -113,12 +99,7 @@ export interface DeletePreconditions {
   readonly resourceVersion?: string;
 }
 
-/** The message the real server sends with a 410 for a continue token it no longer has. */
-export const continueExpiredMessage =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
-
 const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
-const maxListSnapshots = 64;
 
 /** What a create through the API does to `.status` (the registry strategies' PrepareForCreate). */
 function statusOnCreate(resource: ResourceType, given: unknown): unknown {
@@ -161,8 +142,7 @@ export class KubeStore {
   private readonly listeners = new Set<(event: StoredEvent) => void>();
   private readonly pending: StoredEvent[] = [];
   private notifying = false;
-  private readonly snapshots = new Map<number, { resourceVersion: string; items: KubeObject[] }>();
-  private nextSnapshotId = 1;
+  private readonly snapshots = new ListSnapshots();
 
   constructor(options: KubeStoreOptions = {}) {
     this.resources = new ResourceRegistry(options.resources ?? defaultResources);
@@ -259,15 +239,14 @@ export class KubeStore {
   list(resource: ResourceRef, options: ListOptions = {}): ListResult {
     const type = this.resolve(resource);
     let resourceVersion: string;
-    let items: KubeObject[];
+    let items: readonly KubeObject[];
     let offset = 0;
     const selecting = Boolean(options.labelSelector || options.fieldSelector);
+    let id: number | undefined;
     if (options.continue) {
-      const token = this.decodeContinue(options.continue);
-      const snapshot = this.snapshots.get(token.id);
-      if (!snapshot) throw new KubeApiError(failureStatus(410, continueExpiredMessage, 'Expired'));
-      ({ resourceVersion, items } = snapshot);
-      offset = token.offset;
+      const resumed = this.snapshots.resume(options.continue);
+      ({ resourceVersion, items } = resumed.snapshot);
+      ({ id, offset } = resumed);
     } else {
       resourceVersion = this.resourceVersion;
       const matches = this.matcher(type, options);
@@ -280,17 +259,8 @@ export class KubeStore {
     const page = items.slice(offset, offset + limit).map((o) => cloneObject(o));
     const remaining = items.length - offset - page.length;
     if (remaining <= 0) return { items: page, resourceVersion };
-    let id: number;
-    if (options.continue) id = this.decodeContinue(options.continue).id;
-    else {
-      id = this.nextSnapshotId++;
-      this.snapshots.set(id, { resourceVersion, items });
-      if (this.snapshots.size > maxListSnapshots)
-        this.snapshots.delete(this.snapshots.keys().next().value as number);
-    }
-    const next = Buffer.from(
-      JSON.stringify({ v: 'meta.k8s.io/v1', rv: Number(resourceVersion), id, offset: offset + page.length }),
-    ).toString('base64url');
+    id ??= this.snapshots.keep({ resourceVersion, items });
+    const next = this.snapshots.token(id, resourceVersion, offset + page.length);
     return selecting
       ? { items: page, resourceVersion, continue: next }
       : { items: page, resourceVersion, continue: next, remainingItemCount: remaining };
@@ -364,48 +334,7 @@ export class KubeStore {
     const namespace = type.namespaced ? (options.namespace ?? 'default') : '';
     const current = this.objectsOf(type).get(objectKey(namespace, name));
     if (!current) throw notFound(type, name);
-    const mediaType = contentType.split(';')[0].trim().toLowerCase();
-    let patched: unknown;
-    try {
-      switch (mediaType) {
-        case patchContentTypes.merge:
-          if (!isJsonObject(patch)) throw new PatchError('a merge patch must be a JSON object', true);
-          patched = applyMergePatch(current, patch);
-          break;
-        case patchContentTypes.strategicMerge:
-          if (type.custom) throw unsupportedPatch([patchContentTypes.json, patchContentTypes.merge]);
-          if (!isJsonObject(patch))
-            throw new PatchError('a strategic merge patch must be a JSON object', true);
-          patched = applyStrategicMergePatch(current, patch);
-          break;
-        case patchContentTypes.json:
-          patched = applyJsonPatch(current, patch);
-          break;
-        default:
-          throw unsupportedPatch([
-            patchContentTypes.json,
-            patchContentTypes.merge,
-            ...(type.custom ? [] : [patchContentTypes.strategicMerge]),
-          ]);
-      }
-    } catch (error) {
-      if (!(error instanceof PatchError)) throw error;
-      if (error.malformed) throw badRequest(error.message);
-      throw new KubeApiError(
-        failureStatus(422, 'the server rejected our request due to an error in our request', 'Invalid', {
-          causes: [{ reason: 'UnexpectedServerResponse', message: error.message }],
-        }),
-      );
-    }
-    if (!isJsonObject(patched) || !isJsonObject(patched.metadata)) {
-      throw badRequest('the patched object is not a Kubernetes object');
-    }
-    const result = patched as KubeObject;
-    if (result.metadata.name !== name) {
-      throw badRequest(
-        `the name of the object (${String(result.metadata.name)}) does not match the name on the URL (${name})`,
-      );
-    }
+    const result = patchedObject(type, current, name, patch, contentType);
     if (result.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(type, name);
     return this.write(type, current, result, options.subresource);
   }
@@ -621,26 +550,4 @@ export class KubeStore {
       suffix += generateNameAlphabet[Math.floor(this.random() * generateNameAlphabet.length)];
     return suffix;
   }
-
-  private decodeContinue(token: string): { id: number; offset: number } {
-    try {
-      const decoded: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-      if (isJsonObject(decoded) && typeof decoded.id === 'number' && typeof decoded.offset === 'number') {
-        return { id: decoded.id, offset: decoded.offset };
-      }
-    } catch {
-      // fall through to the error below
-    }
-    throw badRequest(`invalid continue token: ${token}`);
-  }
-}
-
-function unsupportedPatch(accepted: readonly string[]): KubeApiError {
-  return new KubeApiError(
-    failureStatus(
-      415,
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-      'UnsupportedMediaType',
-    ),
-  );
 }
