@@ -147,14 +147,16 @@ async function act(
     ...(d.node ? [{ apiVersion: 'v1', kind: 'Node', name: d.node }] : []),
   ];
   for (const object of objects) await events.record({ object, ...d.event }).catch(() => undefined);
-  if (d.deleteNodeClaim) await cluster.deleteNodeClaim(d.nodeClaim);
   invocation.log.info('interruption', {
     kind,
     nodeClaim: d.nodeClaim,
     ...(d.node ? { node: d.node } : {}),
     replace: d.replace,
-    deleted: d.deleteNodeClaim,
   });
+  if (d.deleteNodeClaim) {
+    await cluster.deleteNodeClaim(d.nodeClaim);
+    invocation.log.info('deleted interrupted NodeClaim; termination drains it', { nodeClaim: d.nodeClaim });
+  }
 }
 
 async function ignoreNotFound(write: Promise<void>): Promise<void> {
