@@ -8,7 +8,9 @@ import { classifyInterruption, type InterruptionMessage } from '../../shared/cor
 import { isNotFoundError } from '../../shared/core/model/errors';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
-import type { Invocation } from '../invocation';
+import { sleep } from '../../shared/core/ports/time';
+import { type Invocation, remainingMs } from '../invocation';
+import { LEASE_TIMING } from '../lease';
 import { METRICS } from '../observability';
 import { runProvisioner } from '../provisioner/loop';
 import type { LoopRuntime } from '../runtime';
@@ -39,11 +41,12 @@ const queueRecord = z.object({ messageId: z.string().min(1), body: z.string() })
  *
  * Once per batch: the marks are saved where the other loops read them, and a provisioner run
  * launches the replacement capacity for the interrupted nodes' pods — the only step that needs
- * the Lease. When the Lease is held elsewhere (or the run fails) the records are acknowledged
- * all the same: Karpenter's interruption controller never launches, it deletes the NodeClaim and
- * leaves the pods to its provisioner, and podlift's provisioner finds them on the tainted node in
- * its next run (the NodeClaim's delete is itself a CapacityChanged hint; the schedule is the
- * backstop). A redelivery would not help: it would find the NodeClaim deleting and do nothing.
+ * the Lease, which it waits for while the invocation has time. When the Lease stays held
+ * elsewhere (or the run fails) the records are acknowledged all the same: Karpenter's
+ * interruption controller never launches, it deletes the NodeClaim and leaves the pods to its
+ * provisioner, and podlift's provisioner finds them on the tainted node in its next run (the
+ * evicted pods' PodsPending hints, or the one-minute schedule). A redelivery would not help: it
+ * would find the NodeClaim deleting and do nothing.
  *
  * A record that can never succeed — no body, a body that is not an event, an unknown kind —
  * is acknowledged with a log line and counted in `InterruptionMessages` as `unknown`, as
@@ -187,7 +190,21 @@ async function keepMarks(
   }
 }
 
-/** One provisioner run for the interrupted nodes' pods, if it can have the Lease now. */
+/**
+ * What the interruption function keeps of its time for a provisioner run (reads, CreateFleet,
+ * NodeClaim writes) when it waits for the cluster Lease: it stops waiting this long before its
+ * deadline.
+ */
+export const REPLACEMENT_RUN_RESERVE_MS = 10_000;
+
+/**
+ * One provisioner run for the interrupted nodes' pods. While another invocation holds the Lease
+ * it tries again at client-go's retry period (a live holder releases within seconds, a crashed
+ * one's hold lapses within its 15 s) as long as the invocation keeps {@link
+ * REPLACEMENT_RUN_RESERVE_MS} for the run: the hints that came while the Lease was held are
+ * gone, so otherwise the replacement would wait for the provisioner's next scheduled run, up to
+ * a minute of the two-minute notice. The NodeClaims are deleted already; this only waits to launch.
+ */
 async function launchReplacements(
   runtime: LoopRuntime,
   invocation: Invocation,
@@ -196,15 +213,17 @@ async function launchReplacements(
   const interrupted = acted.filter((d) => d.replace).map((d) => d.nodeClaim);
   if (interrupted.length === 0) return;
   try {
-    const run = await runProvisioner(runtime, invocation);
-    if (!run.ran) {
-      invocation.log.info(
-        "replacement capacity is left to the provisioner's next run: the Lease is held elsewhere",
-        {
-          nodeClaims: interrupted,
-        },
-      );
+    for (;;) {
+      if ((await runProvisioner(runtime, invocation)).ran) return;
+      if (remainingMs(invocation) < LEASE_TIMING.retryPeriodMs + REPLACEMENT_RUN_RESERVE_MS) break;
+      await sleep(invocation.time, LEASE_TIMING.retryPeriodMs);
     }
+    invocation.log.info(
+      "replacement capacity is left to the provisioner's next run: the Lease is held elsewhere",
+      {
+        nodeClaims: interrupted,
+      },
+    );
   } catch (error) {
     invocation.log.warn("launching replacement capacity failed; the provisioner's next run finds the pods", {
       nodeClaims: interrupted,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { lambdaContext, NODE, type ProvisionerWorld, scheduledEvent } from '../provisioner/world';
+import { lambdaContext, NODE, type ProvisionerWorld, scheduledEvent, settle } from '../provisioner/world';
 import { about, claim, claims, interruptionWorld, type Json, running, sqsEvent, web } from './world';
 
 // Derived from aws/karpenter-provider-aws pkg/controllers/interruption/suite_test.go
@@ -67,20 +67,43 @@ describe('interruption: a spot interruption warning', () => {
     expect(claims(w)).toHaveLength(2);
   });
 
-  it('deletes and cordons at once while another run holds the Lease, leaving the replacement to the provisioner', async () => {
+  it('deletes and cordons at once while another run holds the Lease, and launches once the hold lapses', async () => {
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    const world = w.world;
+    // A run that crashed holding the Lease: its hold lapses 15 s later.
+    await world.ports.lease.acquire('provisioner/crashed', 15);
+    const start = world.time.now();
+    const response = await settle(
+      world,
+      t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']), lambdaContext('i1')),
+    );
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    // Deleted within the first second (kube timestamps have whole seconds), 15 s before the launch.
+    const deletedAt = Date.parse(claim(w, t.claimName).metadata.deletionTimestamp);
+    expect(deletedAt - Math.floor(start / 1000) * 1000).toBeLessThanOrEqual(1_000);
+    expect(taints(w)).toContainEqual(DISRUPTED);
+    // The mark is kept on the Lease object without holding the Lease.
+    expect((await marks(w)).map((m) => m[2])).toStrictEqual(['spot']);
+    // The function waited for the hold to lapse and launched web-1's replacement itself.
+    expect(world.time.now() - start).toBeGreaterThanOrEqual(15_000);
+    expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
+  });
+
+  it('leaves the replacement to the provisioner when the Lease stays held past what the invocation can wait', async () => {
     const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
     await w.world.ports.lease.acquire('disruption/other', 120);
     const message = sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']);
-    const response = await t.handle(message, lambdaContext('i1'));
+    const start = w.world.time.now();
+    const response = await settle(w.world, t.handle(message, lambdaContext('i1')));
 
     // Acknowledged: a redelivery would find the NodeClaim deleting and do nothing more.
     expect(response).toStrictEqual({ batchItemFailures: [] });
-    expect(taints(w)).toContainEqual(DISRUPTED);
     expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
     expect(claims(w)).toHaveLength(1);
-    // The mark is kept on the Lease object without holding the Lease.
-    expect((await marks(w)).map((m) => m[2])).toStrictEqual(['spot']);
+    // lambdaContext gives 60 s: 5 s margin, 10 s kept for the run, so it stopped trying by 45 s.
+    expect(w.world.time.now() - start).toBeLessThanOrEqual(45_000);
     expect(
       t.seen.linesSaying(
         "replacement capacity is left to the provisioner's next run: the Lease is held elsewhere",
