@@ -83,8 +83,6 @@ describe('interruption: a spot interruption warning', () => {
     const deletedAt = Date.parse(claim(w, t.claimName).metadata.deletionTimestamp);
     expect(deletedAt - Math.floor(start / 1000) * 1000).toBeLessThanOrEqual(1_000);
     expect(taints(w)).toContainEqual(DISRUPTED);
-    // The mark is kept on the Lease object without holding the Lease.
-    expect((await marks(w)).map((m) => m[2])).toStrictEqual(['spot']);
     // The function waited for the hold to lapse and launched web-1's replacement itself.
     expect(world.time.now() - start).toBeGreaterThanOrEqual(15_000);
     expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
@@ -102,6 +100,8 @@ describe('interruption: a spot interruption warning', () => {
     expect(response).toStrictEqual({ batchItemFailures: [] });
     expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
     expect(claims(w)).toHaveLength(1);
+    // The mark is kept on the Lease object without holding the Lease.
+    expect((await marks(w)).map((m) => m[2])).toStrictEqual(['spot']);
     // lambdaContext gives 60 s: 5 s margin, 10 s kept for the run, so it stopped trying by 45 s.
     expect(w.world.time.now() - start).toBeLessThanOrEqual(45_000);
     expect(
