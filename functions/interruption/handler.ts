@@ -4,18 +4,17 @@ import * as z from 'zod';
 import type { LambdaContextLike } from '../invocation';
 import { METRICS } from '../observability';
 import { type LoopRuntime, lambdaRuntime } from '../runtime';
-import { type QueueMessage, runInterruption } from './loop';
+import { runInterruption } from './loop';
 
-const sqsEvent = z.object({
-  Records: z.array(z.object({ messageId: z.string(), body: z.string() }).passthrough()),
-});
+/** Only the batch's shape: each record is read by the loop, so one bad record fails only itself. */
+const sqsEvent = z.object({ Records: z.array(z.unknown()) });
 
 /**
  * The interruption function's handler: an SQS event source with partial batch responses
  * (ReportBatchItemFailures). Each record goes through Powertools' BatchProcessor, which turns a
- * thrown (transient) error into that record's failure; the loop adds the records whose
- * replacement capacity could not be launched yet. An event that is not an SQS batch is logged
- * and acknowledged.
+ * thrown (transient) error into that record's failure and leaves the others alone; a record that
+ * can never be handled (no body, not an event) is acknowledged by the loop. An event that is not
+ * an SQS batch at all is logged and acknowledged.
  */
 export function makeInterruptionHandler(runtime: () => LoopRuntime) {
   return async (event: unknown, context: LambdaContextLike): Promise<SQSBatchResponse> => {
@@ -28,11 +27,12 @@ export function makeInterruptionHandler(runtime: () => LoopRuntime) {
     }
     const started = rt.time.now();
     try {
-      const failed = await runInterruption(rt, invocation, parsed.data.Records, async (messages, handle) => {
+      const failed = await runInterruption(rt, invocation, parsed.data.Records, async (records, handle) => {
         const processor = new BatchProcessor(EventType.SQS);
+        // The processor only reads a failed record's messageId; the loop never fails one without.
         const response = await processPartialResponse(
-          { Records: messages as unknown as SQSRecord[] } as SQSEvent,
-          (record: SQSRecord) => handle(record as QueueMessage),
+          { Records: records as SQSRecord[] } as SQSEvent,
+          (record: SQSRecord) => handle(record),
           processor,
           { throwOnFullBatchFailure: false },
         );

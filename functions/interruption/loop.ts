@@ -1,98 +1,102 @@
+import * as z from 'zod';
 import {
   claimsByInstance,
   decideInterruption,
   type InterruptionDecision,
 } from '../../shared/core/interruption/decide';
-import { classifyInterruption } from '../../shared/core/interruption/messages';
-import type { CapacityType } from '../../shared/core/model/capacity-type';
+import { classifyInterruption, type InterruptionMessage } from '../../shared/core/interruption/messages';
+import { isNotFoundError } from '../../shared/core/model/errors';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
-import type { Invocation } from '../invocation';
+import { sleep } from '../../shared/core/ports/time';
+import { type Invocation, remainingMs } from '../invocation';
+import { LEASE_TIMING } from '../lease';
 import { METRICS } from '../observability';
 import { runProvisioner } from '../provisioner/loop';
 import type { LoopRuntime } from '../runtime';
 
-/** One SQS message: its id (for `batchItemFailures`) and body. */
-export interface QueueMessage {
-  readonly messageId: string;
-  readonly body: string;
-}
+/**
+ * Runs `handle` once per record and returns the ids of the records it threw for (Powertools'
+ * BatchProcessor in the handler), so that a record fails only itself.
+ */
+export type EachRecord = (
+  records: readonly unknown[],
+  handle: (record: unknown) => Promise<void>,
+) => Promise<string[]>;
 
-/** A message's decisions, kept until its replacement capacity is launched. */
-interface Handled {
-  readonly messageId: string;
-  readonly decisions: readonly InterruptionDecision[];
-}
+/** An SQS record as the interruption loop reads it: its id (for `batchItemFailures`) and body. */
+const queueRecord = z.object({ messageId: z.string().min(1), body: z.string() });
 
 /**
- * Handles a batch of interruption messages; returns the ids of the messages to deliver again.
+ * Handles a batch of interruption queue records; returns the ids of the records to deliver again.
  *
- * Step one, per message: classify it, find this cluster's NodeClaims it names, mark the
- * interrupted offering unavailable, cordon the Node (`karpenter.sh/disrupted:NoSchedule`, which
- * also makes the provisioner treat its pods as needing a new home) and record the interruption
- * on the NodeClaim. Step two, once for the batch: a provisioner run launches the replacement
- * capacity (the offering excluded), so the pods have somewhere to go inside the two minutes.
- * Step three: the NodeClaims are deleted, which hands the Nodes to termination's drain. A message
- * whose replacement could not run (the Lease held elsewhere, a transient error) is delivered
- * again; everything it did is idempotent. Messages about other clusters' instances, unknown
- * kinds and malformed bodies are acknowledged with a log line and a metric.
+ * Per record, without the cluster Lease: classify it, find this cluster's NodeClaims it names,
+ * mark a spot warning's spot offering unavailable, cordon the Node
+ * (`karpenter.sh/disrupted:NoSchedule`, which also makes every provisioner run treat its pods as
+ * needing a new home), record the interruption on the NodeClaim, record Karpenter's Event and
+ * delete the NodeClaim, which hands the Node to termination's drain at once (Karpenter's
+ * `handleNodeClaim`, aws/karpenter-provider-aws pkg/controllers/interruption/utils.go). A record
+ * whose handling throws (a transient API error) fails alone and comes back; every step is
+ * idempotent, and a NodeClaim already deleting is not acted on twice.
+ *
+ * Once per batch: the marks are saved where the other loops read them, and a provisioner run
+ * launches the replacement capacity for the interrupted nodes' pods — the only step that needs
+ * the Lease, which it waits for while the invocation has time. When the Lease stays held
+ * elsewhere (or the run fails) the records are acknowledged all the same: Karpenter's
+ * interruption controller never launches, it deletes the NodeClaim and leaves the pods to its
+ * provisioner, and podlift's provisioner finds them on the tainted node in its next run (the
+ * evicted pods' PodsPending hints, or the one-minute schedule). A redelivery would not help: it
+ * would find the NodeClaim deleting and do nothing.
+ *
+ * A record that can never succeed — no body, a body that is not an event, an unknown kind —
+ * is acknowledged with a log line and counted in `InterruptionMessages` as `unknown`, as
+ * Karpenter's controller deletes a message it cannot parse (`Reconcile`: "failed parsing
+ * interruption message", then `deleteMessage`). Messages about other clusters' instances are
+ * acknowledged too.
  */
 export async function runInterruption(
   runtime: LoopRuntime,
   invocation: Invocation,
-  messages: readonly QueueMessage[],
-  handleEach: (
-    messages: readonly QueueMessage[],
-    handle: (m: QueueMessage) => Promise<Handled>,
-  ) => Promise<string[]>,
+  records: readonly unknown[],
+  eachRecord: EachRecord,
 ): Promise<string[]> {
   const claims = await runtime.ports.cluster.nodeClaims();
   const byInstance = claimsByInstance(claims.items);
-  const handled: Handled[] = [];
-  const failed = await handleEach(messages, async (message) => {
-    const result = await handleMessage(runtime, invocation, message, byInstance);
-    handled.push(result);
-    return result;
-  });
-  const replacing = handled.filter((h) => h.decisions.some((d) => d.replace));
-  if (replacing.length > 0) {
-    const run = await runProvisioner(runtime, invocation);
-    if (!run.ran) {
-      invocation.log.info('replacement capacity waits for the cluster Lease; the messages come back', {
-        messages: replacing.length,
-      });
-      return [...failed, ...replacing.map((h) => h.messageId)];
-    }
-  }
-  const retry: string[] = [];
-  for (const h of handled) {
-    try {
-      for (const d of h.decisions) if (d.deleteNodeClaim) await deleteClaim(runtime, invocation, d);
-    } catch (error) {
-      retry.push(h.messageId);
-      invocation.log.warn('deleting an interrupted NodeClaim failed; the message comes back', {
-        error: String(error),
-      });
-    }
-  }
-  return [...failed, ...retry];
+  const acted: InterruptionDecision[] = [];
+  const failed = await eachRecord(records, (record) =>
+    handleRecord(runtime, invocation, record, byInstance, acted),
+  );
+  await keepMarks(runtime, invocation, acted);
+  await launchReplacements(runtime, invocation, acted);
+  return failed;
 }
 
-async function handleMessage(
+async function handleRecord(
   runtime: LoopRuntime,
   invocation: Invocation,
-  message: QueueMessage,
+  record: unknown,
   byInstance: ReadonlyMap<string, NodeClaim>,
-): Promise<Handled> {
-  const classified = classifyInterruption(message.body);
+  acted: InterruptionDecision[],
+): Promise<void> {
+  const parsed = queueRecord.safeParse(record);
+  const messageId = parsed.success ? parsed.data.messageId : messageIdOf(record);
+  const classified: InterruptionMessage = parsed.success
+    ? classifyInterruption(parsed.data.body)
+    : { kind: 'unknown', why: 'not an SQS record with a messageId and a string body' };
   invocation.metrics.add(METRICS.interruptionMessages, 'Count', 1, { kind: classified.kind });
-  if (classified.kind === 'unknown' || classified.kind === 'no-action') {
-    invocation.log.info('acknowledging an interruption message without action', {
-      messageId: message.messageId,
-      kind: classified.kind,
+  if (classified.kind === 'unknown') {
+    invocation.log.warn('acknowledging an interruption message that can never be handled', {
+      messageId,
       why: classified.why,
     });
-    return { messageId: message.messageId, decisions: [] };
+    return;
+  }
+  if (classified.kind === 'no-action') {
+    invocation.log.info('acknowledging an interruption message without action', {
+      messageId,
+      why: classified.why,
+    });
+    return;
   }
   const decisions = decideInterruption(
     classified,
@@ -102,16 +106,24 @@ async function handleMessage(
   );
   if (decisions.length === 0) {
     invocation.log.info('no NodeClaim of this cluster is named; acknowledging', {
-      messageId: message.messageId,
+      messageId,
       kind: classified.kind,
       instanceIds: classified.instanceIds,
     });
   }
-  for (const decision of decisions) await act(runtime, invocation, decision, classified.kind);
-  return { messageId: message.messageId, decisions };
+  for (const decision of decisions) {
+    await act(runtime, invocation, decision, classified.kind);
+    acted.push(decision);
+  }
 }
 
-/** Step one for one NodeClaim: mark, cordon and record, and tell with an Event. */
+/** The messageId of a record that did not parse, for its log line. */
+function messageIdOf(record: unknown): string | undefined {
+  const id = (record as { messageId?: unknown } | null | undefined)?.messageId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** One NodeClaim: mark, cordon and record, tell with an Event, delete — none of it needs the Lease. */
 async function act(
   runtime: LoopRuntime,
   invocation: Invocation,
@@ -121,13 +133,16 @@ async function act(
   const { cluster, events } = runtime.ports;
   if (d.unavailable) {
     const { instanceType, zone, capacityType } = d.unavailable;
-    runtime.unavailable.mark(instanceType, zone, capacityType as CapacityType, kind);
+    runtime.unavailable.mark(instanceType, zone, capacityType, kind);
   }
   if (d.cordon) {
-    if (d.node) await cluster.taintNode(d.node, { add: [DISRUPTED_TAINT] });
-    await cluster.patchNodeClaimMetadata(d.nodeClaim, {
-      annotations: { [ANNOTATIONS.interruption]: d.cordon.annotation },
-    });
+    // Objects gone meanwhile (termination got there first) need no cordon: Karpenter's IgnoreNotFound.
+    if (d.node) await ignoreNotFound(cluster.taintNode(d.node, { add: [DISRUPTED_TAINT] }));
+    await ignoreNotFound(
+      cluster.patchNodeClaimMetadata(d.nodeClaim, {
+        annotations: { [ANNOTATIONS.interruption]: d.cordon.annotation },
+      }),
+    );
   }
   // On the NodeClaim and its Node, as Karpenter's notifyForMessage; an Event never fails the message.
   const objects = [
@@ -141,13 +156,78 @@ async function act(
     ...(d.node ? { node: d.node } : {}),
     replace: d.replace,
   });
+  if (d.deleteNodeClaim) {
+    await cluster.deleteNodeClaim(d.nodeClaim);
+    invocation.log.info('deleted interrupted NodeClaim; termination drains it', { nodeClaim: d.nodeClaim });
+  }
 }
 
-async function deleteClaim(
+async function ignoreNotFound(write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (!isNotFoundError(error)) throw error;
+  }
+}
+
+/**
+ * Saves the batch's marks with the Lease object's unavailable offerings (merged with concurrent
+ * savers', so no Lease hold is needed), so the other loops and containers skip the reclaimed spot
+ * offering even when no provisioner run follows here. The marks stay in this container either way.
+ */
+async function keepMarks(
   runtime: LoopRuntime,
   invocation: Invocation,
-  d: InterruptionDecision,
+  acted: readonly InterruptionDecision[],
 ): Promise<void> {
-  await runtime.ports.cluster.deleteNodeClaim(d.nodeClaim);
-  invocation.log.info('deleted interrupted NodeClaim; termination drains it', { nodeClaim: d.nodeClaim });
+  if (!acted.some((d) => d.unavailable)) return;
+  try {
+    await runtime.ports.lease.saveUnavailableOfferings(runtime.unavailable.list());
+  } catch (error) {
+    invocation.log.warn('saving the unavailable offerings failed; this container keeps them', {
+      error: String(error),
+    });
+  }
+}
+
+/**
+ * What the interruption function keeps of its time for a provisioner run (reads, CreateFleet,
+ * NodeClaim writes) when it waits for the cluster Lease: it stops waiting this long before its
+ * deadline.
+ */
+export const REPLACEMENT_RUN_RESERVE_MS = 10_000;
+
+/**
+ * One provisioner run for the interrupted nodes' pods. While another invocation holds the Lease
+ * it tries again at client-go's retry period (a live holder releases within seconds, a crashed
+ * one's hold lapses within its 15 s) as long as the invocation keeps {@link
+ * REPLACEMENT_RUN_RESERVE_MS} for the run: the hints that came while the Lease was held are
+ * gone, so otherwise the replacement would wait for the provisioner's next scheduled run, up to
+ * a minute of the two-minute notice. The NodeClaims are deleted already; this only waits to launch.
+ */
+async function launchReplacements(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  acted: readonly InterruptionDecision[],
+): Promise<void> {
+  const interrupted = acted.filter((d) => d.replace).map((d) => d.nodeClaim);
+  if (interrupted.length === 0) return;
+  try {
+    for (;;) {
+      if ((await runProvisioner(runtime, invocation)).ran) return;
+      if (remainingMs(invocation) < LEASE_TIMING.retryPeriodMs + REPLACEMENT_RUN_RESERVE_MS) break;
+      await sleep(invocation.time, LEASE_TIMING.retryPeriodMs);
+    }
+    invocation.log.info(
+      "replacement capacity is left to the provisioner's next run: the Lease is held elsewhere",
+      {
+        nodeClaims: interrupted,
+      },
+    );
+  } catch (error) {
+    invocation.log.warn("launching replacement capacity failed; the provisioner's next run finds the pods", {
+      nodeClaims: interrupted,
+      error: String(error),
+    });
+  }
 }

@@ -39,7 +39,7 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
     case 'interruption':
       return {
         kind: 'interrupted',
-        message: `interruption received (${f.kind}) for NodeClaim ${f.nodeClaim}${f.node ? ` on ${f.node}` : ''}; ${f.replace ? 'replacement launched' : 'no replacement'}`,
+        message: `interruption received (${f.kind}) for NodeClaim ${f.nodeClaim}${f.node ? ` on ${f.node}` : ''}; ${f.replace ? 'replacing it' : 'no replacement'}`,
       };
     case 'deleted interrupted NodeClaim; termination drains it':
       return { kind: 'deleted', message: `deleted interrupted NodeClaim ${f.nodeClaim}` };

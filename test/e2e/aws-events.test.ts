@@ -120,3 +120,46 @@ describe('e2e: spot rebalance recommendation', () => {
     expect(sim.invariants.violations).toEqual([]);
   }, 90_000);
 });
+
+describe('e2e: spot interruption while another run holds the cluster Lease', () => {
+  it('deletes the NodeClaim at once and has the pods running elsewhere before the reclaim', async () => {
+    // Karpenter's interruption controller deletes the NodeClaim on the warning and leaves the pods
+    // to its provisioner (pkg/controllers/interruption/utils.go handleNodeClaim): the drain does not
+    // wait for the Lease, only the replacement launch does.
+    sim = await e2eWorld({ pool: still });
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const spot = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
+    const id = spot?.InstanceId ?? '';
+    const node = sim.kubelet.nodeOf(id);
+    const claim = claimOf(sim, id)?.metadata.name;
+    expect(livePods(sim).some((p) => p.spec.nodeName === node)).toBe(true);
+    // A run that crashed holding the Lease: it lapses 15 s later (the Lease's duration).
+    expect((await sim.world.ports.lease.acquire('provisioner/crashed', 15)).acquired).toBe(true);
+    const warnedAt = sim.world.time.now();
+    const before = sim.decisions.length;
+
+    sim.interrupt(id);
+
+    const deleting = () =>
+      claims(sim as Simulation).some((c) => c.metadata.name === claim && c.metadata.deletionTimestamp);
+    expect(await sim.until(deleting, 30_000)).toBe(true);
+    const deletedAt = Date.parse(claimOf(sim, id)?.metadata.deletionTimestamp);
+    expect(deletedAt - Math.floor(warnedAt / 1000) * 1000).toBeLessThanOrEqual(2_000);
+    // The pods run elsewhere before EC2 takes the instance.
+    const movedBeforeReclaim = await sim.until(
+      () =>
+        allRunning(sim as Simulation) && livePods(sim as Simulation).every((p) => p.spec.nodeName !== node),
+      warnedAt + 120_000 - sim.world.time.now(),
+    );
+    expect(movedBeforeReclaim).toBe(true);
+    // Launched by the interruption function itself once the crashed run's hold lapsed, rather
+    // than at the provisioner's next scheduled run.
+    const since = sim.decisions.slice(before);
+    const warned = since.find((d) => d.kind === 'interruption-warning');
+    const launch = since.find((d) => d.actor === 'interruption' && d.kind === 'nodeclaim-created');
+    expect((launch?.at ?? Number.POSITIVE_INFINITY) - (warned?.at ?? 0)).toBeLessThan(20_000);
+    await sim.advance(150_000);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});

@@ -8,16 +8,19 @@ import type { InterruptionMessage } from './messages';
  * pkg/controllers/interruption/utils.go `InterruptionHandler.handleNodeClaim` does:
  * `actionForMessage` makes spot and capacity-reservation interruption warnings, AWS Health
  * scheduled changes and stopped or terminated instances CordonAndDrain (the NodeClaim is
- * deleted and termination drains it) and everything else — a rebalance recommendation — NoAction;
- * `notifyForMessage` records one Event per kind on the NodeClaim and its Node;
- * `markUnavailableOfferings` marks a spot warning's offering unavailable (podlift also marks a
- * capacity-reservation warning's, where Karpenter marks the reservation). Before the delete,
- * podlift cordons the Node with `karpenter.sh/disrupted:NoSchedule` and launches replacement
- * capacity for its pods in the same invocation (Karpenter's provisioner sees the deleting node's
- * pods instead). A stopped or terminated instance's NodeClaim is deleted at once. A rebalance
- * recommendation is only its Event unless `REBALANCE_ACTION=replace` asks for a replacement (a
- * podlift option; Karpenter has none). NodeClaims already being deleted are left to termination,
- * so duplicates and a warning followed by its state change converge on one replacement.
+ * deleted at once and termination drains it) and everything else — a rebalance recommendation —
+ * NoAction; `notifyForMessage` records one Event per kind on the NodeClaim and its Node;
+ * `markUnavailableOfferings` marks a spot warning's spot offering unavailable. None of it waits
+ * for the cluster Lease: only the replacement launch (a provisioner run, `replace`) needs it,
+ * and when it cannot run now the provisioner's next run finds the pods anyway, because they sit
+ * on a node tainted `karpenter.sh/disrupted:NoSchedule` (core/provisioning/pods-to-provision.ts,
+ * Karpenter's provisioner seeing a deleting node's pods). A stopped or terminated instance's
+ * NodeClaim is deleted without a replacement run of its own. A rebalance recommendation is only
+ * its Event unless `REBALANCE_ACTION=replace` asks for a replacement (a podlift option;
+ * Karpenter has none). A NodeClaim already being deleted still gets the Event and the mark, as
+ * in Karpenter (`deleteNodeClaim` returns early, the rest of `handleNodeClaim` runs), but is not
+ * cordoned, deleted or replaced again: duplicates, redeliveries and a warning followed by its
+ * state change converge on one delete and one replacement.
  */
 
 /** How rebalance recommendations are treated (`REBALANCE_ACTION`). */
@@ -27,19 +30,23 @@ export type RebalanceAction = 'event' | 'replace';
 export interface InterruptionDecision {
   readonly nodeClaim: string;
   readonly node?: string;
-  /** Offering to mark unavailable, from the claim's labels. */
-  readonly unavailable?: {
-    readonly instanceType: string;
-    readonly zone: string;
-    readonly capacityType: string;
-  };
-  /** Taint the Node and record the interruption on the NodeClaim. */
+  /** The spot offering to mark unavailable, from the claim's labels (only for a spot warning). */
+  readonly unavailable?: UnavailableSpotOffering;
+  /** Taint the Node and record the interruption on the NodeClaim, before the delete. */
   readonly cordon?: { readonly annotation: string };
-  /** Launch replacement capacity before the NodeClaim is deleted. */
+  /** Run the provisioner now for the node's pods (the only step that needs the cluster Lease). */
   readonly replace: boolean;
+  /** Delete the NodeClaim now, whatever the Lease: termination drains and terminates it. */
   readonly deleteNodeClaim: boolean;
   /** The Kubernetes Event recorded on the NodeClaim and its Node (Karpenter's `notifyForMessage`). */
   readonly event: InterruptionEvent;
+}
+
+/** A spot offering an interruption warning reclaims. */
+export interface UnavailableSpotOffering {
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly capacityType: 'spot';
 }
 
 /** An Event about an interruption. */
@@ -104,8 +111,7 @@ export function decideInterruption(
   if (message.kind === 'unknown' || message.kind === 'no-action') return [];
   return message.instanceIds.flatMap((instanceId) => {
     const claim = byInstance.get(instanceId);
-    if (!claim || claim.deletionTimestamp) return [];
-    return [decideFor(message.kind, claim, rebalance, now)];
+    return claim ? [decideFor(message.kind, claim, rebalance, now)] : [];
   });
 }
 
@@ -115,40 +121,53 @@ function decideFor(
   rebalance: RebalanceAction,
   now: number,
 ): InterruptionDecision {
-  const base = {
+  const unavailable = kind === 'spot-interruption' ? spotOfferingOf(claim) : undefined;
+  const notify = {
     nodeClaim: claim.name,
     ...(claim.status.nodeName ? { node: claim.status.nodeName } : {}),
+    ...(unavailable ? { unavailable } : {}),
     event: INTERRUPTION_EVENTS[kind],
+    replace: false,
+    deleteNodeClaim: false,
   };
-  const cordon = { annotation: JSON.stringify({ kind, time: new Date(now).toISOString() }) };
+  // Karpenter's deleteNodeClaim: nothing more for a NodeClaim already being deleted.
+  if (claim.deletionTimestamp) return notify;
+  const drain = {
+    ...notify,
+    cordon: { annotation: JSON.stringify({ kind, time: new Date(now).toISOString() }) },
+    replace: true,
+    deleteNodeClaim: true,
+  };
   switch (kind) {
     case 'spot-interruption':
-    case 'capacity-reservation-interruption': {
-      const offering = offeringOf(claim);
-      return {
-        ...base,
-        ...(offering ? { unavailable: offering } : {}),
-        cordon,
-        replace: true,
-        deleteNodeClaim: true,
-      };
-    }
+    case 'capacity-reservation-interruption':
     case 'scheduled-change':
-      return { ...base, cordon, replace: true, deleteNodeClaim: true };
+      return drain;
     case 'rebalance-recommendation':
       // Karpenter's actionForMessage: NoAction. Only the Event, unless configured to replace.
-      return rebalance === 'replace'
-        ? { ...base, cordon, replace: true, deleteNodeClaim: true }
-        : { ...base, replace: false, deleteNodeClaim: false };
+      return rebalance === 'replace' ? drain : notify;
     case 'instance-stopped':
     case 'instance-terminated':
-      return { ...base, replace: false, deleteNodeClaim: true };
+      // The instance is already going: only the delete (Karpenter's CordonAndDrain is only that);
+      // termination taints the Node as it drains, and the provisioner's next run finds its pods.
+      return { ...notify, deleteNodeClaim: true };
   }
 }
 
-function offeringOf(claim: NodeClaim) {
+/**
+ * The offering a spot warning reclaims, as Karpenter's `markUnavailableOfferings` marks it: the
+ * claim's instance type and zone, capacity type spot. Only for a NodeClaim labelled spot — a spot
+ * warning naming an on-demand (or reserved) instance says nothing about that instance's own
+ * offering, and marking it would keep it from the whole cluster for 3 minutes (Karpenter marks
+ * the spot offering of the type and zone whatever the label; podlift marks nothing then).
+ * A capacity-reservation warning marks nothing: Karpenter marks only the reservation
+ * (`capacityReservationProvider.MarkUnavailable` on `karpenter.k8s.aws/capacity-reservation-id`),
+ * and podlift does not launch into reservations yet (no reservation offerings; reserved capacity
+ * comes with a later issue), so there is no reservation to mark and no other offering may be.
+ */
+function spotOfferingOf(claim: NodeClaim): UnavailableSpotOffering | undefined {
+  if (claim.labels[LABEL_CAPACITY_TYPE] !== 'spot') return undefined;
   const instanceType = claim.labels[LABEL_INSTANCE_TYPE];
   const zone = claim.labels[LABEL_ZONE];
-  const capacityType = claim.labels[LABEL_CAPACITY_TYPE];
-  return instanceType && zone && capacityType ? { instanceType, zone, capacityType } : undefined;
+  return instanceType && zone ? { instanceType, zone, capacityType: 'spot' } : undefined;
 }

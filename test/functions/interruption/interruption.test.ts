@@ -1,92 +1,123 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeInterruptionHandler } from '../../../functions/interruption/handler';
-import { runtimeOf } from '../../../functions/runtime';
-import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
-import { podManifest } from '../../../sim/world/builders';
-import { lambdaContext, NODE, type ProvisionerWorld, withOneNode } from '../provisioner/world';
+import { lambdaContext, NODE, type ProvisionerWorld, scheduledEvent, settle } from '../provisioner/world';
+import { about, claim, claims, interruptionWorld, type Json, running, sqsEvent, web } from './world';
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
-type Json = Record<string, any>;
+// Derived from aws/karpenter-provider-aws pkg/controllers/interruption/suite_test.go
+// ("Processing Messages") and utils.go (handleNodeClaim, markUnavailableOfferings).
+
 let w: ProvisionerWorld | undefined;
 afterEach(async () => {
   await w?.world.close();
   w = undefined;
 });
 
-const fixture = (name: string): Json =>
-  JSON.parse(readFileSync(new URL(`../../fixtures/aws-events/${name}.json`, import.meta.url), 'utf8'));
-
-/** A fixture's event about `instanceId` instead of the example instance. */
-function about(name: string, instanceId: string): Json {
-  const event = fixture(name);
-  if (event.detail['instance-id']) event.detail['instance-id'] = instanceId;
-  if (event.detail.affectedEntities) event.detail.affectedEntities = [{ entityValue: instanceId }];
-  return event;
-}
-
-/** An SQS event whose records carry `bodies`, as the event source mapping delivers them. */
-function sqsEvent(bodies: readonly Json[], ids = bodies.map((_, i) => `msg-${i}`)) {
-  const template = fixture('sqs-lambda-event').Records[0];
-  return {
-    Records: bodies.map((body, i) => ({ ...template, messageId: ids[i], body: JSON.stringify(body) })),
-  };
-}
-
-async function interruptionWorld(pods: readonly object[] = []) {
-  const one = await withOneNode(pods, ['m5.large', 'm5.xlarge']);
-  const seen = new RecordingObservability();
-  const runtime = runtimeOf(
-    'interruption',
-    one.pw.world.ports,
-    one.pw.world.time,
-    seen.log,
-    seen.metricsPort,
-  );
-  return { ...one, seen, handle: makeInterruptionHandler(() => runtime) };
-}
-
-const web = () =>
-  podManifest({
-    name: 'web-1',
-    nodeName: NODE,
-    ready: true,
-    ownerKind: 'ReplicaSet',
-    requests: { cpu: '1' },
-  });
-const claims = (pw: ProvisionerWorld) =>
-  pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
-const running = (pw: ProvisionerWorld) =>
-  pw.world.fakes.ec2
-    .listInstances()
-    .filter((i) => !['shutting-down', 'terminated'].includes(i.State?.Name ?? ''));
+const taints = (pw: ProvisionerWorld) =>
+  ((pw.world.fakes.kube.store.get('nodes', NODE) as Json).spec.taints ?? []) as Json[];
+const DISRUPTED = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
+const marks = async (pw: ProvisionerWorld) =>
+  (await pw.world.ports.lease.loadUnavailableOfferings()).map((o) => [
+    o.instanceType,
+    o.zone,
+    o.capacityType,
+    o.reason,
+  ]);
 
 describe('interruption: a spot interruption warning', () => {
-  it('cordons the node, launches a replacement for its pods at once, then deletes the NodeClaim', async () => {
-    const t = await interruptionWorld([web()]);
+  it('deletes the NodeClaim, cordons the node, marks its spot offering and launches a replacement elsewhere', async () => {
+    // suite_test.go "should mark the ICE cache for the offering when getting a spot interruption warning"
+    const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
+    const interrupted = claim(w, t.claimName);
+    const type = interrupted.metadata.labels['node.kubernetes.io/instance-type'];
+    const zone = interrupted.metadata.labels['topology.kubernetes.io/zone'];
+    expect(interrupted.metadata.labels['karpenter.sh/capacity-type']).toBe('spot');
+
     const response = await t.handle(
       sqsEvent([about('spot-interruption-warning', t.instanceId)]),
       lambdaContext('i1'),
     );
 
     expect(response).toStrictEqual({ batchItemFailures: [] });
-    const store = w.world.fakes.kube.store;
-    expect((store.get('nodes', NODE) as Json).spec.taints).toContainEqual({
-      key: 'karpenter.sh/disrupted',
-      effect: 'NoSchedule',
-    });
-    const interrupted = store.get('nodeclaims.karpenter.sh', t.claimName) as Json;
-    expect(interrupted.metadata.deletionTimestamp).toBeDefined();
-    expect(JSON.parse(interrupted.metadata.annotations['podlift.dev/interruption']).kind).toBe(
+    expect(taints(w)).toContainEqual(DISRUPTED);
+    const deleted = claim(w, t.claimName);
+    expect(deleted.metadata.deletionTimestamp).toBeDefined();
+    expect(JSON.parse(deleted.metadata.annotations['podlift.dev/interruption']).kind).toBe(
       'spot-interruption',
     );
+    expect(await marks(w)).toStrictEqual([[type, zone, 'spot', 'spot-interruption']]);
     const replacements = claims(w).filter((c) => c.metadata.name !== t.claimName);
     expect(replacements).toHaveLength(1);
+    const labels = replacements[0]?.metadata.labels;
+    expect([
+      labels['node.kubernetes.io/instance-type'],
+      labels['topology.kubernetes.io/zone'],
+    ]).not.toStrictEqual([type, zone]);
     expect(running(w)).toHaveLength(2);
-    const stored = await w.world.ports.lease.loadUnavailableOfferings();
-    expect(stored.some((o) => o.instanceType === 'm5.large' && o.reason === 'spot-interruption')).toBe(true);
     expect(t.seen.total('InterruptionMessages', { kind: 'spot-interruption' })).toBe(1);
+  });
+
+  it('marks no offering when it names an on-demand node, and still drains and replaces it', async () => {
+    // markUnavailableOfferings marks only the spot offering; the node's own on-demand offering stays.
+    const t = await interruptionWorld([web()], 'on-demand');
+    w = t.pw;
+    await t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)]), lambdaContext('i1'));
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(await marks(w)).toStrictEqual([]);
+    expect(w.runtime.unavailable.list()).toStrictEqual([]);
+    expect(claims(w)).toHaveLength(2);
+  });
+
+  it('deletes and cordons at once while another run holds the Lease, and launches once the hold lapses', async () => {
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    const world = w.world;
+    // A run that crashed holding the Lease: its hold lapses 15 s later.
+    await world.ports.lease.acquire('provisioner/crashed', 15);
+    const start = world.time.now();
+    const response = await settle(
+      world,
+      t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']), lambdaContext('i1')),
+    );
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    // Deleted within the first second (kube timestamps have whole seconds), 15 s before the launch.
+    const deletedAt = Date.parse(claim(w, t.claimName).metadata.deletionTimestamp);
+    expect(deletedAt - Math.floor(start / 1000) * 1000).toBeLessThanOrEqual(1_000);
+    expect(taints(w)).toContainEqual(DISRUPTED);
+    // The function waited for the hold to lapse and launched web-1's replacement itself.
+    expect(world.time.now() - start).toBeGreaterThanOrEqual(15_000);
+    expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
+  });
+
+  it('leaves the replacement to the provisioner when the Lease stays held past what the invocation can wait', async () => {
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    await w.world.ports.lease.acquire('disruption/other', 120);
+    const message = sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']);
+    const start = w.world.time.now();
+    const response = await settle(w.world, t.handle(message, lambdaContext('i1')));
+
+    // Acknowledged: a redelivery would find the NodeClaim deleting and do nothing more.
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(claims(w)).toHaveLength(1);
+    // The mark is kept on the Lease object without holding the Lease.
+    expect((await marks(w)).map((m) => m[2])).toStrictEqual(['spot']);
+    // lambdaContext gives 60 s: 5 s margin, 10 s kept for the run, so it stopped trying by 45 s.
+    expect(w.world.time.now() - start).toBeLessThanOrEqual(45_000);
+    expect(
+      t.seen.linesSaying(
+        "replacement capacity is left to the provisioner's next run: the Lease is held elsewhere",
+      ),
+    ).toHaveLength(1);
+
+    // The provisioner's next run finds web-1 on the tainted node and launches for it.
+    await w.world.ports.lease.release('disruption/other');
+    await w.handler(scheduledEvent('p3'), lambdaContext('p3'));
+    expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
+    // Delivered again, the warning changes nothing.
+    expect(await t.handle(message, lambdaContext('i2'))).toStrictEqual({ batchItemFailures: [] });
+    expect(claims(w)).toHaveLength(2);
+    expect(running(w)).toHaveLength(2);
   });
 
   it('converges a duplicate warning and the state change that follows on one replacement', async () => {
@@ -99,55 +130,59 @@ describe('interruption: a spot interruption warning', () => {
     expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
     expect(running(w)).toHaveLength(2);
   });
-
-  it('gives the message back when the Lease is held elsewhere, having cordoned the node', async () => {
-    const t = await interruptionWorld([web()]);
-    w = t.pw;
-    await w.world.ports.lease.acquire('disruption/other', 120);
-    const response = await t.handle(
-      sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']),
-      lambdaContext('i1'),
-    );
-    expect(response).toStrictEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
-    const store = w.world.fakes.kube.store;
-    expect((store.get('nodes', NODE) as Json).spec.taints).toContainEqual({
-      key: 'karpenter.sh/disrupted',
-      effect: 'NoSchedule',
-    });
-    expect(
-      (store.get('nodeclaims.karpenter.sh', t.claimName) as Json).metadata.deletionTimestamp,
-    ).toBeUndefined();
-  });
 });
 
 describe('interruption: other kinds', () => {
+  it('deletes and replaces on a capacity-reservation warning, marking no offering', async () => {
+    // suite_test.go "should delete the NodeClaim when receiving a capacity reservation interruption
+    // warning"; Karpenter marks only the reservation, and podlift launches into none yet.
+    const t = await interruptionWorld([web()]);
+    w = t.pw;
+    const response = await t.handle(
+      sqsEvent([about('capacity-reservation-interruption-warning', t.instanceId)]),
+      lambdaContext('i1'),
+    );
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(claims(w)).toHaveLength(2);
+    expect(await marks(w)).toStrictEqual([]);
+    expect(t.seen.total('InterruptionMessages', { kind: 'capacity-reservation-interruption' })).toBe(1);
+  });
+
   it('replaces on an AWS Health scheduled change naming the instance, without marking the offering', async () => {
     const t = await interruptionWorld([web()]);
     w = t.pw;
     await t.handle(sqsEvent([about('health-scheduled-change', t.instanceId)]), lambdaContext('i1'));
-    expect(
-      (w.world.fakes.kube.store.get('nodeclaims.karpenter.sh', t.claimName) as Json).metadata
-        .deletionTimestamp,
-    ).toBeDefined();
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
     expect(claims(w)).toHaveLength(2);
-    expect(await w.world.ports.lease.loadUnavailableOfferings()).toStrictEqual([]);
+    expect(await marks(w)).toStrictEqual([]);
   });
 
   it('deletes the NodeClaim of a stopped instance without a replacement of its own', async () => {
     const t = await interruptionWorld();
     w = t.pw;
     await t.handle(sqsEvent([about('state-change-stopping', t.instanceId)]), lambdaContext('i1'));
-    expect(
-      (w.world.fakes.kube.store.get('nodeclaims.karpenter.sh', t.claimName) as Json).metadata
-        .deletionTimestamp,
-    ).toBeDefined();
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
     expect(claims(w)).toHaveLength(1);
+  });
+
+  it('leaves the NodeClaim alone on a state change to running', async () => {
+    // suite_test.go "should delete a state change message when the state isn't in accepted states"
+    const t = await interruptionWorld([web()]);
+    w = t.pw;
+    const response = await t.handle(
+      sqsEvent([about('state-change-running', t.instanceId)]),
+      lambdaContext('i1'),
+    );
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeUndefined();
+    expect(t.seen.total('InterruptionMessages', { kind: 'no-action' })).toBe(1);
   });
 
   it('records an Event for a rebalance recommendation on the NodeClaim and Node and changes nothing else', async () => {
     // Karpenter's actionForMessage gives a rebalance recommendation NoAction; notifyForMessage
     // records SpotRebalanceRecommendation (Normal) on both objects.
-    const t = await interruptionWorld([web()]);
+    const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
     const response = await t.handle(
       sqsEvent([about('rebalance-recommendation', t.instanceId)]),
@@ -162,15 +197,13 @@ describe('interruption: other kinds', () => {
       ['Normal', 'Node', NODE],
       ['Normal', 'NodeClaim', t.claimName],
     ]);
-    const claim = store.get('nodeclaims.karpenter.sh', t.claimName) as Json;
-    expect(claim.metadata.deletionTimestamp).toBeUndefined();
-    expect(claim.metadata.annotations?.['podlift.dev/interruption']).toBeUndefined();
-    expect((store.get('nodes', NODE) as Json).spec.taints ?? []).not.toContainEqual(
-      expect.objectContaining({ key: 'karpenter.sh/disrupted' }),
-    );
+    const unchanged = claim(w, t.claimName);
+    expect(unchanged.metadata.deletionTimestamp).toBeUndefined();
+    expect(unchanged.metadata.annotations?.['podlift.dev/interruption']).toBeUndefined();
+    expect(taints(w)).not.toContainEqual(expect.objectContaining({ key: 'karpenter.sh/disrupted' }));
     expect(claims(w)).toHaveLength(1);
     expect(running(w)).toHaveLength(1);
-    expect(await w.world.ports.lease.loadUnavailableOfferings()).toStrictEqual([]);
+    expect(await marks(w)).toStrictEqual([]);
   });
 
   it('records the Event Karpenter records for each kind it acts on', async () => {
@@ -187,38 +220,5 @@ describe('interruption: other kinds', () => {
       ['Warning', 'Node'],
       ['Warning', 'NodeClaim'],
     ]);
-  });
-
-  it('acknowledges unknown kinds, malformed bodies and other clusters’ instances, counting each kind', async () => {
-    const t = await interruptionWorld();
-    w = t.pw;
-    const response = await t.handle(
-      sqsEvent([
-        fixture('unknown-detail-type'),
-        fixture('malformed-not-an-event'),
-        fixture('spot-interruption-warning'),
-        fixture('state-change-running'),
-      ]),
-      lambdaContext('i1'),
-    );
-    expect(response).toStrictEqual({ batchItemFailures: [] });
-    expect(t.seen.total('InterruptionMessages', { kind: 'unknown' })).toBe(2);
-    expect(t.seen.total('InterruptionMessages', { kind: 'no-action' })).toBe(1);
-    expect(claims(w)).toHaveLength(1);
-    expect(await t.handle({ not: 'sqs' }, lambdaContext('i2'))).toStrictEqual({ batchItemFailures: [] });
-  });
-
-  it('fails only the record whose handling hit a transient error', async () => {
-    const t = await interruptionWorld([web()]);
-    w = t.pw;
-    w.world.fakes.kube.failNext('patch', `/api/v1/nodes/${NODE}`, 503, { times: 10 });
-    const response = await t.handle(
-      sqsEvent(
-        [about('spot-interruption-warning', t.instanceId), fixture('unknown-detail-type')],
-        ['bad', 'fine'],
-      ),
-      lambdaContext('i1'),
-    );
-    expect(response.batchItemFailures).toStrictEqual([{ itemIdentifier: 'bad' }]);
   });
 });

@@ -21,13 +21,14 @@ export interface ProvisionerWorld {
 
 export async function provisionerWorld(
   instanceTypes: readonly string[] = ['m5.large', 'm5.xlarge', 'c5.xlarge'],
+  capacityType: 'on-demand' | 'spot' = 'on-demand',
 ) {
   const world = await clusterWorld({ instanceTypes, loop: 'provisioner' });
   world.fakes.kube.store.seed('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest());
   world.fakes.kube.store.seed(
     'nodepools.karpenter.sh',
     nodePoolManifest({
-      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: [capacityType] }],
     }),
   );
   const seen = new RecordingObservability();
@@ -134,10 +135,15 @@ export const NODE = 'ip-10-0-0-1.ec2.internal';
 
 /**
  * A provisioner world with one launched NodeClaim (an m5.large) whose Node has joined and been
- * registered, running `pods` (manifests bound to {@link NODE}) and nothing pending.
+ * registered, running `pods` (manifests bound to {@link NODE}) and nothing pending; the NodePool
+ * allows `capacityType` only.
  */
-export async function withOneNode(pods: readonly object[], instanceTypes: readonly string[] = ['m5.large']) {
-  const pw = await provisionerWorld(instanceTypes);
+export async function withOneNode(
+  pods: readonly object[],
+  instanceTypes: readonly string[] = ['m5.large'],
+  capacityType: 'on-demand' | 'spot' = 'on-demand',
+) {
+  const pw = await provisionerWorld(instanceTypes, capacityType);
   seedPendingPods(pw.world, 1, '250m', 'seed');
   await pw.handler(scheduledEvent('p1'), lambdaContext('p1'));
   const store = pw.world.fakes.kube.store;
