@@ -1,4 +1,4 @@
-import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../model/labels';
+import { LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { parseProviderID } from '../model/nodeclaim';
 import type { InterruptionMessage } from './messages';
@@ -155,18 +155,17 @@ function decideFor(
 }
 
 /**
- * The offering a spot warning reclaims, as Karpenter's `markUnavailableOfferings` marks it: the
- * claim's instance type and zone, capacity type spot. Only for a NodeClaim labelled spot — a spot
- * warning naming an on-demand (or reserved) instance says nothing about that instance's own
- * offering, and marking it would keep it from the whole cluster for 3 minutes (Karpenter marks
- * the spot offering of the type and zone whatever the label; podlift marks nothing then).
+ * The offering a spot warning reclaims, as Karpenter's `markUnavailableOfferings`
+ * (aws/karpenter-provider-aws pkg/controllers/interruption/utils.go) marks it: the claim's
+ * instance type and zone, capacity type spot — whatever the claim's own capacity-type label, so a
+ * warning naming an on-demand node marks the spot offering of its type and zone, never the node's
+ * own on-demand offering.
  * A capacity-reservation warning marks nothing: Karpenter marks only the reservation
  * (`capacityReservationProvider.MarkUnavailable` on `karpenter.k8s.aws/capacity-reservation-id`),
  * and podlift does not launch into reservations yet (no reservation offerings; reserved capacity
  * comes with a later issue), so there is no reservation to mark and no other offering may be.
  */
 function spotOfferingOf(claim: NodeClaim): UnavailableSpotOffering | undefined {
-  if (claim.labels[LABEL_CAPACITY_TYPE] !== 'spot') return undefined;
   const instanceType = claim.labels[LABEL_INSTANCE_TYPE];
   const zone = claim.labels[LABEL_ZONE];
   return instanceType && zone ? { instanceType, zone, capacityType: 'spot' } : undefined;

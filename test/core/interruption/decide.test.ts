@@ -95,12 +95,14 @@ describe('decideInterruption: what Karpenter cordons and drains (actionForMessag
     ['reserved', 'reserved'],
     ['no capacity-type label', undefined],
   ])(
-    'marks nothing for a spot warning naming a NodeClaim that is not spot (%s), and still drains it',
+    'marks the spot offering, never the claim`s own, for a spot warning naming a NodeClaim that is not spot (%s)',
     (_, ct) => {
+      // utils.go markUnavailableOfferings: karpv1.CapacityTypeSpot, whatever the claim's label.
       const [d] = decide(message('spot-interruption'), [launched(ct)]);
       expect(d).toStrictEqual({
         nodeClaim: 'default-x7k2',
         node: 'ip-default-x7k2',
+        unavailable: { instanceType: 't3.large', zone: 'test-zone-1a', capacityType: 'spot' },
         event: INTERRUPTION_EVENTS['spot-interruption'],
         replace: true,
         deleteNodeClaim: true,

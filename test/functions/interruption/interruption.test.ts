@@ -56,14 +56,16 @@ describe('interruption: a spot interruption warning', () => {
     expect(t.seen.total('InterruptionMessages', { kind: 'spot-interruption' })).toBe(1);
   });
 
-  it('marks no offering when it names an on-demand node, and still drains and replaces it', async () => {
-    // markUnavailableOfferings marks only the spot offering; the node's own on-demand offering stays.
+  it('marks the spot offering, not the node`s own, when it names an on-demand node, and drains and replaces it', async () => {
+    // markUnavailableOfferings marks the spot offering of the type and zone; the on-demand one stays.
     const t = await interruptionWorld([web()], 'on-demand');
     w = t.pw;
+    const interrupted = claim(w, t.claimName);
+    const type = interrupted.metadata.labels['node.kubernetes.io/instance-type'];
+    const zone = interrupted.metadata.labels['topology.kubernetes.io/zone'];
     await t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)]), lambdaContext('i1'));
     expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
-    expect(await marks(w)).toStrictEqual([]);
-    expect(w.runtime.unavailable.list()).toStrictEqual([]);
+    expect(await marks(w)).toStrictEqual([[type, zone, 'spot', 'spot-interruption']]);
     expect(claims(w)).toHaveLength(2);
   });
 
