@@ -20,7 +20,7 @@ const BAD_NODE: RepairPolicy = {
 
 function pair(i: number, conditions: NodeCondition[] = [], pool: string | null = 'default') {
   const providerID = `aws:///us-east-1a/i-${String(i).padStart(17, '0')}`;
-  const labels = pool ? { 'karpenter.sh/nodepool': pool } : {};
+  const labels: Record<string, string> = pool ? { 'karpenter.sh/nodepool': pool } : {};
   const node: StateNode = {
     kind: 'node',
     name: `node-${i}`,
