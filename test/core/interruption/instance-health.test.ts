@@ -100,6 +100,31 @@ describe('decideInstanceHealth (instancestatus_controller.go → handleNodeClaim
         events: [INSTANCE_UNHEALTHY_EVENT, TERMINATING_ON_INTERRUPTION_EVENT],
       },
     ]);
+    // events.go `Unhealthy` and `TerminatingOnInterruption`.
+    expect([INSTANCE_UNHEALTHY_EVENT, TERMINATING_ON_INTERRUPTION_EVENT]).toStrictEqual([
+      {
+        type: 'Warning',
+        reason: 'InstanceUnhealthy',
+        message: 'An unhealthy warning was triggered for the instance',
+      },
+      {
+        type: 'Warning',
+        reason: 'TerminatingOnInterruption',
+        message: 'Interruption triggered termination for the NodeClaim',
+      },
+    ]);
+  });
+
+  it('terminates forcefully when a status is impaired as well as an event scheduled', () => {
+    const [decision] = decideInstanceHealth(
+      [report(failed('EventStatus'), failed('InstanceStatus', 0))],
+      [claim()],
+      NOW,
+    );
+    expect(decision).toMatchObject({
+      categories: ['InstanceStatus', 'EventStatus'],
+      terminationTimestamp: '2026-11-27T10:00:00Z',
+    });
   });
 
   it('cordons and drains for a scheduled event: delete without the termination timestamp', () => {

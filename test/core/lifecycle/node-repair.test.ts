@@ -107,6 +107,9 @@ describe('decideNodeRepairs: Reconciliation', () => {
     expect(decide([later], policies)).toMatchObject([{ kind: 'repair', condition: 'BadNode' }]);
     const neither = pair(1, [bad(NOW - 25 * MINUTE), bad(NOW - 5 * MINUTE, 'AlsoBad', 'Unknown')]);
     expect(decide([neither], policies)).toEqual([]);
+    // A tie goes to the policy listed first (findUnhealthyConditions replaces only a later one).
+    const tie = pair(1, [bad(NOW - 30 * MINUTE), bad(NOW - 10 * MINUTE, 'AlsoBad', 'Unknown')]);
+    expect(decide([tie], policies)).toMatchObject([{ kind: 'repair', condition: 'BadNode' }]);
   });
 
   it('keeps a termination timestamp that has passed and brings a later one forward', () => {
@@ -185,6 +188,15 @@ describe('decideNodeRepairs: the 20 % cap', () => {
     ]);
   });
 
+  it('counts a node matching any one of the policies as unhealthy', () => {
+    const policies: RepairPolicy[] = [
+      BAD_NODE,
+      { conditionType: 'AlsoBad', conditionStatus: 'False', tolerationMs: 30 * MINUTE },
+    ];
+    const pairs = [pair(0, [bad(0)]), pair(1, [bad(0, 'AlsoBad')]), pair(2), pair(3), pair(4)];
+    expect(decide(pairs, policies).map((d) => d.kind)).toEqual(['blocked', 'blocked']);
+  });
+
   it('counts only the NodePool’s own nodes', () => {
     const others = Array.from({ length: 5 }, (_, i) => pair(10 + i, [bad(0)], 'other').node);
     expect(decide([pair(0, [bad(0)]), pair(1), pair(2)], [BAD_NODE], others).map((d) => d.kind)).toEqual([
@@ -211,9 +223,11 @@ describe('AWS_REPAIR_POLICIES (cloudprovider.go RepairPolicies)', () => {
     const policies = AWS_REPAIR_POLICIES;
     const one = (c: NodeCondition) => decide([pair(0, [c]), pair(1), pair(2), pair(3), pair(4)], policies);
     expect(one(bad(NOW - 30 * MINUTE, 'Ready', 'False'))).toHaveLength(1);
+    expect(one(bad(NOW - 29 * MINUTE, 'Ready', 'False'))).toHaveLength(0);
     expect(one(bad(NOW - 30 * MINUTE, 'Ready', 'Unknown'))).toHaveLength(1);
     expect(one(bad(NOW - 29 * MINUTE, 'Ready', 'Unknown'))).toHaveLength(0);
     expect(one(bad(NOW - 10 * MINUTE, 'AcceleratedHardwareReady', 'False'))).toHaveLength(1);
+    expect(one(bad(NOW - 9 * MINUTE, 'AcceleratedHardwareReady', 'False'))).toHaveLength(0);
     for (const type of ['StorageReady', 'NetworkingReady', 'KernelReady', 'ContainerRuntimeReady']) {
       expect(one(bad(NOW - 30 * MINUTE, type, 'False'))).toHaveLength(1);
       expect(one(bad(NOW - 29 * MINUTE, type, 'False'))).toHaveLength(0);
