@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { parseEnvironment } from '../shared/core/manifests/environment';
+import { type FeatureGates, parseFeatureGates } from '../shared/core/model/feature-gates';
 
 /** How the functions reach the cluster's API server. */
 export type ClusterAccessMode = 'eks' | 'kops';
@@ -22,6 +23,8 @@ export interface PodliftConfig {
   readonly leaseName: string;
   /** `REBALANCE_ACTION`: `event` (default) or `replace`. */
   readonly rebalanceAction: RebalanceAction;
+  /** `FEATURE_GATES`: Karpenter's syntax, `NodeRepair=true`; every gate off by default. */
+  readonly featureGates: FeatureGates;
 }
 
 /** Environment variables of the functions, what each is for, and the default of optional ones. */
@@ -33,6 +36,7 @@ export const FUNCTION_ENVIRONMENT = {
   LEASE_NAMESPACE: 'namespace of the cluster Lease (default podlift)',
   LEASE_NAME: 'name of the cluster Lease (default podlift)',
   REBALANCE_ACTION: 'event (default) or replace: what a rebalance recommendation does',
+  FEATURE_GATES: 'Karpenter feature gates, e.g. NodeRepair=true (default: all off)',
 } as const;
 
 type Variable = keyof typeof FUNCTION_ENVIRONMENT;
@@ -56,6 +60,12 @@ const environmentSchema = z.object({
   LEASE_NAMESPACE: z.string().regex(DNS_LABEL, { error: 'must be a DNS label' }).default('podlift'),
   LEASE_NAME: z.string().regex(DNS_LABEL, { error: 'must be a DNS label' }).default('podlift'),
   REBALANCE_ACTION: z.enum(['event', 'replace'], { error: 'must be event or replace' }).default('event'),
+  FEATURE_GATES: z
+    .string()
+    .default('')
+    .refine((text) => parseFeatureGates(text) !== undefined, {
+      error: 'must be comma-separated Name=true|false pairs, e.g. NodeRepair=true',
+    }),
 });
 
 /**
@@ -75,5 +85,6 @@ export function parseFunctionConfig(
     leaseNamespace: parsed.LEASE_NAMESPACE,
     leaseName: parsed.LEASE_NAME,
     rebalanceAction: parsed.REBALANCE_ACTION,
+    featureGates: parseFeatureGates(parsed.FEATURE_GATES) ?? { nodeRepair: false },
   };
 }

@@ -60,6 +60,10 @@ export const METRICS = {
   podsEvicted: 'PodsEvicted',
   evictionsBlocked: 'EvictionsBlocked',
   instancesGarbageCollected: 'InstancesGarbageCollected',
+  /** NodeClaims deleted for an unhealthy instance, by category (Karpenter's karpenter_interruption_instance_status_unhealthy_total). */
+  instancesUnhealthy: 'InstancesUnhealthy',
+  /** NodeClaims node repair deleted, by condition (Karpenter's karpenter_nodeclaims_unhealthy_disrupted_total). */
+  nodeClaimsRepaired: 'NodeClaimsUnhealthyDisrupted',
   resourcesGarbageCollected: 'ResourcesGarbageCollected',
   leaseHeldElsewhere: 'LeaseHeldElsewhere',
   /** A run lost the cluster Lease while it ran (taken over, or not renewed in time) and stopped. */

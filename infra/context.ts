@@ -1,5 +1,6 @@
 import { aws_iam as iam, aws_logs as logs } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { parseFeatureGates } from '../shared/core/model/feature-gates';
 import { WatcherImage } from './parts/watcher-image';
 import type { ClusterAccessProps, PodliftProps } from './props';
 
@@ -17,6 +18,7 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `nodeRoleArn` | an existing node role (e.g. Karpenter's), with its access entry | a new role |
  * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses for SSM | none |
  * | `rebalanceAction` | `event` or `replace` | `event` |
+ * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true` | all off |
  * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
  * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
  */
@@ -64,6 +66,13 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
     .map((f) => f.trim())
     .filter((f) => f !== '');
   const rebalance = text('rebalanceAction');
+  const gates = text('featureGates');
+  const featureGates = gates === undefined ? undefined : parseFeatureGates(gates);
+  if (gates !== undefined && featureGates === undefined) {
+    throw new Error(
+      `context featureGates ${JSON.stringify(gates)} must be Name=true|false pairs, e.g. NodeRepair=true`,
+    );
+  }
   const leaseNamespace = text('leaseNamespace');
   const leaseName = text('leaseName');
   const retention = text('logRetentionDays');
@@ -77,6 +86,7 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
     watcherImage: imageUri ? WatcherImage.fromUri(imageUri) : WatcherImage.fromBuild({ architecture }),
     ...(files?.length ? { nodePools: { files } } : {}),
     ...(rebalance ? { rebalanceAction: rebalance as 'event' | 'replace' } : {}),
+    ...(featureGates ? { featureGates } : {}),
     ...(leaseNamespace ? { leaseNamespace } : {}),
     ...(leaseName ? { leaseName } : {}),
     ...(retention ? { logRetention: retentionDays(retention) } : {}),

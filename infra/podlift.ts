@@ -105,6 +105,7 @@ export class Podlift extends Construct {
         LEASE_NAMESPACE: resolved.leaseNamespace,
         LEASE_NAME: resolved.leaseName,
         REBALANCE_ACTION: resolved.rebalanceAction,
+        FEATURE_GATES: `NodeRepair=${resolved.featureGates.nodeRepair}`,
       },
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       interruptionQueue: this.interruptionQueue,

@@ -66,6 +66,12 @@ export interface PodliftProps {
    */
   readonly rebalanceAction?: 'event' | 'replace';
   /**
+   * Karpenter's feature gates podlift has (`FEATURE_GATES`): `nodeRepair` replaces Nodes whose
+   * conditions stay unhealthy (Karpenter's `NodeRepair`).
+   * @default every gate off
+   */
+  readonly featureGates?: FeatureGateProps;
+  /**
    * Namespace of the cluster Lease (`LEASE_NAMESPACE`); manifests/ creates `podlift`.
    * @default 'podlift'
    */
@@ -82,11 +88,21 @@ export interface PodliftProps {
   readonly logRetention?: logs.RetentionDays;
 }
 
+/** Karpenter feature gates, each off unless set. */
+export interface FeatureGateProps {
+  /**
+   * `NodeRepair`: replace a Node whose Ready (or node monitoring agent) condition stays bad.
+   * @default false
+   */
+  readonly nodeRepair?: boolean;
+}
+
 /** {@link PodliftProps} with every default applied. */
 export interface ResolvedPodliftProps {
   readonly clusterName: string;
   readonly clusterAccess: ClusterAccessProps;
   readonly rebalanceAction: 'event' | 'replace';
+  readonly featureGates: Required<FeatureGateProps>;
   readonly leaseNamespace: string;
   readonly leaseName: string;
 }
@@ -117,6 +133,9 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
   if (rebalanceAction !== 'event' && rebalanceAction !== 'replace') {
     throw bad('rebalanceAction', rebalanceAction, "must be 'event' or 'replace'");
   }
+  const nodeRepair = props.featureGates?.nodeRepair ?? false;
+  if (typeof nodeRepair !== 'boolean')
+    throw bad('featureGates.nodeRepair', nodeRepair, 'must be true or false');
   const leaseNamespace = props.leaseNamespace ?? 'podlift';
   const leaseName = props.leaseName ?? 'podlift';
   for (const [field, value] of [
@@ -125,5 +144,12 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
   ] as const) {
     if (!DNS_LABEL.test(value) || value.length > 63) throw bad(field, value, 'must be a DNS label');
   }
-  return { clusterName: props.clusterName, clusterAccess, rebalanceAction, leaseNamespace, leaseName };
+  return {
+    clusterName: props.clusterName,
+    clusterAccess,
+    rebalanceAction,
+    featureGates: { nodeRepair },
+    leaseNamespace,
+    leaseName,
+  };
 }

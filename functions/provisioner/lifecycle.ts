@@ -28,6 +28,7 @@ export async function advanceLifecycle(
     if (step.nodeMetadata) await cluster.patchNodeMetadata(step.node, step.nodeMetadata);
     if (step.nodeTaints) await cluster.taintNode(step.node, step.nodeTaints);
     if (step.nodeFinalizer) await cluster.addNodeFinalizer(step.node, step.nodeFinalizer);
+    if (step.nodeOwner) await cluster.addNodeOwnerReference(step.node, step.nodeOwner);
     updated.set(step.nodeClaim, await cluster.updateNodeClaimStatus(step.nodeClaim, step.status));
     const metric =
       step.transition === 'registered' ? METRICS.nodeClaimsRegistered : METRICS.nodeClaimsInitialized;

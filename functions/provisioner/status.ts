@@ -1,4 +1,6 @@
+import { toStatusManifest } from '../../shared/core/model/ec2nodeclass-conditions';
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
+import { semanticallyEqual } from '../../shared/core/model/semantic-equal';
 import { nodePoolCost, nodePoolStatus } from '../../shared/core/provisioning/nodepool-status';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import type { Invocation } from '../invocation';
@@ -10,7 +12,8 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 /**
  * Writes each EC2NodeClass's resolved status and conditions (SubnetsReady, SecurityGroupsReady,
  * AMIsReady, InstanceProfileReady, Ready), so `kubectl get ec2nodeclass` says why one cannot
- * launch; a class that is not Ready is skipped by the planning, the others keep working.
+ * launch; a class that is not Ready is skipped by the planning, the others keep working. A
+ * status equal to the one read is not written again.
  */
 export async function reportNodeClasses(
   runtime: LoopRuntime,
@@ -22,6 +25,10 @@ export async function reportNodeClasses(
       const why = status.conditions.filter((c) => c.status !== 'True').map((c) => `${c.type}: ${c.message}`);
       invocation.log.warn('EC2NodeClass not ready; its NodePools launch nothing', { nodeClass: name, why });
     }
+    // The status as read: the API server returns its keys sorted, so only a semantic
+    // comparison tells an unchanged status from a changed one.
+    const stored = snapshot.nodeClasses.find((c) => c.name === name)?.status;
+    if (stored && semanticallyEqual(toStatusManifest(status), stored)) continue;
     await runtime.ports.cluster.writeNodeClassStatus(name, status).catch((error: unknown) => {
       invocation.log.warn('writing EC2NodeClass status failed', {
         nodeClass: name,

@@ -3,7 +3,7 @@ import { makeScheduledHandler } from '../scheduled-handler';
 import { runTermination } from './loop';
 
 /**
- * The termination and garbage-collection function's handler. Triggers: a one-minute schedule
+ * The termination, health and garbage-collection function's handler. Triggers: a one-minute schedule
  * and the watcher's CapacityChanged events (a Node or NodeClaim deleted, a node gone NotReady);
  * either way it re-reads everything.
  */

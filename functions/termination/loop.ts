@@ -5,6 +5,7 @@ import type { Invocation } from '../invocation';
 import type { LoopRuntime } from '../runtime';
 import { executeTermination } from './execute';
 import { collectGarbage } from './garbage';
+import { runHealthChecks } from './health';
 
 /** What one termination run did. */
 export interface TerminationSummary {
@@ -12,11 +13,17 @@ export interface TerminationSummary {
   readonly failed: number;
   /** Launch templates and instance profiles deleted. */
   readonly garbageCollected: number;
+  /** NodeClaims deleted because EC2 reports their instance unhealthy. */
+  readonly unhealthyInstances: number;
+  /** NodeClaims node repair deleted (feature gate NodeRepair). */
+  readonly repaired: number;
+  readonly repairsBlocked: number;
 }
 
 /**
  * One termination and garbage-collection run: read the cluster and the cluster's instances,
- * decide every step due now (core/termination), carry them out, then delete the launch templates
+ * delete the NodeClaims of unhealthy instances and Nodes (health.ts; they are drained from the
+ * next run on), decide every step due now (core/termination), carry them out, then delete the launch templates
  * and instance profiles nothing uses any more. No Lease: every step is
  * idempotent, so two runs at once only repeat each other's harmless writes. One failed action
  * is logged and left for the next run; the others go on.
@@ -32,6 +39,7 @@ export async function runTermination(
     }),
     runtime.ports.instances.listClusterInstances(),
   ]);
+  const health = await runHealthChecks(runtime, invocation, snapshot);
   const actions = decideTermination({
     now: invocation.time.now(),
     nodes: snapshot.nodes,
@@ -56,5 +64,6 @@ export async function runTermination(
     actions: actions.length,
     failed,
     garbageCollected: garbage.launchTemplates.length + garbage.instanceProfiles.length,
+    ...health,
   };
 }

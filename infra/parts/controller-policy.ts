@@ -260,7 +260,9 @@ export function terminationStatements(scope: ControllerPolicyScope): iam.PolicyS
     }),
     new iam.PolicyStatement({
       sid: 'AllowRegionalInstanceReads',
-      actions: ['ec2:DescribeInstances', 'ec2:DescribeLaunchTemplates'],
+      // DescribeInstanceStatus: instance health (termination reads it every minute, as
+      // Karpenter's interruption.instancestatus controller does).
+      actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'ec2:DescribeLaunchTemplates'],
       // EC2 Describe* calls support no resource-level permissions.
       resources: ['*'],
       conditions: { StringEquals: { 'aws:RequestedRegion': Aws.REGION } },

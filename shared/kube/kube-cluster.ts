@@ -11,6 +11,7 @@ import type {
   MetadataPatch,
   NewNodeClaim,
   NodeClaimStatusUpdate,
+  NodeOwnerReference,
   NodePoolStatusUpdate,
   ParsedList,
   PodRef,
@@ -40,6 +41,7 @@ import {
 } from './nodeclaims';
 import { readEC2NodeClasses, readNodePools } from './nodepool-reads';
 import { writeNodePoolStatus } from './nodepool-status-writer';
+import { addNodeOwnerReference } from './owner-references';
 import type { PendingPodOptions } from './pending-pods';
 import { readPodDisruptionBudgets } from './pod-disruption-budgets';
 import { readPendingPods, readPodsOnNode } from './pod-reads';
@@ -149,6 +151,10 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
 
   addNodeFinalizer(name: string, finalizer: string): Promise<void> {
     return addNodeFinalizer(this.api, name, finalizer);
+  }
+
+  addNodeOwnerReference(name: string, owner: NodeOwnerReference): Promise<void> {
+    return addNodeOwnerReference(this.api, name, owner);
   }
 
   removeNodeFinalizer(name: string, finalizer: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Condition, NodeClaim, NodeClaimStatus } from '../core/model/nodeclaim';
+import { semanticallyEqual } from '../core/model/semantic-equal';
 import type { NewNodeClaim, NodeClaimStatusUpdate, ParsedList } from '../core/ports/cluster';
 import type { Clock } from '../core/ports/time';
 import { isApiNotFound, kubeError } from './api-errors';
@@ -68,7 +69,8 @@ export async function updateNodeClaimStatus(
         const claim = nodeClaimFromObject(current);
         const status = nextStatus(claim.status, update, clock.now(), current.metadata?.generation);
         const manifest = { ...asRecord(current.status), ...nodeClaimStatusObject(status) };
-        if (JSON.stringify(manifest) === JSON.stringify(current.status ?? {})) return undefined;
+        // Semantically: the API server returns the stored keys sorted, not in our order.
+        if (semanticallyEqual(manifest, current.status ?? {})) return undefined;
         return { ...current, status: manifest };
       },
       async (next) =>

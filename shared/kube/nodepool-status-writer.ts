@@ -1,4 +1,5 @@
 import type { Condition } from '../core/model/nodeclaim';
+import { semanticallyEqual } from '../core/model/semantic-equal';
 import type { NodePoolStatusUpdate } from '../core/ports/cluster';
 import type { Clock } from '../core/ports/time';
 import { kubeError } from './api-errors';
@@ -13,7 +14,9 @@ import { retryOnConflict } from './retry-on-conflict';
  * Writes a NodePool's status (resources in use, conditions) to its status subresource: reads
  * it, keeps each condition's lastTransitionTime unless its status changes (metav1 semantics),
  * and replaces `/status` at the resourceVersion read (409 → read again). Nothing is written
- * when nothing changed, so the once-a-minute run costs one read per NodePool.
+ * when nothing changed — compared semantically, since the API server returns the keys sorted
+ * and quantities in whatever form was stored — so the once-a-minute run costs one read per
+ * NodePool.
  * @throws NotFoundError when the NodePool is gone.
  */
 export async function writeNodePoolStatus(
@@ -36,7 +39,7 @@ export async function writeNodePoolStatus(
           current.metadata?.generation,
         );
         const next = { ...status, resources: quantityStrings(update.resources), conditions };
-        if (JSON.stringify(next) === JSON.stringify(current.status ?? {})) return undefined;
+        if (semanticallyEqual(next, current.status ?? {})) return undefined;
         return { ...current, status: next };
       },
       async (next) =>

@@ -24,6 +24,7 @@ describe('parseFunctionConfig', () => {
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       rebalanceAction: 'event',
+      featureGates: { nodeRepair: false },
     });
   });
 
@@ -52,5 +53,24 @@ describe('parseFunctionConfig', () => {
     expect(message).toContain('CLUSTER_NAME is missing');
     expect(message).toContain('AWS_REGION must be a region name such as us-east-1 (got "Virginia")');
     expect(message).toContain('CLUSTER_ACCESS must be eks or kops (got "gke")');
+  });
+
+  // kubernetes-sigs/karpenter pkg/operator/options/options.go ParseFeatureGates.
+  it('reads FEATURE_GATES as Karpenter does: NodeRepair off by default, other gates ignored', () => {
+    const gates = (FEATURE_GATES: string) =>
+      parseFunctionConfig({ ...env, FEATURE_GATES }, 'termination').featureGates;
+    expect(gates('NodeRepair=true')).toStrictEqual({ nodeRepair: true });
+    expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({ nodeRepair: true });
+    expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual({ nodeRepair: false });
+    expect(gates('ReservedCapacity=false')).toStrictEqual({ nodeRepair: false });
+    expect(gates('')).toStrictEqual({ nodeRepair: false });
+  });
+
+  it('refuses a FEATURE_GATES pair that is not Name=bool', () => {
+    for (const bad of ['NodeRepair', 'NodeRepair=yes', 'NodeRepair=true=false']) {
+      expect(configError({ ...env, FEATURE_GATES: bad })).toContain(
+        `FEATURE_GATES must be comma-separated Name=true|false pairs, e.g. NodeRepair=true (got "${bad}")`,
+      );
+    }
   });
 });

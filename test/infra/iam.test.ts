@@ -223,7 +223,7 @@ const TERMINATION_STATEMENTS = [
   {
     Sid: 'AllowRegionalInstanceReads',
     Effect: 'Allow',
-    Action: ['ec2:DescribeInstances', 'ec2:DescribeLaunchTemplates'],
+    Action: ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'ec2:DescribeLaunchTemplates'],
     Resource: ['*'],
     Condition: { StringEquals: { 'aws:RequestedRegion': '<Region>' } },
   },

@@ -63,9 +63,27 @@ describe('props', () => {
       clusterName: 'demo',
       clusterAccess: { kind: 'eks' },
       rebalanceAction: 'event',
+      featureGates: { nodeRepair: false },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
     });
+  });
+
+  it('passes the NodeRepair feature gate on, from props or context, and rejects a bad one', () => {
+    expect(resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: true } }).featureGates).toEqual({
+      nodeRepair: true,
+    });
+    expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
+      'props.featureGates.nodeRepair "yes" must be true or false',
+    );
+    const fromContext = (featureGates: string) =>
+      podliftPropsFromContext(
+        (key) => ({ cluster: 'demo', watcherImageUri: 'example.com/w:1', featureGates })[key],
+      );
+    expect(fromContext('NodeRepair=true').featureGates).toEqual({ nodeRepair: true });
+    expect(() => fromContext('NodeRepair')).toThrow(
+      'context featureGates "NodeRepair" must be Name=true|false pairs',
+    );
   });
 
   it('rejects an image URI that is not an image reference', () => {

@@ -89,6 +89,7 @@ describe('the functions', () => {
         LEASE_NAMESPACE: 'podlift',
         LEASE_NAME: 'podlift',
         REBALANCE_ACTION: 'event',
+        FEATURE_GATES: 'NodeRepair=false',
         NODE_OPTIONS: '--enable-source-maps',
       });
     }

@@ -129,3 +129,42 @@ describe('KubeCluster node finalizers and deletion', () => {
     expect(error.message).toContain('adding finalizer karpenter.sh/termination to Node n1: Invalid');
   });
 });
+
+describe('KubeCluster.addNodeOwnerReference', () => {
+  const owner = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    name: 'default-abcde',
+    uid: 'uid-claim',
+    blockOwnerDeletion: true,
+  };
+  const ownersOf = (name: string) => h.server.store.get('nodes', name).metadata.ownerReferences;
+
+  it('adds the reference next to the other owners, once, with a conditional merge patch', async () => {
+    const other = { apiVersion: 'v1', kind: 'Other', name: 'o', uid: 'uid-other' };
+    const seeded = nodeManifest({ name: 'n1' });
+    h.server.store.seed('nodes', { ...seeded, metadata: { ...seeded.metadata, ownerReferences: [other] } });
+    await h.cluster.addNodeOwnerReference('n1', owner);
+    expect(ownersOf('n1')).toStrictEqual([other, owner]);
+    const patch = h.server.requests.find((r) => r.method === 'PATCH');
+    expect(patch?.body).toMatchObject({ metadata: { resourceVersion: '1' } });
+    h.server.clearRequests();
+    await h.cluster.addNodeOwnerReference('n1', { ...owner, name: 'renamed' });
+    expect(h.server.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    expect(ownersOf('n1')).toStrictEqual([other, owner]);
+  });
+
+  it('reads again when another writer changed the Node in between', async () => {
+    h.server.store.seed('nodes', nodeManifest({ name: 'n1' }));
+    interleaveAfterNextRead(() =>
+      h.server.store.update('nodes', { ...h.server.store.get('nodes', 'n1'), spec: { unschedulable: true } }),
+    );
+    await h.cluster.addNodeOwnerReference('n1', owner);
+    expect(ownersOf('n1')).toStrictEqual([owner]);
+    expect((h.server.store.get('nodes', 'n1').spec as { unschedulable?: boolean }).unschedulable).toBe(true);
+  });
+
+  it('throws NotFoundError for a Node that is gone', async () => {
+    expect(isNotFoundError(await rejectionOf(h.cluster.addNodeOwnerReference('gone', owner)))).toBe(true);
+  });
+});

@@ -101,6 +101,20 @@ describe('KubeCluster NodeClaim writes', () => {
     expect(stored(name).metadata.generation).toBe(1);
   });
 
+  it('writes nothing when the status read back (keys sorted by the API server) already says it', async () => {
+    const { name } = await h.cluster.createNodeClaim(claim);
+    const update = {
+      providerID: 'aws:///us-east-1a/i-0abc',
+      imageID: 'ami-123',
+      capacity: { cpu: 2000, memory: 8 * 1024 ** 3, pods: 29 },
+      conditions: [{ type: 'Launched', status: 'True' as const }],
+    };
+    await h.cluster.updateNodeClaimStatus(name, update);
+    h.server.clearRequests();
+    await h.cluster.updateNodeClaimStatus(name, update);
+    expect(h.server.requests.filter((r) => r.method !== 'GET')).toStrictEqual([]);
+  });
+
   it('moves lastTransitionTime only when a condition changes status', async () => {
     const { name } = await h.cluster.createNodeClaim(claim);
     await h.cluster.updateNodeClaimStatus(name, {

@@ -9,9 +9,10 @@ import {
 import { CloudError, ValidationError } from '../../core/model/errors';
 import { LABEL_NODEPOOL } from '../../core/model/labels';
 import { providerID } from '../../core/model/nodeclaim';
-import type { CloudInstance, InstanceInventoryPort } from '../../core/ports/cloud';
+import type { CloudInstance, InstanceHealthReport, InstanceInventoryPort } from '../../core/ports/cloud';
 import { awsErrorCode, cloudErrorFrom, errorMessage } from '../aws-error';
 import { type RetryPolicy, withRetry } from '../retry';
+import { describeUnhealthyInstances } from './instance-status';
 import { clusterTagKey, TAG_NODECLAIM } from './launch-tags';
 
 /** An instance as podlift reads it back from EC2 (the core's {@link CloudInstance}). */
@@ -40,7 +41,7 @@ export interface Ec2InstancesOptions {
   readonly ec2: EC2Client;
   readonly cluster: string;
   readonly retry: RetryPolicy;
-  /** DescribeInstances MaxResults (5..1000). @default 1000 */
+  /** DescribeInstances and DescribeInstanceStatus MaxResults (5..1000). @default 1000 */
   readonly pageSize?: number;
 }
 
@@ -112,6 +113,11 @@ export class Ec2Instances implements InstanceInventoryPort {
         }
       }
     }
+  }
+
+  /** The region's impaired instances and those with a scheduled event (see instance-status.ts). */
+  unhealthyInstances(): Promise<InstanceHealthReport[]> {
+    return describeUnhealthyInstances(this.options.ec2, this.options.retry, this.options.pageSize);
   }
 
   private terminateCall(ids: readonly string[]): Promise<unknown> {

@@ -6,8 +6,8 @@ import {
 } from '../model/labels';
 import { conditionIsTrue, type NodeClaim, TERMINATION_FINALIZER } from '../model/nodeclaim';
 import { CPU, EPHEMERAL_STORAGE, MEMORY, PODS } from '../model/resources';
-import type { Taint } from '../model/taints';
-import type { MetadataPatch, NodeClaimStatusUpdate, TaintChange } from '../ports/cluster';
+import { formatTaint, isKnownEphemeralTaint, type Taint } from '../model/taints';
+import type { MetadataPatch, NodeClaimStatusUpdate, NodeOwnerReference, TaintChange } from '../ports/cluster';
 import type { StateNode } from '../state/cluster-state';
 
 /**
@@ -25,6 +25,8 @@ export interface LifecycleStep {
   readonly nodeMetadata?: MetadataPatch;
   readonly nodeTaints?: TaintChange;
   readonly nodeFinalizer?: string;
+  /** The Node's owner reference to its NodeClaim (when the claim's uid is known). */
+  readonly nodeOwner?: NodeOwnerReference;
   readonly status: NodeClaimStatusUpdate;
 }
 
@@ -35,13 +37,16 @@ const INITIALIZED = 'Initialized';
  * The next lifecycle step of `claim`, whose Node (joined by providerID) is `node`.
  *
  * Registration (registration.go `syncNode`): the Node gets the claim's labels and annotations,
- * `karpenter.sh/registered=true`, the termination finalizer, and the claim's taints and
+ * `karpenter.sh/registered=true`, the termination finalizer, an owner reference to the claim
+ * (pkg/utils/nodeclaim/nodeclaim.go `UpdateNodeOwnerReferences`: karpenter.sh/v1 NodeClaim,
+ * name, uid, blockOwnerDeletion), and the claim's taints and
  * startup taints — unless the Node carries `karpenter.sh/do-not-sync-taints=true`, whose taints
  * its own bootstrap manages — and loses `karpenter.sh/unregistered:NoExecute` either way; the
  * claim records the node name and Registered=True.
  *
- * Initialization (initialization.go): once the Node is Ready, none of the claim's startup taints
- * remain, and every extended resource the claim requested is reported allocatable, the Node is
+ * Initialization (initialization.go `Reconcile`): once the Node is Ready, none of the claim's
+ * startup taints and none of the known ephemeral taints (`KnownEphemeralTaintsRemoved`: not-ready,
+ * unreachable, uninitialized, unregistered) remain, and every extended resource the claim requested is reported allocatable, the Node is
  * labelled `karpenter.sh/initialized=true` and the claim gets Initialized=True.
  */
 export function lifecycleStep(claim: NodeClaim, node: StateNode): LifecycleStep | undefined {
@@ -74,6 +79,17 @@ function registration(claim: NodeClaim, node: StateNode): LifecycleStep {
     },
     nodeTaints: { add, remove: [UNREGISTERED_TAINT] },
     nodeFinalizer: TERMINATION_FINALIZER,
+    ...(claim.uid
+      ? {
+          nodeOwner: {
+            apiVersion: 'karpenter.sh/v1',
+            kind: 'NodeClaim',
+            name: claim.name,
+            uid: claim.uid,
+            blockOwnerDeletion: true,
+          },
+        }
+      : {}),
     status: { nodeName: node.name, conditions: [{ type: REGISTERED, status: 'True' }] },
   };
 }
@@ -83,7 +99,8 @@ export function initializationBlocker(claim: NodeClaim, node: StateNode): string
   if (!node.ready) return 'node not ready';
   const startup = claim.spec.startupTaints.find((t) => hasTaint(node.taints, t));
   if (startup) return `startup taint ${startup.key}:${startup.effect} still on the node`;
-  if (hasTaint(node.taints, UNREGISTERED_TAINT)) return 'the unregistered taint is still on the node';
+  const ephemeral = node.taints.find(isKnownEphemeralTaint);
+  if (ephemeral) return `known ephemeral taint ${formatTaint(ephemeral)} still on the node`;
   const standard = new Set([CPU, MEMORY, PODS, EPHEMERAL_STORAGE]);
   for (const [resource, quantity] of Object.entries(claim.spec.resources.requests)) {
     if (standard.has(resource) || quantity <= 0) continue;

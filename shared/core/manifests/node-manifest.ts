@@ -42,7 +42,11 @@ const nodeManifest = z.object({
     z.object({
       allocatable: optional(quantityMap),
       capacity: optional(quantityMap),
-      conditions: optional(z.array(z.looseObject({ type: z.string(), status: z.string() }))),
+      conditions: optional(
+        z.array(
+          z.looseObject({ type: z.string(), status: z.string(), lastTransitionTime: optional(z.string()) }),
+        ),
+      ),
     }),
   ),
 });
@@ -87,6 +91,15 @@ export function nodeFromManifest(
       ? { annotations: meta.annotations }
       : {}),
     ready: status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    ...(status.conditions && status.conditions.length > 0
+      ? {
+          conditions: status.conditions.map((c) => ({
+            type: c.type,
+            status: c.status,
+            ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}),
+          })),
+        }
+      : {}),
     ...(meta.creationTimestamp ? { creationTimestamp: meta.creationTimestamp } : {}),
     ...(deleting ? { deleting } : {}),
     ...(meta.finalizers && meta.finalizers.length > 0 ? { finalizers: meta.finalizers } : {}),

@@ -55,3 +55,31 @@ export function firstUntoleratedTaint(
 export function formatTaint(taint: Taint): string {
   return `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
 }
+
+/**
+ * Taints a node carries only while it starts: kubernetes-sigs/karpenter pkg/scheduling/taints.go
+ * `KnownEphemeralTaints` (the kubelet's not-ready and unreachable taints, the external cloud
+ * provider's uninitialized taint, Karpenter's own unregistered taint).
+ */
+export const KNOWN_EPHEMERAL_TAINTS: readonly Taint[] = [
+  { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' },
+  { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
+  { key: 'karpenter.sh/unregistered', effect: 'NoExecute' },
+];
+
+/** Taint-key prefixes of ephemeral taint families (taints.go `KnownEphemeralTaintKeyPrefixes`). */
+const KNOWN_EPHEMERAL_TAINT_KEY_PREFIXES: readonly string[] = ['readiness.k8s.io/'];
+
+/**
+ * Whether `taint` is a known ephemeral one, as taints.go `IsKnownEphemeralTaint` decides: the
+ * same key and effect as one of {@link KNOWN_EPHEMERAL_TAINTS} (core/v1 `Taint.MatchTaint`
+ * ignores the value), or a key under one of the ephemeral prefixes.
+ */
+export function isKnownEphemeralTaint(taint: Taint): boolean {
+  return (
+    KNOWN_EPHEMERAL_TAINTS.some((t) => t.key === taint.key && t.effect === taint.effect) ||
+    KNOWN_EPHEMERAL_TAINT_KEY_PREFIXES.some((prefix) => taint.key.startsWith(prefix))
+  );
+}

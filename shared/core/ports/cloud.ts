@@ -89,6 +89,29 @@ export interface CloudInstance {
   readonly nodePool?: string;
 }
 
+/**
+ * The category of an EC2 status check (aws/karpenter-provider-aws
+ * pkg/providers/instancestatus/instancestatus.go `Category`).
+ */
+export type InstanceStatusCategory = 'InstanceStatus' | 'SystemStatus' | 'EventStatus' | 'EBSStatus';
+
+/** One check of an instance's status: a status detail, or a scheduled event (always `failed`). */
+export interface InstanceStatusCheck {
+  readonly category: InstanceStatusCategory;
+  /** The detail's name (`reachability`) or the event's code (`instance-retirement`). */
+  readonly name: string;
+  /** `passed`, `failed`, `insufficient-data` or `initializing`; scheduled events are `failed`. */
+  readonly status: string;
+  /** Epoch ms the check has failed since (status details only). */
+  readonly impairedSince?: number;
+}
+
+/** What DescribeInstanceStatus reports about one instance. */
+export interface InstanceHealthReport {
+  readonly instanceId: string;
+  readonly checks: readonly InstanceStatusCheck[];
+}
+
 /** The cluster's instances: what exists, by id, by NodeClaim; and terminating them. */
 export interface InstanceInventoryPort {
   /** Instances by id; ids EC2 does not know are left out. */
@@ -97,6 +120,11 @@ export interface InstanceInventoryPort {
   listClusterInstances(): Promise<CloudInstance[]>;
   /** Terminates; instances already gone count as terminated. */
   terminate(ids: readonly string[]): Promise<void>;
+  /**
+   * The region's instances whose instance or system status is impaired or that have a
+   * scheduled event, with their checks (EC2 DescribeInstanceStatus; running instances only).
+   */
+  unhealthyInstances(): Promise<InstanceHealthReport[]>;
 }
 
 /** An instance profile podlift created for the cluster, as IAM lists it. */

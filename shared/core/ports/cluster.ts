@@ -45,6 +45,15 @@ export interface MetadataPatch {
   readonly annotations?: Readonly<Record<string, string | null>>;
 }
 
+/** An owner reference podlift puts on a Node: its NodeClaim (metav1.OwnerReference). */
+export interface NodeOwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly blockOwnerDeletion: boolean;
+}
+
 /** What a new NodeClaim carries; the API server names it `<nodePool>-<random>`. */
 export interface NewNodeClaim {
   /** The NodePool it belongs to: its name prefix and `karpenter.sh/nodepool` label. */
@@ -155,6 +164,8 @@ export interface ClusterWriter {
   deleteNodeClaim(name: string): Promise<boolean>;
   /** Adds a finalizer unless present. */
   addNodeFinalizer(name: string, finalizer: string): Promise<void>;
+  /** Adds an owner reference unless one with its apiVersion, kind and uid is there. */
+  addNodeOwnerReference(name: string, owner: NodeOwnerReference): Promise<void>;
   /** Removes a finalizer; nothing to do when absent or the Node is gone. */
   removeNodeFinalizer(name: string, finalizer: string): Promise<void>;
   /** Adds and removes taints, keeping everyone else's. */

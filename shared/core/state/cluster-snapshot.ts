@@ -2,12 +2,12 @@ import type { Catalog } from '../catalog/instance-type';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import type { ValidationError } from '../model/errors';
-import { LABEL_NODEPOOL, UNREGISTERED_TAINT } from '../model/labels';
+import { LABEL_NODEPOOL } from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { Requirements } from '../model/requirements';
-import { taintTolerated } from '../model/taints';
+import { isKnownEphemeralTaint, taintTolerated } from '../model/taints';
 import type { DaemonSet, PodDisruptionBudget, StateNode } from './cluster-state';
 
 /**
@@ -114,14 +114,6 @@ export function schedulingCapacity(
   return [...nodes, ...inFlight.map((c) => inFlightNode(c, snapshot.daemonSets))];
 }
 
-/** Taints a node carries only while it starts (kubernetes-sigs/karpenter pkg/scheduling/taints.go KnownEphemeralTaints). */
-const EPHEMERAL_TAINTS: readonly string[] = [
-  UNREGISTERED_TAINT.key,
-  'node.kubernetes.io/not-ready',
-  'node.kubernetes.io/unreachable',
-  'node.cloudprovider.kubernetes.io/uninitialized',
-];
-
 /**
  * A Node that joined but is not initialized yet, as the scheduler should see it (Karpenter's
  * StateNode: until initialization it trusts its NodeClaim): without the ephemeral taints and
@@ -132,8 +124,7 @@ const EPHEMERAL_TAINTS: readonly string[] = [
 function initializingNode(node: StateNode, claim: NodeClaim): StateNode {
   const startup = claim.spec.startupTaints;
   const taints = node.taints.filter(
-    (t) =>
-      !EPHEMERAL_TAINTS.includes(t.key) && !startup.some((s) => s.key === t.key && s.effect === t.effect),
+    (t) => !isKnownEphemeralTaint(t) && !startup.some((s) => s.key === t.key && s.effect === t.effect),
   );
   const reported = Object.keys(node.allocatable).length > 0;
   return {

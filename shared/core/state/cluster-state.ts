@@ -16,6 +16,15 @@ export interface DaemonSet {
   readonly pod: Pod;
 }
 
+/** A core/v1 NodeCondition as node repair reads it. */
+export interface NodeCondition {
+  readonly type: string;
+  /** True, False or Unknown. */
+  readonly status: string;
+  /** RFC 3339. */
+  readonly lastTransitionTime?: string;
+}
+
 /**
  * Capacity that already exists or is being created: a registered Node, or an in-flight
  * NodeClaim not yet registered (its labels are those its requirements pin, its allocatable
@@ -41,6 +50,8 @@ export interface StateNode {
   readonly annotations?: Readonly<Record<string, string>>;
   /** The Ready condition is True. */
   readonly ready?: boolean;
+  /** status.conditions, when it reports any: what node repair reads (Ready, the node monitoring agent's). */
+  readonly conditions?: readonly NodeCondition[];
   /** RFC 3339 metadata.creationTimestamp. */
   readonly creationTimestamp?: string;
   /** metadata.deletionTimestamp is set (it is also `unschedulable`). */

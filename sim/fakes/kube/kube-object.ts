@@ -64,6 +64,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** A deep copy with every object's keys in Go's `encoding/json` map order (sorted by UTF-8 bytes). */
+export function sortedKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => sortedKeys(item)) as T;
+  if (!isJsonObject(value)) return value;
+  const keys = Object.keys(value).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return Object.fromEntries(keys.map((k) => [k, sortedKeys(value[k])])) as T;
+}
+
 /** RFC 3339 with second precision and `Z`, the way the API server renders `metav1.Time`. */
 export function formatKubeTime(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../shared/core/ports/time';
 import { systemClock } from '../../../shared/runtime/system-time';
 import type { KubeObject } from './kube-object';
-import { cloneObject, formatKubeTime, jsonEqual, toKubeObject } from './kube-object';
+import { cloneObject, formatKubeTime, jsonEqual, sortedKeys, toKubeObject } from './kube-object';
 import { ListSnapshots } from './list-snapshots';
 import { patchedObject } from './patch-request';
 import type { KnownResource, ResourceType } from './resources';
@@ -490,11 +490,15 @@ export class KubeStore {
   private commit(
     type: ResourceType,
     eventType: StoredEvent['type'],
-    object: KubeObject,
+    written: KubeObject,
     previous?: KubeObject,
   ): KubeObject {
     this.revision += 1;
-    object.metadata.resourceVersion = String(this.revision);
+    written.metadata.resourceVersion = String(this.revision);
+    // A custom resource is unstructured JSON to the real API server (map[string]interface{}),
+    // which encoding/json writes with every map's keys sorted: what clients read back is never
+    // in the order they wrote it. Built-in kinds keep their Go structs' field order.
+    const object = type.custom ? sortedKeys(written) : written;
     const key = objectKey(object.metadata.namespace ?? '', object.metadata.name ?? '');
     if (eventType === 'DELETED') this.objectsOf(type).delete(key);
     else this.objectsOf(type).set(key, object);

@@ -165,6 +165,16 @@ describe('provisioner: registration and initialization', () => {
     expect(registered.metadata.labels['karpenter.sh/nodepool']).toBe('default');
     expect(registered.spec.taints ?? []).toEqual([]);
     expect(registered.metadata.finalizers).toContain('karpenter.sh/termination');
+    // registration.go syncNode → UpdateNodeOwnerReferences: the Node is owned by its NodeClaim.
+    expect(registered.metadata.ownerReferences).toStrictEqual([
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodeClaim',
+        name: claim.metadata.name,
+        uid: claim.metadata.uid,
+        blockOwnerDeletion: true,
+      },
+    ]);
     // The joining Node is the capacity its pod was launched for: nothing more is launched.
     expect(claims(w)).toHaveLength(1);
     expect(condition(claims(w)[0], 'Registered')).toBe('True');

@@ -12,6 +12,8 @@ import {
   type DescribeCapacityReservationsCommandOutput,
   type DescribeImagesCommandInput,
   type DescribeImagesCommandOutput,
+  type DescribeInstanceStatusCommandInput,
+  type DescribeInstanceStatusCommandOutput,
   type DescribeInstancesCommandInput,
   type DescribeInstancesCommandOutput,
   type DescribeInstanceTypeOfferingsCommandInput,
@@ -52,6 +54,7 @@ import { Ec2Fleet, type MissingLaunchTemplateAnswer } from './fleet';
 import { FleetCapacity } from './fleet-capacity';
 import type { InstanceProfileDirectory } from './fleet-launch-checks';
 import { Ec2Images, type ImageSeed } from './images';
+import { Ec2InstanceStatus, type InstanceEventSeed, type InstanceStatusChange } from './instance-status';
 import { Ec2Instances, type InstanceTimings, type SpotReclaim } from './instances';
 import { Ec2LaunchTemplates } from './launch-templates';
 import { Ec2Network, type SecurityGroupSeed, type SubnetSeed } from './network';
@@ -132,6 +135,7 @@ export class FakeEc2 extends FakeAwsService {
     DeleteLaunchTemplate: this.deleteLaunchTemplate,
     CreateFleet: this.createFleet,
     DescribeInstances: this.describeInstances,
+    DescribeInstanceStatus: this.describeInstanceStatus,
     TerminateInstances: this.terminateInstances,
     CreateTags: this.createTags,
   };
@@ -142,6 +146,7 @@ export class FakeEc2 extends FakeAwsService {
   private readonly images: Ec2Images;
   private readonly templates: Ec2LaunchTemplates;
   private readonly instances: Ec2Instances;
+  private readonly instanceStatus: Ec2InstanceStatus;
   private readonly fleet: Ec2Fleet;
   private readonly placementGroups: Ec2PlacementGroups;
   private readonly reservations: Ec2CapacityReservations;
@@ -166,6 +171,7 @@ export class FakeEc2 extends FakeAwsService {
     this.images = new Ec2Images(this.context);
     this.templates = new Ec2LaunchTemplates(this.context);
     this.instances = new Ec2Instances(this.context, this.network, options.timings);
+    this.instanceStatus = new Ec2InstanceStatus(this.context, this.instances);
     this.placementGroups = new Ec2PlacementGroups(this.context);
     this.reservations = new Ec2CapacityReservations(this.context);
     this.fleet = new Ec2Fleet(this.context, {
@@ -300,6 +306,19 @@ export class FakeEc2 extends FakeAwsService {
     this.instances.retire(instanceId, at);
   }
 
+  /**
+   * Sets a running instance's instance and/or system status check (`impaired` from now on,
+   * back to `ok`, …), as DescribeInstanceStatus then reports it.
+   */
+  setInstanceStatus(instanceId: string, change: InstanceStatusChange): void {
+    this.instanceStatus.setInstanceStatus(instanceId, change);
+  }
+
+  /** Schedules an event (instance-retirement, system-maintenance, …) DescribeInstanceStatus reports. */
+  scheduleInstanceEvent(instanceId: string, seed: InstanceEventSeed): string {
+    return this.instanceStatus.scheduleInstanceEvent(instanceId, seed);
+  }
+
   // ── Operations: each family answers its own; callable directly to seed or inspect ────────
 
   describeInstanceTypes(
@@ -370,6 +389,12 @@ export class FakeEc2 extends FakeAwsService {
 
   describeInstances(input: DescribeInstancesCommandInput): OperationOutput<DescribeInstancesCommandOutput> {
     return this.instances.describeInstances(input);
+  }
+
+  describeInstanceStatus(
+    input: DescribeInstanceStatusCommandInput,
+  ): OperationOutput<DescribeInstanceStatusCommandOutput> {
+    return this.instanceStatus.describeInstanceStatus(input);
   }
 
   terminateInstances(

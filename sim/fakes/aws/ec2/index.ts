@@ -6,6 +6,7 @@ export type { MissingLaunchTemplateAnswer } from './fleet';
 export type { CapacityType, Pool, PoolSelector } from './fleet-capacity';
 export type { InstanceProfileDirectory } from './fleet-launch-checks';
 export type { ImageSeed } from './images';
+export type { InstanceEventSeed, InstanceStatusChange } from './instance-status';
 export { type InstanceTypeSpec, instanceTypeInfo } from './instance-type-info';
 export type { InstanceTimings, SpotReclaim } from './instances';
 export type { SecurityGroupSeed, SubnetSeed } from './network';

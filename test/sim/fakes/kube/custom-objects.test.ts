@@ -26,6 +26,27 @@ const nodeClaims = { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 describe('fake API server: karpenter custom resources', () => {
+  it('answers a custom resource with every key sorted, as a real API server re-encodes unstructured JSON', async () => {
+    await custom.createClusterCustomObject({
+      ...nodeClaims,
+      body: { ...nodeClaimManifest({ name: 'default-x7k2q' }), zeta: { b: 1, a: [{ y: 1, x: 2 }] } },
+    });
+    const read = (await custom.getClusterCustomObject({ ...nodeClaims, name: 'default-x7k2q' })) as Record<
+      string,
+      unknown
+    >;
+    const sortedEverywhere = (value: unknown): boolean => {
+      if (Array.isArray(value)) return value.every(sortedEverywhere);
+      if (typeof value !== 'object' || value === null) return true;
+      const keys = Object.keys(value);
+      return keys.join() === [...keys].sort().join() && Object.values(value).every(sortedEverywhere);
+    };
+    expect(Object.keys(read)).toStrictEqual(['apiVersion', 'kind', 'metadata', 'spec', 'zeta']);
+    expect(read.zeta).toStrictEqual({ a: [{ x: 2, y: 1 }], b: 1 });
+    expect(Object.keys(read.zeta as object)).toStrictEqual(['a', 'b']);
+    expect(sortedEverywhere(read)).toBe(true);
+  });
+
   it('creates a NodeClaim without the status it was sent and lists it by label', async () => {
     const created = (await custom.createClusterCustomObject({
       ...nodeClaims,

@@ -1,0 +1,41 @@
+/**
+ * Karpenter's feature gates podlift has (kubernetes-sigs/karpenter pkg/operator/options/options.go
+ * `FeatureGates`), off unless `FEATURE_GATES` turns them on.
+ */
+export interface FeatureGates {
+  /** `NodeRepair`: replace Nodes whose conditions stay unhealthy (termination's node repair). */
+  readonly nodeRepair: boolean;
+}
+
+/** strconv.ParseBool's spellings, which Karpenter's `--feature-gates` map accepts. */
+const BOOLEANS: Readonly<Record<string, boolean>> = {
+  '1': true,
+  t: true,
+  T: true,
+  true: true,
+  TRUE: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  false: false,
+  FALSE: false,
+  False: false,
+};
+
+/**
+ * Parses `FEATURE_GATES` as Karpenter's options.go `ParseFeatureGates` does: comma-separated
+ * `Name=bool` pairs (cliflag.MapStringBool), gates podlift does not have ignored, the rest at
+ * their defaults. Undefined when a pair is malformed.
+ */
+export function parseFeatureGates(text: string): FeatureGates | undefined {
+  const gates = { nodeRepair: false };
+  for (const pair of text.split(',').map((p) => p.trim())) {
+    if (pair === '') continue;
+    const [name, value, ...rest] = pair.split('=');
+    const enabled = value === undefined ? undefined : BOOLEANS[value.trim()];
+    if (rest.length > 0 || enabled === undefined) return undefined;
+    if (name?.trim() === 'NodeRepair') gates.nodeRepair = enabled;
+  }
+  return gates;
+}
