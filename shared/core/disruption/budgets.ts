@@ -26,8 +26,12 @@ export function allowedDisruptions(
   for (const budget of pool.disruption.budgets) {
     if (budget.reasons && !budget.reasons.includes(reason)) continue;
     if (budget.schedule) {
-      const schedule = cachedSchedule(budget.schedule);
-      if (!schedule) return 0;
+      let schedule: BudgetSchedule;
+      try {
+        schedule = parseBudgetSchedule(budget.schedule);
+      } catch {
+        return 0;
+      }
       if (!budgetActive(schedule, durationMs(budget.duration ?? '0s') ?? 0, now)) continue;
     }
     const percent = /^(\d+)%$/.exec(budget.nodes);
@@ -35,18 +39,4 @@ export function allowedDisruptions(
     allowed = Math.min(allowed, Number.isFinite(limit) ? limit : 0);
   }
   return Math.max(0, allowed - disrupting);
-}
-
-/** Parsed schedules by text (a cluster has a handful), undefined for one that does not parse. */
-const schedules = new Map<string, BudgetSchedule | undefined>();
-
-function cachedSchedule(text: string): BudgetSchedule | undefined {
-  if (!schedules.has(text)) {
-    try {
-      schedules.set(text, parseBudgetSchedule(text));
-    } catch {
-      schedules.set(text, undefined);
-    }
-  }
-  return schedules.get(text);
 }

@@ -58,7 +58,8 @@ export function parseBudgetSchedule(text: string): BudgetSchedule {
   }
   let cron: Cron;
   try {
-    cron = new Cron(spec, { timezone: 'UTC', mode: '5-part', sloppyRanges: true, paused: true });
+    // No callback: croner schedules nothing, it only computes firings.
+    cron = new Cron(spec, { timezone: 'UTC', mode: '5-part', sloppyRanges: true });
   } catch (error) {
     throw fail(error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error));
   }
@@ -76,10 +77,11 @@ function checkField(field: string, index: number, fail: (why: string) => BudgetS
     const [from, to] = [m[1], m[2]].map((value) =>
       value === undefined ? undefined : fieldValue(value, name, fail),
     );
-    if (name === 'day of week' && [from, to].some((v) => v !== undefined && v > 6))
+    if (name === 'day of week' && [from, to].some((v) => (v ?? 0) > 6))
       throw fail(`${JSON.stringify(item)} is beyond the day of week's 0-6 (robfig/cron has no 7)`);
     // Croner reads `sun` at the end of a range as 7; robfig/cron reads it as 0 and refuses `mon-sun`.
-    if (from !== undefined && to !== undefined && from > to)
+    // A range always has its start (ITEM), so `to` alone says whether this is one.
+    if (to !== undefined && (from as number) > to)
       throw fail(`the range ${JSON.stringify(item)} in the ${name} field begins beyond its end`);
   }
 }
@@ -107,8 +109,7 @@ function fieldValue(value: string, field: string, fail: (why: string) => BudgetS
  * `now - duration` and not after `now`, i.e. a firing lies in (now − duration, now].
  */
 export function budgetActive(schedule: BudgetSchedule, durationMs: number, now: number): boolean {
-  const next = schedule.next(now - durationMs);
-  return next !== undefined && next <= now;
+  return (schedule.next(now - durationMs) ?? Number.POSITIVE_INFINITY) <= now;
 }
 
 /**

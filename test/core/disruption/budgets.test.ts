@@ -86,8 +86,68 @@ describe('budget schedules as robfig/cron`s standard parser reads them', () => {
     ['0 9 1 * */1', ['2026-12-01T09:00', '2027-01-01T09:00', '2027-02-01T09:00']],
     ['0 9 *,5 * mon', ['2026-11-30T09:00', '2026-12-07T09:00', '2026-12-14T09:00']],
     ['  0 9 * * sun-sat  ', ['2026-11-27T09:00', '2026-11-28T09:00', '2026-11-29T09:00']],
+    // Fields split on any run of white space (strings.Fields).
+    ['0  9\t* *   fri', ['2026-11-27T09:00', '2026-12-04T09:00', '2026-12-11T09:00']],
+    // A range may end where it begins, and mix numbers and names.
+    ['0 9 5-5 * *', ['2026-12-05T09:00', '2027-01-05T09:00', '2027-02-05T09:00']],
+    ['0 0 1 1-jan *', ['2027-01-01T00:00', '2028-01-01T00:00', '2029-01-01T00:00']],
+    ['0 0 1 11-dec *', ['2026-12-01T00:00', '2027-11-01T00:00', '2027-12-01T00:00']],
+    ['0 9 * * 0-sat/6', ['2026-11-28T09:00', '2026-11-29T09:00', '2026-12-05T09:00']],
   ])('%s fires at %j', (schedule, expected) => {
     expect(firings(schedule, FRI)).toEqual(expected);
+  });
+
+  it.each(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'])(
+    'reads the month name %s, in any case',
+    (month) => {
+      const number = [
+        'jan',
+        'feb',
+        'mar',
+        'apr',
+        'may',
+        'jun',
+        'jul',
+        'aug',
+        'sep',
+        'oct',
+        'nov',
+        'dec',
+      ].indexOf(month);
+      const first = firings(`0 0 1 ${month.toUpperCase()} *`, Date.UTC(2026, 11, 31), 1)[0];
+      expect(first).toBe(new Date(Date.UTC(2027, number, 1)).toISOString().slice(0, 16));
+    },
+  );
+
+  it.each(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'])('reads the day name %s, in any case', (day) => {
+    const number = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].indexOf(day);
+    const first = firings(`0 0 * * ${day[0].toUpperCase()}${day.slice(1)}`, Date.UTC(2026, 10, 28, 12), 1)[0];
+    // From Saturday 28 November 2026 noon, the next such day.
+    expect(first).toBe(new Date(Date.UTC(2026, 10, 29 + number)).toISOString().slice(0, 16));
+  });
+
+  it('reads schedules in UTC whatever the time zone of the process', () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo';
+    try {
+      expect(firings('0 9 * * *', FRI, 1)).toEqual(['2026-11-27T09:00']);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('says which schedule and which part, with a typed error', () => {
+    const error = (() => {
+      try {
+        parseBudgetSchedule('0 25 * * *');
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(BudgetScheduleError);
+    expect(error?.name).toBe('BudgetScheduleError');
+    expect(error?.message).toBe('schedule "0 25 * * *": Invalid value for hour: 25');
   });
 
   it.each([
@@ -111,6 +171,9 @@ describe('budget schedules as robfig/cron`s standard parser reads them', () => {
     ['60 * * * *', /minute/],
     ['*/0 * * * *', /stepping/],
     ['0 9 0 * *', /day/],
+    ['x1 9 * * *', /cannot read "x1" in the minute field/],
+    ['0 9 * * 6-7', /"6-7" is beyond the day of week's 0-6/],
+    ['0 9 * * 5-4', /the range "5-4" in the day of week field begins beyond its end/],
   ])('refuses %s', (schedule, message) => {
     expect(() => parseBudgetSchedule(schedule)).toThrow(BudgetScheduleError);
     expect(() => parseBudgetSchedule(schedule)).toThrow(message);
@@ -152,6 +215,11 @@ describe('allowedDisruptions', () => {
     expect(allowedDisruptions(pool(budgets), 'Underutilized', 10, 0, MON_9AM + 9 * 3_600_000)).toBe(
       Number.POSITIVE_INFINITY,
     );
+  });
+
+  it('fails closed on a nodes value validation would have refused', () => {
+    expect(allowedDisruptions(pool([{ nodes: 'x5%' }]), 'Drifted', 10, 0, MON_9AM)).toBe(0);
+    expect(allowedDisruptions(pool([{ nodes: '5%x' }]), 'Drifted', 10, 0, MON_9AM)).toBe(0);
   });
 
   it('fails closed on a schedule that does not parse, as GetAllowedDisruptions does', () => {
