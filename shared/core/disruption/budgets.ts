@@ -1,6 +1,6 @@
+import { type BudgetSchedule, budgetActive, parseBudgetSchedule } from '../model/budget-schedule';
 import { durationMs } from '../model/duration';
 import type { NodePool } from '../model/nodepool';
-import { parseCron, withinWindow } from './cron';
 
 /** Why a node is disrupted, as budgets name reasons. */
 export type DisruptionReason = 'Empty' | 'Drifted' | 'Underutilized';
@@ -10,8 +10,10 @@ export type DisruptionReason = 'Empty' | 'Drifted' | 'Underutilized';
  * pkg/apis/v1/nodepool.go `GetAllowedDisruptionsByReason`): the smallest of the budgets that
  * are active and apply to the reason — a count, or a percentage of the pool's nodes rounded up
  * — minus the nodes already being disrupted. No active budget: no limit but the default 10 %
- * applies through the NodePool's defaults. A budget whose schedule cannot be read blocks (0),
- * as Karpenter treats a bad schedule.
+ * applies through the NodePool's defaults. A schedule is active as `Budget.IsActive` decides
+ * (model/budget-schedule.ts). A NodePool whose schedule cannot be read does not validate, so
+ * none reaches here; should one, it blocks (0), as Karpenter's `GetAllowedDisruptions` fails
+ * closed.
  */
 export function allowedDisruptions(
   pool: NodePool,
@@ -24,12 +26,13 @@ export function allowedDisruptions(
   for (const budget of pool.disruption.budgets) {
     if (budget.reasons && !budget.reasons.includes(reason)) continue;
     if (budget.schedule) {
+      let schedule: BudgetSchedule;
       try {
-        const window = durationMs(budget.duration ?? '0s') ?? 0;
-        if (!withinWindow(parseCron(budget.schedule), window, now)) continue;
+        schedule = parseBudgetSchedule(budget.schedule);
       } catch {
         return 0;
       }
+      if (!budgetActive(schedule, durationMs(budget.duration ?? '0s') ?? 0, now)) continue;
     }
     const percent = /^(\d+)%$/.exec(budget.nodes);
     const limit = percent ? Math.ceil((poolNodes * Number(percent[1])) / 100) : Number(budget.nodes);

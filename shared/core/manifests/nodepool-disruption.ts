@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { budgetScheduleProblem } from '../model/budget-schedule';
 
 /**
  * spec.disruption of a NodePool and the durations Karpenter's NodePool CRD accepts: when a
@@ -25,6 +26,11 @@ const budget = z.strictObject({
       BUDGET_SCHEDULE,
       'must be a cron schedule with five fields ("0 9 * * mon-fri") or a macro ("@daily")',
     )
+    // What the CRD's pattern lets through but robfig/cron's ParseStandard (Budget.IsActive) refuses.
+    .superRefine((schedule, ctx) => {
+      const problem = budgetScheduleProblem(schedule);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   duration: z
     .string()

@@ -582,6 +582,22 @@ describe('parseNodePool', () => {
       );
     });
 
+    it("a schedule the CRD's pattern lets through but robfig/cron's standard parser refuses", () => {
+      for (const [schedule, message] of [
+        ['0 9 * * 7', /"7" is beyond the day of week's 0-6/],
+        ['0 9 L * *', /cannot read "L" in the day of month field/],
+        ['0 0 * * tue-mon', /the range "tue-mon" in the day of week field begins beyond its end/],
+        ['0 0 9 * * *', /expected exactly 5 fields, found 6/],
+        ['0 9 30 2 *', /never fires/],
+      ] as const) {
+        expectRejected(
+          (d) => (d.spec.disruption.budgets[2].schedule = schedule),
+          'spec.disruption.budgets[2].schedule',
+          message,
+        );
+      }
+    });
+
     it('a schedule without a duration and a duration without a schedule', () => {
       expectRejected(
         (d) => delete d.spec.disruption.budgets[2].duration,
