@@ -11,7 +11,7 @@ import { type ClusterWorld, clusterWorld } from './cluster-world';
 import { FunctionRouter, type RoutingLatencies } from './function-router';
 import { InvariantChecker } from './invariants';
 import { allocatableOf, KubeSchedulerStandIn, podRequests } from './kube-scheduler';
-import { KubeletStandIn, type KubeletTimings } from './kubelet';
+import { KubeletStandIn, type KubeletTimings, kubeletEventMessage } from './kubelet';
 import { decisionFromLine } from './log-lines';
 import { seeded } from './seeded-random';
 import { WorldTrace } from './trace';
@@ -227,7 +227,11 @@ export class Simulation {
       // A quiet world jumps to its next due invocation or timer (whole ticks, so steps stay aligned).
       const next = this.busy()
         ? now + this.tickMs
-        : Math.min(this.router.nextDue(), now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY));
+        : Math.min(
+            this.router.nextDue(),
+            this.kubelet.nextDue(),
+            now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY),
+          );
       const ticks = Math.max(1, Math.floor((next - now) / this.tickMs));
       const step = Math.min(ticks * this.tickMs, end - now);
       this.sampleQuietSpan(step);
@@ -260,16 +264,8 @@ export class Simulation {
     for (const [node, count] of byNode)
       this.decide('kube-scheduler', 'bound', `bound ${count} pod(s) to ${node}`);
     for (const event of this.kubelet.step()) {
-      if (event.kind === 'pod-running') continue;
-      const message =
-        event.kind === 'registered'
-          ? `node ${event.node} registered (${event.instanceId})`
-          : event.kind === 'ready'
-            ? `node ${event.node} is Ready`
-            : event.kind === 'startup-taints-lifted'
-              ? `startup taints lifted on ${event.node}`
-              : `instance ${event.instanceId} gone: node ${event.node} and its pods removed`;
-      this.decide('kubelet', event.kind, message);
+      if (event.kind === 'pod-running' || event.kind === 'pod-terminated') continue;
+      this.decide('kubelet', event.kind, kubeletEventMessage(event));
     }
     for (const event of this.ec2Events.stateChanges()) this.router.putDefaultBusEvent(event);
     this.invariants.check();
@@ -281,9 +277,10 @@ export class Simulation {
   }
 
   /**
-   * Whether anything in the world moves on its own before the next invocation: pods starting or
-   * going, nodes coming up, instances changing state, queued messages, running Jobs. (A Node
-   * being deleted waits for the termination function, which is an invocation.)
+   * Whether anything in the world moves on its own before the next invocation: pods starting,
+   * nodes coming up, instances changing state, queued messages, running Jobs. (A Node being
+   * deleted waits for the termination function, which is an invocation; a Terminating pod for
+   * its kubelet, whose confirmation {@link KubeletStandIn.nextDue} names.)
    */
   private busy(): boolean {
     if (this.kubelet.settling || this.router.queue.depth > 0) return true;
@@ -292,7 +289,7 @@ export class Simulation {
       store
         .list('pods')
         .items.some(
-          (p) => (p.status as { phase?: string })?.phase === 'Pending' || p.metadata.deletionTimestamp,
+          (p) => (p.status as { phase?: string })?.phase === 'Pending' && !p.metadata.deletionTimestamp,
         )
     )
       return true;
