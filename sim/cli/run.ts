@@ -60,8 +60,7 @@ export function parseFlags(argv: readonly string[]): Flags | 'help' | string {
         if (scenarioGiven) return `one scenario file at a time; ${JSON.stringify(arg)} is one too many`;
         scenarioGiven = true;
         flags.scenario = arg === '--scenario' ? value() : arg;
-      }
-      else if (arg === '--report') flags.report = value();
+      } else if (arg === '--report') flags.report = value();
       else if (arg === '--quiet') flags.quiet = true;
       else if (arg === '--speed') {
         const raw = value();

@@ -59,6 +59,30 @@ export function checkRecordedExpectations(expect: Expectations, sim: Simulation,
       .join(', ');
     out.push(within(`nodes${what ? ` with ${what}` : ''}`, nodes.length, bound));
   }
+  for (const by of expect.instances ?? []) {
+    const { name, nodePool, impaired, ...bound } = by;
+    const ec2 = sim.world.fakes.ec2;
+    const tag = (i: { Tags?: { Key?: string; Value?: string }[] }, key: string) =>
+      i.Tags?.find((t) => t.Key === key)?.Value;
+    const found = ec2.listInstances().filter((i) => {
+      const status = ec2.instanceStatus(i.InstanceId ?? '');
+      return (
+        ['pending', 'running'].includes(i.State?.Name ?? '') &&
+        (name === undefined || tag(i, 'Name') === name) &&
+        (nodePool === undefined || tag(i, 'karpenter.sh/nodepool') === nodePool) &&
+        (impaired === undefined || status.instance === 'impaired' || status.system === 'impaired')
+      );
+    });
+    const what = [
+      name ? `named ${name}` : '',
+      nodePool ? `of NodePool ${nodePool}` : '',
+      impaired ? 'impaired' : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    const outcome = within(`instances running${what ? ` (${what})` : ''}`, found.length, bound);
+    out.push({ ...outcome, detail: `${outcome.detail}: ${list(found.map((i) => i.InstanceId ?? ''))}` });
+  }
   if (expect.noDoNotDisruptEvicted) {
     const evicted = record.doNotDisruptRemovals.filter((r) => r.how === 'evicted');
     const deleted = record.doNotDisruptRemovals.filter((r) => r.how === 'deleted');

@@ -300,6 +300,19 @@ export const expectations = z
           .strict(),
       )
       .optional(),
+    /** EC2 instances pending or running at the end, by their Name tag, NodePool tag or status checks. */
+    instances: z
+      .array(
+        bound
+          .extend({
+            name: z.string().optional(),
+            nodePool: z.string().optional(),
+            /** Only instances whose instance or system status check is impaired. */
+            impaired: z.literal(true).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     /** No pod annotated `karpenter.sh/do-not-disrupt: "true"` was evicted by podlift. */
     noDoNotDisruptEvicted: z.boolean().optional(),
     /** Every NodeClaim whose deletion was asked for was gone (finalized) within this long. */

@@ -1,4 +1,5 @@
 import type { Instance } from '@aws-sdk/client-ec2';
+import { durationMs } from '../../shared/core/model/duration';
 import type { KubeObject } from '../fakes/kube';
 import { BudgetInvariant, type ControllerRef, podsRemovedBy } from './budget-invariant';
 import type { ClusterWorld } from './cluster-world';
@@ -34,7 +35,8 @@ interface InterruptionWatch {
  * - a spot interruption (or an AWS Health scheduled change) of a node with pods gets a
  *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the interruption function launched one (none is needed when the
  *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
- * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption;
+ * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption
+ *   (an interrupted or expired node's is forceful);
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
  *   takes a PodDisruptionBudget's healthy pods below its desiredHealthy, minAvailable or
  *   maxUnavailable, integer or percentage ({@link BudgetInvariant}); involuntary losses do not count.
@@ -141,7 +143,7 @@ export class InvariantChecker {
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
     this.noteInitialized(claims);
     this.checkInterruptions();
-    this.checkDoNotDisrupt(store.list('nodes').items as Json[]);
+    this.checkDoNotDisrupt(store.list('nodes').items as Json[], claims);
     this.checkBudgets();
   }
 
@@ -293,11 +295,26 @@ export class InvariantChecker {
     }
   }
 
-  private checkDoNotDisrupt(nodes: Json[]): void {
+  /**
+   * Karpenter's voluntary disruption (drift, consolidation, emptiness) passes over nodes with
+   * do-not-disrupt pods; forceful disruption does not wait to taint: an interruption, or an
+   * expired NodeClaim (expiration is forceful since v1, its drain held only until
+   * terminationGracePeriod; kubernetes-sigs/karpenter pkg/controllers/nodeclaim/expiration).
+   */
+  private checkDoNotDisrupt(nodes: Json[], claims: Json[]): void {
     const pods = this.world.fakes.kube.store.list('pods').items;
+    const now = this.world.time.now();
+    const expired = new Set(
+      claims
+        .filter((c) => {
+          const ttl = typeof c.spec?.expireAfter === 'string' ? durationMs(c.spec.expireAfter) : undefined;
+          return ttl !== undefined && Date.parse(c.metadata.creationTimestamp) + ttl <= now;
+        })
+        .map((c) => c.status?.providerID),
+    );
     for (const node of nodes) {
       const name = node.metadata.name;
-      if (this.interruptedNodes.has(name)) continue;
+      if (this.interruptedNodes.has(name) || expired.has(node.spec?.providerID)) continue;
       const tainted = (node.spec?.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted');
       if (!tainted) continue;
       const holder = this.podsOn(name, pods).find(

@@ -79,7 +79,10 @@ export class WorkloadController {
     this.workloads.set(keyOf(namespace, name), {
       ...current,
       owner,
-      template: { ...current.template, annotations: { ...(current.template.annotations ?? {}), ...annotations } },
+      template: {
+        ...current.template,
+        annotations: { ...(current.template.annotations ?? {}), ...annotations },
+      },
     });
     let annotated = 0;
     for (const pod of this.store.list('pods', { namespace }).items) {
