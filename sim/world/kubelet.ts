@@ -3,8 +3,12 @@ import type { Clock } from '../../shared/core/ports/time';
 import type { FakeEc2 } from '../fakes/aws/ec2';
 import { formatKubeTime, type KubeObject } from '../fakes/kube';
 import type { KubeStore } from '../fakes/kube/store';
+import { eksAllocatable } from './eks-allocatable';
+import type { KubeletEvent } from './kubelet-events';
 import { readNodeBootstrap, UnbootableUserDataError } from './node-bootstrap';
-import { type NodeLifecycleEvent, NodeLifecycleStandIn } from './node-lifecycle';
+import { NodeLifecycleStandIn } from './node-lifecycle';
+
+export { type KubeletEvent, kubeletEventMessage } from './kubelet-events';
 
 /** How long a node takes to come up, in virtual milliseconds. */
 export interface KubeletTimings {
@@ -21,51 +25,6 @@ export interface KubeletTimings {
    * later than the pod's grace period). @default 2 s
    */
   readonly podStopMs?: number;
-}
-
-/** Something the world's nodes did, for the simulator's log. */
-export interface KubeletEvent {
-  readonly kind:
-    | 'registered'
-    | 'ready'
-    | 'startup-taints-lifted'
-    | 'instance-gone'
-    | 'pod-running'
-    | 'pod-terminated'
-    | 'kubelet-died'
-    | 'never-registers'
-    | NodeLifecycleEvent['kind'];
-  readonly node: string;
-  readonly instanceId: string;
-  readonly detail?: string;
-}
-
-/** The simulator's log line for a kubelet or node lifecycle event. */
-export function kubeletEventMessage(event: KubeletEvent): string {
-  switch (event.kind) {
-    case 'registered':
-      return `node ${event.node} registered (${event.instanceId})`;
-    case 'ready':
-      return `node ${event.node} is Ready`;
-    case 'startup-taints-lifted':
-      return `startup taints lifted on ${event.node}`;
-    case 'instance-gone':
-      return `instance ${event.instanceId} gone: the kubelet of node ${event.node} stopped`;
-    case 'kubelet-died':
-      return `the kubelet of node ${event.node} (${event.instanceId}) died: no heartbeats, no pod confirmed`;
-    case 'never-registers':
-      return `instance ${event.instanceId} booted but its kubelet never registers: ${event.detail}`;
-    case 'node-unreachable':
-      return `node ${event.node} is Unknown (no heartbeat for the node-monitor grace period): tainted unreachable, pods not Ready`;
-    case 'pods-evicted-unreachable':
-      return `taint eviction deleted ${event.detail} pod(s) of unreachable node ${event.node}`;
-    case 'node-deleted':
-      return `cloud node lifecycle deleted node ${event.node}: its instance is terminated`;
-    case 'pod-collected':
-      return `pod garbage collector deleted ${event.detail}: its node ${event.node} no longer exists`;
-    default:
-      return `${event.kind} ${event.detail ?? ''} on ${event.node}`;
-  }
 }
 
 /** Which instances boot but never register a Node: by instance type or by EC2NodeClass. */
@@ -450,19 +409,4 @@ export class KubeletStandIn {
     }
     return events;
   }
-}
-
-/**
- * Allocatable as the EKS AMI computes it (awslabs/amazon-eks-ami `get_cpu_millicores_to_reserve`
- * and `get_memory_mebibytes_to_reserve`): kube-reserved cpu 6 % of the first core, 1 % of the
- * second, 0.5 % of the next two, 0.25 % of the rest; memory 11 MiB per pod + 255 MiB; 100 Mi
- * hard eviction threshold; the memory the kernel sees is about 6 % below the nominal size.
- */
-export function eksAllocatable(vcpus: number, memoryMiB: number, maxPods: number): Record<string, string> {
-  const cores = [60, 10, 5, 5];
-  let reservedMilli = 0;
-  for (let core = 0; core < vcpus; core++) reservedMilli += core < cores.length ? cores[core] : 2.5;
-  const cpu = Math.floor(vcpus * 1000 - reservedMilli);
-  const memory = Math.floor(memoryMiB * 0.94 - (11 * maxPods + 255) - 100);
-  return { cpu: `${cpu}m`, memory: `${memory}Mi`, pods: String(maxPods), 'ephemeral-storage': '17Gi' };
 }
