@@ -206,7 +206,8 @@ export class InvariantChecker {
       const claim = (i.Tags ?? []).find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
       if (claim !== undefined && !this.world.fakes.kube.store.find('nodeclaims.karpenter.sh', claim))
         continue;
-      const left = this.podsOn(node);
+      // A pod being deleted (evicted, or by the taint eviction controller) is on its way out.
+      const left = this.podsOn(node).filter((p) => !p.metadata.deletionTimestamp);
       if (left.length > 0)
         this.violate(
           `drain/${id}`,
