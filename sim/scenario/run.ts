@@ -26,8 +26,6 @@ export class ScenarioStepError extends Error {
   override readonly name = 'ScenarioStepError';
 }
 
-const RESOURCES = SEEDED_KINDS;
-
 /**
  * Plays a scenario: starts a {@link Simulation}, seeds its manifests (Deployments and Jobs go to
  * the workload controller, the rest to the API server), runs the timeline's steps at their
@@ -98,10 +96,10 @@ export function applyManifest(sim: Simulation, manifest: KubeObject): void {
     sim.workloads.apply(workloadOf(manifest));
     return;
   }
-  const resource = RESOURCES[kind];
+  const resource = SEEDED_KINDS[kind];
   if (!resource)
     throw new Error(
-      `manifest ${kind}/${manifest.metadata.name}: kind ${kind} is not one the simulator seeds (${[...Object.keys(RESOURCES), ...WORKLOAD_KINDS].join(', ')})`,
+      `manifest ${kind}/${manifest.metadata.name}: kind ${kind} is not one the simulator seeds (${[...Object.keys(SEEDED_KINDS), ...WORKLOAD_KINDS].join(', ')})`,
     );
   const store = sim.world.fakes.kube.store;
   const existing = store.find(resource, manifest.metadata.name ?? '', manifest.metadata.namespace);
@@ -159,7 +157,11 @@ function applyStep(sim: Simulation, step: Step, where: string): void {
     }
     sim.decide('scenario', 'scale', `scale Deployment ${step.scale.deployment} to ${step.scale.replicas}`);
   } else if (step.apply) {
-    applyManifest(sim, step.apply as unknown as KubeObject);
+    try {
+      applyManifest(sim, step.apply as unknown as KubeObject);
+    } catch (error) {
+      throw new Error(`apply: ${(error as Error).message}`);
+    }
     sim.decide('scenario', 'apply', `apply ${step.apply.kind}/${step.apply.metadata.name}`);
   } else if (step.delete) {
     const { kind, name, namespace } = step.delete;
@@ -171,12 +173,12 @@ function applyStep(sim: Simulation, step: Step, where: string): void {
       if (!sim.workloads.list().some((w) => w.name === name && w.namespace === namespace)) throw missing();
       sim.workloads.scale(namespace, name, 0);
     } else {
-      if (!store.find(RESOURCES[kind], name, namespace)) throw missing();
-      store.delete(RESOURCES[kind], name, { namespace });
+      if (!store.find(SEEDED_KINDS[kind], name, namespace)) throw missing();
+      store.delete(SEEDED_KINDS[kind], name, { namespace });
     }
     sim.decide('scenario', 'delete', `delete ${kind}/${name}`);
   } else if (step.patch) {
-    const resource = RESOURCES[step.patch.kind];
+    const resource = SEEDED_KINDS[step.patch.kind];
     const current = store.find(resource, step.patch.name);
     if (!current) throw new Error(`patch.name: no ${step.patch.kind} ${step.patch.name}`);
     store.update(resource, applyMergePatch(current, step.patch.merge) as object);

@@ -72,6 +72,8 @@ export class KubeletStandIn {
   private readonly timings: Required<KubeletTimings>;
   private readonly boundAt = new Map<string, number>();
   private readonly neverRegister: NeverRegisters[] = [];
+  /** Kubelets killed since the last step, reported by it. */
+  private readonly killed: KubeletEvent[] = [];
   private readonly lifecycle: NodeLifecycleStandIn;
 
   constructor(
@@ -168,8 +170,6 @@ export class KubeletStandIn {
     events.push(...this.startPods(now));
     return events;
   }
-
-  private readonly killed: KubeletEvent[] = [];
 
   private deadSince(node: string): number | undefined {
     for (const t of this.tracked.values()) if (t.nodeName === node) return t.deadSince;
@@ -386,8 +386,12 @@ export class KubeletStandIn {
       if (!nodeName) continue;
       const key = pod.metadata.uid ?? '';
       const status = (pod.status ?? {}) as { phase?: string };
-      if (status.phase !== 'Pending' || !ready.has(nodeName) || pod.metadata.deletionTimestamp) continue;
-      if (this.isDead(nodeName)) continue;
+      if (status.phase !== 'Pending' || !ready.has(nodeName)) continue;
+      if (pod.metadata.deletionTimestamp || this.isDead(nodeName)) {
+        // Never started: nothing to wait for.
+        this.boundAt.delete(key);
+        continue;
+      }
       const since = this.boundAt.get(key) ?? now;
       this.boundAt.set(key, since);
       if (now < since + this.timings.podStartMs) continue;
