@@ -47,8 +47,16 @@ export function targetInstance(sim: Simulation, target: NodeTarget, field: strin
   }
   const running = ec2
     .listInstances()
-    .filter((i) => i.State?.Name === 'running' && sim.kubelet.nodeOf(i.InstanceId ?? ''))
-    .filter((i) => !sim.kubelet.isDead(sim.kubelet.nodeOf(i.InstanceId ?? '') ?? ''))
+    .filter((i) => {
+      const node = sim.kubelet.nodeOf(i.InstanceId ?? '');
+      // A registered Node whose kubelet still runs (not one that never registered).
+      return (
+        i.State?.Name === 'running' &&
+        node !== undefined &&
+        !sim.kubelet.isDead(node) &&
+        store.find('nodes', node)
+      );
+    })
     .sort((a, b) => (a.LaunchTime?.getTime() ?? 0) - (b.LaunchTime?.getTime() ?? 0));
   if (running.length === 0) throw new Error(`${field}.instance: no running instance with a live kubelet`);
   return running[0].InstanceId ?? '';
