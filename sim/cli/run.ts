@@ -19,14 +19,15 @@ export interface SimulatorIo {
   now(): number;
 }
 
-export const USAGE = `usage: npm start -- [options]
+export const USAGE = `usage: npm start -- [options] [<file.yaml>]
 
 Plays podlift's whole loop in a simulated cluster and region: the real watcher, the real Lambda
 handlers, adapters and SDK clients, with only the endpoints faked, on a virtual clock.
 Without --scenario it plays the built-in demo (examples/scenarios/demo.yaml).
 
 options:
-  --scenario <file.yaml>  play a scenario file (format: README.md, "Simulator")
+  <file.yaml>             play a scenario file (format: README.md, "Simulator")
+  --scenario <file.yaml>  the same
   --report <file.html>    also write a self-contained HTML report of the run
   --speed <x>             play at x times real time (default: as fast as possible)
   --quiet                 print only the summary
@@ -45,6 +46,7 @@ interface Flags {
 /** Parses argv; a string is a usage error. */
 export function parseFlags(argv: readonly string[]): Flags | 'help' | string {
   const flags: Flags = { scenario: DEMO_SCENARIO, quiet: false };
+  let scenarioGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -54,8 +56,11 @@ export function parseFlags(argv: readonly string[]): Flags | 'help' | string {
     };
     try {
       if (arg === '--help' || arg === '-h') return 'help';
-      if (arg === '--scenario') flags.scenario = value();
-      else if (arg === '--report') flags.report = value();
+      if (arg === '--scenario' || !arg.startsWith('-')) {
+        if (scenarioGiven) return `one scenario file at a time; ${JSON.stringify(arg)} is one too many`;
+        scenarioGiven = true;
+        flags.scenario = arg === '--scenario' ? value() : arg;
+      } else if (arg === '--report') flags.report = value();
       else if (arg === '--quiet') flags.quiet = true;
       else if (arg === '--speed') {
         const raw = value();

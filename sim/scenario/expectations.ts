@@ -1,5 +1,6 @@
 import type { SimulationRecord } from '../report/record';
 import type { Simulation } from '../world/simulation';
+import { checkRecordedExpectations } from './recorded-expectations';
 import type { Expectations } from './schema';
 
 type Outcome = SimulationRecord['expectations'][number];
@@ -11,7 +12,8 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-function within(description: string, value: number, bound: { min?: number; max?: number }): Outcome {
+/** A bound's outcome: `value` within `bound`. */
+export function within(description: string, value: number, bound: { min?: number; max?: number }): Outcome {
   const held =
     (bound.min === undefined || value >= bound.min) && (bound.max === undefined || value <= bound.max);
   const range = [
@@ -74,5 +76,6 @@ export function checkExpectations(expect: Expectations, sim: Simulation): Outcom
       detail: `was ${(p99 / 1000).toFixed(1)}s over ${sim.timeToCapacityMs.length} pod(s)`,
     });
   }
+  out.push(...checkRecordedExpectations(expect, sim, within));
   return out;
 }

@@ -5,7 +5,8 @@ import { al2023Path, amiParameter } from '../world/aws/node-class-world';
 import { Simulation } from '../world/simulation';
 import type { Workload } from '../world/workloads';
 import { checkExpectations } from './expectations';
-import type { Scenario, Step } from './schema';
+import { applyFaultStep } from './fault-steps';
+import { formatDuration, type Scenario, SEEDED_KINDS, type Step, WORKLOAD_KINDS } from './schema';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -25,18 +26,6 @@ export class ScenarioStepError extends Error {
   override readonly name = 'ScenarioStepError';
 }
 
-/** The store resource of each manifest kind a scenario may seed. */
-const RESOURCES: Readonly<Record<string, string>> = {
-  NodePool: 'nodepools.karpenter.sh',
-  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
-  NodeClaim: 'nodeclaims.karpenter.sh',
-  Pod: 'pods',
-  Node: 'nodes',
-  PodDisruptionBudget: 'poddisruptionbudgets.policy',
-  DaemonSet: 'daemonsets.apps',
-  Namespace: 'namespaces',
-};
-
 /**
  * Plays a scenario: starts a {@link Simulation}, seeds its manifests (Deployments and Jobs go to
  * the workload controller, the rest to the API server), runs the timeline's steps at their
@@ -50,8 +39,17 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
   });
   try {
-    for (const manifest of scenario.manifests) applyManifest(sim, manifest as unknown as KubeObject);
-    const steps = [...scenario.timeline].sort((a, b) => a.at - b.at);
+    for (const [index, manifest] of scenario.manifests.entries()) {
+      try {
+        applyManifest(sim, manifest as unknown as KubeObject);
+      } catch (error) {
+        throw new ScenarioStepError(`manifests[${index}]: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    // Played in time order; errors name each step by its index in the file.
+    const steps = scenario.timeline
+      .map((step, index) => ({ step, index }))
+      .sort((a, b) => a.step.at - b.step.at);
     const play = async (until: number) => {
       while (sim.elapsed < until) {
         // At a set speed the run advances a second at a time to keep pace with the wall clock.
@@ -64,12 +62,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         }
       }
     };
-    for (const [index, step] of steps.entries()) {
+    for (const { step, index } of steps) {
       await play(step.at);
+      const where = `timeline[${index}] (at ${formatDuration(step.at)})`;
       try {
-        applyStep(sim, step, index);
+        applyStep(sim, step, where);
       } catch (error) {
-        throw new ScenarioStepError((error as Error).message, { cause: error });
+        const message = (error as Error).message;
+        throw new ScenarioStepError(message.startsWith('timeline[') ? message : `${where}.${message}`, {
+          cause: error,
+        });
       }
     }
     await play(scenario.duration);
@@ -94,10 +96,10 @@ export function applyManifest(sim: Simulation, manifest: KubeObject): void {
     sim.workloads.apply(workloadOf(manifest));
     return;
   }
-  const resource = RESOURCES[kind];
+  const resource = SEEDED_KINDS[kind];
   if (!resource)
     throw new Error(
-      `manifest ${kind}/${manifest.metadata.name}: kind ${kind} is not one the simulator seeds (${[...Object.keys(RESOURCES), 'Deployment', 'Job'].join(', ')})`,
+      `manifest ${kind}/${manifest.metadata.name}: kind ${kind} is not one the simulator seeds (${[...Object.keys(SEEDED_KINDS), ...WORKLOAD_KINDS].join(', ')})`,
     );
   const store = sim.world.fakes.kube.store;
   const existing = store.find(resource, manifest.metadata.name ?? '', manifest.metadata.namespace);
@@ -141,26 +143,44 @@ function workloadOf(manifest: KubeObject): Workload {
   };
 }
 
-/** Carries out one timeline step; errors name the step. */
-function applyStep(sim: Simulation, step: Step, index: number): void {
-  const where = `timeline[${index}]`;
+/** Carries out one timeline step; errors name the step (`where`) or start with the field. */
+function applyStep(sim: Simulation, step: Step, where: string): void {
   const store = sim.world.fakes.kube.store;
   const { ec2, kube, ssm } = sim.world.fakes;
+  if (applyFaultStep(sim, step)) return;
   if (step.log !== undefined) sim.decide('scenario', 'note', step.log);
   else if (step.scale) {
-    sim.workloads.scale(step.scale.namespace, step.scale.deployment, step.scale.replicas);
+    try {
+      sim.workloads.scale(step.scale.namespace, step.scale.deployment, step.scale.replicas);
+    } catch (error) {
+      throw new Error(`scale.deployment: ${(error as Error).message}`);
+    }
     sim.decide('scenario', 'scale', `scale Deployment ${step.scale.deployment} to ${step.scale.replicas}`);
   } else if (step.apply) {
-    applyManifest(sim, step.apply as unknown as KubeObject);
+    try {
+      applyManifest(sim, step.apply as unknown as KubeObject);
+    } catch (error) {
+      throw new Error(`apply: ${(error as Error).message}`);
+    }
     sim.decide('scenario', 'apply', `apply ${step.apply.kind}/${step.apply.metadata.name}`);
   } else if (step.delete) {
     const { kind, name, namespace } = step.delete;
-    if (kind === 'Deployment') sim.workloads.scale(namespace, name, 0);
-    else store.delete(RESOURCES[kind], name, { namespace });
+    const missing = () =>
+      new Error(
+        `delete.name: no ${kind} ${name}${kind === 'Pod' || kind === 'Deployment' || kind === 'PodDisruptionBudget' ? ` in namespace ${namespace}` : ''}`,
+      );
+    if (kind === 'Deployment') {
+      if (!sim.workloads.list().some((w) => w.name === name && w.namespace === namespace)) throw missing();
+      sim.workloads.scale(namespace, name, 0);
+    } else {
+      if (!store.find(SEEDED_KINDS[kind], name, namespace)) throw missing();
+      store.delete(SEEDED_KINDS[kind], name, { namespace });
+    }
     sim.decide('scenario', 'delete', `delete ${kind}/${name}`);
   } else if (step.patch) {
-    const resource = RESOURCES[step.patch.kind];
-    const current = store.get(resource, step.patch.name);
+    const resource = SEEDED_KINDS[step.patch.kind];
+    const current = store.find(resource, step.patch.name);
+    if (!current) throw new Error(`patch.name: no ${step.patch.kind} ${step.patch.name}`);
     store.update(resource, applyMergePatch(current, step.patch.merge) as object);
     sim.decide(
       'scenario',

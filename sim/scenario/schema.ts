@@ -21,11 +21,48 @@ export function parseDuration(text: string): number {
   return total;
 }
 
+/** `1h30m`, `5m`, `90s` → `1m30s`, `250ms`: a duration as a scenario file writes it. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  if (rest > 0) parts.push(`${rest}ms`);
+  return parts.join('');
+}
+
 const name = z.string().min(1);
+/** The store resource of each manifest kind a scenario may seed into the API server. */
+export const SEEDED_KINDS: Readonly<Record<string, string>> = {
+  NodePool: 'nodepools.karpenter.sh',
+  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
+  NodeClaim: 'nodeclaims.karpenter.sh',
+  Pod: 'pods',
+  Node: 'nodes',
+  PodDisruptionBudget: 'poddisruptionbudgets.policy',
+  DaemonSet: 'daemonsets.apps',
+  Namespace: 'namespaces',
+  VolumeAttachment: 'volumeattachments.storage.k8s.io',
+};
+/** Kinds the workload controller stand-in runs instead. */
+export const WORKLOAD_KINDS = ['Deployment', 'Job'] as const;
+const MANIFEST_KINDS = [...Object.keys(SEEDED_KINDS), ...WORKLOAD_KINDS];
+
 const manifest = z
   .object({
     apiVersion: z.string().min(1),
-    kind: z.string().min(1),
+    kind: z.string().refine((kind) => MANIFEST_KINDS.includes(kind), {
+      message: `a kind the simulator runs (${MANIFEST_KINDS.join(', ')})`,
+    }),
     metadata: z.object({ name, namespace: z.string().optional() }).passthrough(),
   })
   .passthrough();
@@ -50,6 +87,27 @@ const spotInstance = z
   .refine((v) => [v.nodeClaim, v.instanceId, v.spot].filter((x) => x !== undefined).length === 1, {
     message: 'name exactly one of nodeClaim, instanceId or spot: any',
   });
+
+/** Names exactly one of the listed keys. */
+const exactlyOne =
+  (keys: readonly string[]) =>
+  (value: Record<string, unknown>): boolean =>
+    keys.filter((k) => value[k] !== undefined).length === 1;
+
+/** The node a `kubeletDies` or `impairInstance` step names: by Node, NodeClaim, instance id, or any. */
+const nodeTarget = z
+  .object({
+    node: z.string().optional(),
+    nodeClaim: z.string().optional(),
+    instanceId: z.string().optional(),
+    instance: z.literal('any').optional(),
+  })
+  .strict()
+  .refine(exactlyOne(['node', 'nodeClaim', 'instanceId', 'instance']), {
+    message: 'name exactly one of node, nodeClaim, instanceId or instance: any',
+  });
+
+const checkState = z.enum(['ok', 'impaired']);
 
 const actions = {
   scale: z
@@ -101,6 +159,52 @@ const actions = {
   newAmi: z.object({ arch: z.enum(['amd64', 'arm64']).default('amd64') }).strict(),
   dropWatches: z.literal(true),
   log: z.string(),
+  kubeletDies: nodeTarget,
+  neverRegisters: z
+    .object({ instanceType: z.string().optional(), nodeClass: z.string().optional() })
+    .strict()
+    .refine(exactlyOne(['instanceType', 'nodeClass']), {
+      message: 'name exactly one of instanceType or nodeClass',
+    }),
+  stuckFinalizer: z
+    .object({
+      pod: z.string().optional(),
+      deployment: z.string().optional(),
+      namespace: z.string().default('default'),
+      finalizer: z.string().default('sim.podlift.dev/stuck'),
+    })
+    .strict()
+    .refine(exactlyOne(['pod', 'deployment']), { message: 'name exactly one of pod or deployment' }),
+  leakInstance: z
+    .object({
+      instanceType: z.string().default('m5.large'),
+      zone: z.string().optional(),
+      /** Tagged as podlift tags its own (cluster `owned` and a NodePool); false: the cluster tag only, as a managed node group's. */
+      taggedForCluster: z.boolean().default(true),
+      name: z.string().optional(),
+    })
+    .strict(),
+  terminateInstance: nodeTarget,
+  impairInstance: nodeTarget.and(
+    z.object({ instanceStatus: checkState.default('impaired'), systemStatus: checkState.default('ok') }),
+  ),
+  doNotDisrupt: z
+    .object({ deployment: name, namespace: z.string().default('default'), value: z.string().default('true') })
+    .strict(),
+  volumeAttachment: z
+    .object({
+      node: z.string().optional(),
+      nodeClaim: z.string().optional(),
+      instanceId: z.string().optional(),
+      instance: z.literal('any').optional(),
+      count: z.number().int().positive().default(1),
+      /** How long after its node's deletion the attach-detach controller takes to detach them. @default never */
+      detachAfter: duration.optional(),
+    })
+    .strict()
+    .refine(exactlyOne(['node', 'nodeClaim', 'instanceId', 'instance']), {
+      message: 'name exactly one of node, nodeClaim, instanceId or instance: any',
+    }),
 } as const;
 
 /** The action keys a step may have. */
@@ -122,6 +226,14 @@ export const step = z
     newAmi: actions.newAmi.optional(),
     dropWatches: actions.dropWatches.optional(),
     log: actions.log.optional(),
+    kubeletDies: actions.kubeletDies.optional(),
+    neverRegisters: actions.neverRegisters.optional(),
+    stuckFinalizer: actions.stuckFinalizer.optional(),
+    leakInstance: actions.leakInstance.optional(),
+    terminateInstance: actions.terminateInstance.optional(),
+    impairInstance: actions.impairInstance.optional(),
+    doNotDisrupt: actions.doNotDisrupt.optional(),
+    volumeAttachment: actions.volumeAttachment.optional(),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -134,6 +246,26 @@ export const step = z
   });
 
 const bound = z.object({ min: z.number().optional(), max: z.number().optional() }).strict();
+
+/** A point in the run: before / not before a time, or within a span after something. */
+const when = z
+  .object({
+    /** Happened at or before this time of the run. */
+    before: duration.optional(),
+    /** Happened at or after this time of the run (not before it). */
+    notBefore: duration.optional(),
+  })
+  .strict();
+
+/** Something the run records: an Event reason (on an object kind) or a NodeClaim's deletion. */
+const occurrence = z
+  .object({
+    event: z.string().optional(),
+    /** The involved object's kind: NodeClaim, Node, Pod… (any when absent). */
+    kind: z.string().optional(),
+    nodeClaimDeleted: z.literal(true).optional(),
+  })
+  .strict();
 
 /** What must hold at the end of the run. */
 export const expectations = z
@@ -150,6 +282,57 @@ export const expectations = z
     drifted: bound.optional(),
     /** Bound on each pod's time from creation to running, e.g. `3m`. */
     timeToCapacityP99: duration.optional(),
+    /** Pods still pending at the end: how many, and which (a pod's name, or a Deployment's for any of its pods). */
+    pendingPods: bound
+      .extend({ names: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
+    /** Nodes (registered, not being deleted) by NodePool, instance type, zone and capacity type. */
+    nodesBy: z
+      .array(
+        bound
+          .extend({
+            nodePool: z.string().optional(),
+            instanceType: z.string().optional(),
+            zone: z.string().optional(),
+            capacityType: z.enum(['spot', 'on-demand']).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    /** EC2 instances pending or running at the end, by their Name tag, NodePool tag or status checks. */
+    instances: z
+      .array(
+        bound
+          .extend({
+            name: z.string().optional(),
+            nodePool: z.string().optional(),
+            /** Only instances whose instance or system status check is impaired. */
+            impaired: z.literal(true).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    /** No pod annotated `karpenter.sh/do-not-disrupt: "true"` was evicted by podlift. */
+    noDoNotDisruptEvicted: z.boolean().optional(),
+    /** Every NodeClaim whose deletion was asked for was gone (finalized) within this long. */
+    nodeClaimsFinalizedWithin: duration.optional(),
+    /** Events recorded: a reason (on an object kind), counted. */
+    events: z.array(bound.extend({ reason: z.string(), kind: z.string().optional() }).strict()).optional(),
+    /** Something happened (first) before, or not before, a time of the run. */
+    happened: z
+      .array(
+        occurrence
+          .extend(when.shape)
+          .strict()
+          .refine((h) => (h.event === undefined) !== (h.nodeClaimDeleted === undefined), {
+            message: 'name exactly one of event or nodeClaimDeleted',
+          })
+          .refine((h) => h.before !== undefined || h.notBefore !== undefined, {
+            message: 'give before, notBefore or both',
+          }),
+      )
+      .optional(),
   })
   .strict();
 

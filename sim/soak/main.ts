@@ -46,6 +46,7 @@ process.stdout.write(
     `invariant violations: ${result.violations.length}${result.violations.map((v) => `\n  - ${v}`).join('')}`,
     `pods lost: ${result.podsLost}`,
     `orphan instances past the TTL: ${result.orphans}`,
+    `NodeClaims deleted but not finalized within 10m: ${result.notFinalized.length}${result.notFinalized.length > 0 ? ` (${result.notFinalized.join(', ')})` : ''}`,
     `function invocations that failed (and were retried): ${result.invocationsFailed}`,
     formatBoundTable(result.costOverTime),
     `trace digest: ${result.digest} (${result.traceEntries} entries)`,
@@ -53,4 +54,5 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-process.exitCode = result.violations.length + result.podsLost + result.orphans === 0 ? 0 : 1;
+process.exitCode =
+  result.violations.length + result.podsLost + result.orphans + result.notFinalized.length === 0 ? 0 : 1;

@@ -30,6 +30,11 @@ export interface SoakResult {
   readonly podsLost: number;
   /** Instances running without a NodeClaim at the end (the checker also flags them during the run). */
   readonly orphans: number;
+  /**
+   * NodeClaims whose deletion was asked for more than {@link FINALIZE_WITHIN_MS} before the end
+   * and that are still there: every deleted NodeClaim must be finalized.
+   */
+  readonly notFinalized: readonly string[];
   readonly invocationsFailed: number;
   /** $/h against the configuration-LP lower bound every {@link BOUND_EVERY} steps and after the quiet period. */
   readonly costOverTime: readonly BoundPoint[];
@@ -43,6 +48,11 @@ export interface SoakResult {
 
 /** Steps between two cost-versus-bound points (each is one LP solve, 0.1–1 s of wall time). */
 export const BOUND_EVERY = 10;
+/**
+ * How long a deleted NodeClaim may take to be finalized: drained (stuck pods let go a minute past
+ * their deletionTimestamp), its instance terminated and gone, then its finalizer removed.
+ */
+export const FINALIZE_WITHIN_MS = 10 * 60_000;
 /** Wall-time cap of one point's LP, so a hard snapshot never stalls the soak. */
 const BOUND_MAX_MS = 5_000;
 
@@ -78,9 +88,11 @@ const DEPLOYMENTS = [
  * scaled, spot instances reclaimed, rebalance recommendations and AWS Health scheduled
  * retirements, offerings out of capacity, CreateFleet throttled, functions
  * crashing mid-invocation, cluster-bus events duplicated, dropped and reordered, watches dropped,
- * API-server 409s and 5xx — each followed by 10–90 s of cluster time; then ten quiet minutes
- * without faults, after which every pod must run and no instance may lack its NodeClaim. The
- * invariant checker runs throughout. The same seed and step count replay the same run.
+ * API-server 409s and 5xx, kubelets that die (heartbeats stop, no pod deletion confirmed) and
+ * pods given a finalizer nobody removes — each followed by 10–90 s of cluster time; then ten
+ * quiet minutes without faults, after which every pod must run, no instance may lack its
+ * NodeClaim and every NodeClaim deleted must be finalized. The invariant checker runs
+ * throughout. The same seed and step count replay the same run.
  */
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const random = seeded(options.seed);
@@ -193,6 +205,35 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           sim.scheduledChange([id], inMs);
           what = `scheduled retirement of ${id} in ${Math.round(inMs / 1000)}s`;
         } else what = 'rebalance / scheduled change: no instance';
+      } else if (roll < 0.97) {
+        const live = ec2
+          .listInstances()
+          .filter((i) => i.State?.Name === 'running' && sim.kubelet.nodeOf(i.InstanceId ?? ''))
+          .filter((i) => !sim.kubelet.isDead(sim.kubelet.nodeOf(i.InstanceId ?? '') ?? ''));
+        if (live.length > 0) {
+          const id = pick(live).InstanceId ?? '';
+          sim.killKubelet(id);
+          what = `kubelet of ${id} dies`;
+        } else what = 'kubelet dies: no instance';
+      } else if (roll < 0.99) {
+        const running = kube.store
+          .list('pods')
+          .items.filter(
+            (p) =>
+              (p.status as { phase?: string } | undefined)?.phase === 'Running' &&
+              !p.metadata.deletionTimestamp,
+          );
+        if (running.length > 0) {
+          const pod = pick(running);
+          kube.store.update('pods', {
+            ...pod,
+            metadata: {
+              ...pod.metadata,
+              finalizers: [...(pod.metadata.finalizers ?? []), 'sim.podlift.dev/stuck'],
+            },
+          });
+          what = `stuck finalizer on ${pod.metadata.name}`;
+        } else what = 'stuck finalizer: no running pod';
       } else what = 'wait';
       const waitMs = 10_000 + Math.floor(random() * 80_000);
       log(`step ${step}: ${what}, then ${Math.round(waitMs / 1000)}s`);
@@ -207,8 +248,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await measure();
     const pods = sim.world.fakes.kube.store.list('pods').items;
     const wanted = sim.workloads.list().reduce((sum, w) => sum + w.replicas, 0);
+    // A Terminating pod (stuck behind a finalizer, or on a dead kubelet) is not one the Deployment counts.
     const running = pods.filter(
-      (p) => (p.status as { phase?: string } | undefined)?.phase === 'Running',
+      (p) =>
+        (p.status as { phase?: string } | undefined)?.phase === 'Running' && !p.metadata.deletionTimestamp,
     ).length;
     const claims = new Set(
       sim.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items.map((c) => c.metadata.name),
@@ -226,6 +269,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       violations: [...sim.invariants.violations],
       podsLost: Math.max(0, wanted - running),
       orphans,
+      notFinalized: sim.record.unfinalized(FINALIZE_WITHIN_MS).map((d) => d.name),
       invocationsFailed: sim.router.invocations.filter((i) => i.outcome === 'threw').length,
       costOverTime,
       digest: sim.trace.digest(),

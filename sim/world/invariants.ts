@@ -1,4 +1,5 @@
 import type { Instance } from '@aws-sdk/client-ec2';
+import { durationMs } from '../../shared/core/model/duration';
 import type { KubeObject } from '../fakes/kube';
 import { BudgetInvariant, type ControllerRef, podsRemovedBy } from './budget-invariant';
 import type { ClusterWorld } from './cluster-world';
@@ -30,10 +31,12 @@ interface InterruptionWatch {
  *   a terminationGracePeriod ran out (the termination function says so in its log) or the
  *   instance's NodeClaim is gone (garbage collection);
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
+ * - podlift terminates no instance that is not tagged for the cluster;
  * - a spot interruption (or an AWS Health scheduled change) of a node with pods gets a
  *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the interruption function launched one (none is needed when the
  *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
- * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption;
+ * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption
+ *   (an interrupted or expired node's is forceful);
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
  *   takes a PodDisruptionBudget's healthy pods below its desiredHealthy, minAvailable or
  *   maxUnavailable, integer or percentage ({@link BudgetInvariant}); involuntary losses do not count.
@@ -47,6 +50,9 @@ export class InvariantChecker {
   private readonly budgets = new BudgetInvariant();
   /** Requests of the API server's log already looked at (only podlift talks to it over HTTP). */
   private requestCursor = 0;
+  /** The instances podlift asked EC2 to terminate (its TerminateInstances calls), and how far the call log was read. */
+  private readonly terminatedByPodlift = new Set<string>();
+  private callCursor = 0;
   /** Nodes whose pods podlift was allowed to force off (terminationGracePeriod ran out). */
   readonly forcedNodes = new Set<string>();
   /** Nodes an interruption tainted, where the do-not-disrupt guarantee does not apply. */
@@ -130,13 +136,14 @@ export class InvariantChecker {
   check(): void {
     const store = this.world.fakes.kube.store;
     const instances = this.world.fakes.ec2.listInstances();
+    this.checkTerminateCalls();
     const claims = store.list('nodeclaims.karpenter.sh').items as Json[];
     this.checkLimits(instances, store.list('nodepools.karpenter.sh').items as Json[]);
     this.checkTerminations(instances);
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
     this.noteInitialized(claims);
     this.checkInterruptions();
-    this.checkDoNotDisrupt(store.list('nodes').items as Json[]);
+    this.checkDoNotDisrupt(store.list('nodes').items as Json[], claims);
     this.checkBudgets();
   }
 
@@ -189,7 +196,9 @@ export class InvariantChecker {
       const before = this.previousState.get(id);
       this.previousState.set(id, state);
       if (before === undefined || before === state || state !== 'shutting-down') continue;
-      if (i.StateReason?.Code !== 'Client.UserInitiatedShutdown') continue;
+      // Only podlift's own TerminateInstances count: one made behind its back is not its drain.
+      if (i.StateReason?.Code !== 'Client.UserInitiatedShutdown' || !this.terminatedByPodlift.has(id))
+        continue;
       const node = this.kubelet.nodeOf(id);
       if (!node || this.forcedNodes.has(node)) continue;
       // Garbage collection of an instance whose NodeClaim is gone does not drain, as Karpenter's
@@ -197,13 +206,41 @@ export class InvariantChecker {
       const claim = (i.Tags ?? []).find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
       if (claim !== undefined && !this.world.fakes.kube.store.find('nodeclaims.karpenter.sh', claim))
         continue;
-      const left = this.podsOn(node);
+      // A pod being deleted (evicted, or by the taint eviction controller) is on its way out.
+      const left = this.podsOn(node).filter((p) => !p.metadata.deletionTimestamp);
       if (left.length > 0)
         this.violate(
           `drain/${id}`,
           `instance ${id} (node ${node}) terminated with ${left.length} pod(s) not evicted: ${left.map((p) => p.metadata.name).join(', ')}`,
         );
     }
+  }
+
+  /**
+   * Reads podlift's new TerminateInstances calls: each must name only instances tagged for the
+   * cluster (`kubernetes.io/cluster/<cluster>: owned` and a `karpenter.sh/nodepool` tag), the
+   * ones it launched; anything else (a managed node group's, another cluster's) is not its to end.
+   */
+  private checkTerminateCalls(): void {
+    const { ec2 } = this.world.fakes;
+    const calls = ec2.calls;
+    const cluster = `kubernetes.io/cluster/${this.world.config.clusterName}`;
+    for (const call of calls.slice(this.callCursor)) {
+      if (call.operation !== 'TerminateInstances') continue;
+      for (const id of ((call.input as { InstanceIds?: string[] }).InstanceIds ?? []) as string[]) {
+        if (!call.error) this.terminatedByPodlift.add(id);
+        const tags = ec2.instance(id)?.Tags ?? [];
+        const owned =
+          tags.some((t) => t.Key === cluster && t.Value === 'owned') &&
+          tags.some((t) => t.Key === 'karpenter.sh/nodepool');
+        if (!owned)
+          this.violate(
+            `foreign/${id}`,
+            `podlift terminated instance ${id}, which is not tagged for the cluster`,
+          );
+      }
+    }
+    this.callCursor = calls.length;
   }
 
   private checkOrphans(instances: Instance[], claims: Set<string>): void {
@@ -259,11 +296,26 @@ export class InvariantChecker {
     }
   }
 
-  private checkDoNotDisrupt(nodes: Json[]): void {
+  /**
+   * Karpenter's voluntary disruption (drift, consolidation, emptiness) passes over nodes with
+   * do-not-disrupt pods; forceful disruption does not wait to taint: an interruption, or an
+   * expired NodeClaim (expiration is forceful since v1, its drain held only until
+   * terminationGracePeriod; kubernetes-sigs/karpenter pkg/controllers/nodeclaim/expiration).
+   */
+  private checkDoNotDisrupt(nodes: Json[], claims: Json[]): void {
     const pods = this.world.fakes.kube.store.list('pods').items;
+    const now = this.world.time.now();
+    const expired = new Set(
+      claims
+        .filter((c) => {
+          const ttl = typeof c.spec?.expireAfter === 'string' ? durationMs(c.spec.expireAfter) : undefined;
+          return ttl !== undefined && Date.parse(c.metadata.creationTimestamp) + ttl <= now;
+        })
+        .map((c) => c.status?.providerID),
+    );
     for (const node of nodes) {
       const name = node.metadata.name;
-      if (this.interruptedNodes.has(name)) continue;
+      if (this.interruptedNodes.has(name) || expired.has(node.spec?.providerID)) continue;
       const tainted = (node.spec?.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted');
       if (!tainted) continue;
       const holder = this.podsOn(name, pods).find(
@@ -280,7 +332,7 @@ export class InvariantChecker {
   }
 
   private checkBudgets(): void {
-    const { kube, ec2 } = this.world.fakes;
+    const { kube } = this.world.fakes;
     const requests = kube.requests;
     if (this.requestCursor > requests.length) this.requestCursor = 0;
     const removedByPodlift = podsRemovedBy(requests.slice(this.requestCursor));
@@ -292,7 +344,7 @@ export class InvariantChecker {
       budgets,
       nodes: budgets.length > 0 ? kube.store.list('nodes').items : [],
       removedByPodlift,
-      terminatedByPodlift: (id) => ec2.instance(id)?.StateReason?.Code === 'Client.UserInitiatedShutdown',
+      terminatedByPodlift: (id) => this.terminatedByPodlift.has(id),
       forcedNodes: this.forcedNodes,
       scaleOf: this.scaleOf,
     });

@@ -3,7 +3,12 @@ import type { Clock } from '../../shared/core/ports/time';
 import type { FakeEc2 } from '../fakes/aws/ec2';
 import { formatKubeTime, type KubeObject } from '../fakes/kube';
 import type { KubeStore } from '../fakes/kube/store';
-import { readNodeBootstrap } from './node-bootstrap';
+import { eksAllocatable } from './eks-allocatable';
+import type { KubeletEvent } from './kubelet-events';
+import { readNodeBootstrap, UnbootableUserDataError } from './node-bootstrap';
+import { NodeLifecycleStandIn } from './node-lifecycle';
+
+export { type KubeletEvent, kubeletEventMessage } from './kubelet-events';
 
 /** How long a node takes to come up, in virtual milliseconds. */
 export interface KubeletTimings {
@@ -15,14 +20,17 @@ export interface KubeletTimings {
   readonly startupTaintsAfterMs?: number;
   /** From a pod bound to it running Ready. @default 3 s */
   readonly podStartMs?: number;
+  /**
+   * From a pod's deletion to its containers stopped and the kubelet's confirming delete (never
+   * later than the pod's grace period). @default 2 s
+   */
+  readonly podStopMs?: number;
 }
 
-/** Something the world's nodes did, for the simulator's log. */
-export interface KubeletEvent {
-  readonly kind: 'registered' | 'ready' | 'startup-taints-lifted' | 'instance-gone' | 'pod-running';
-  readonly node: string;
-  readonly instanceId: string;
-  readonly detail?: string;
+/** Which instances boot but never register a Node: by instance type or by EC2NodeClass. */
+export interface NeverRegisters {
+  readonly instanceType?: string;
+  readonly nodeClass?: string;
 }
 
 interface TrackedInstance {
@@ -34,6 +42,10 @@ interface TrackedInstance {
   phase: 'booting' | 'registered' | 'ready' | 'gone';
   since: number;
   startupLifted: boolean;
+  /** Since when its kubelet posts nothing and confirms nothing (died, or the instance went). */
+  deadSince?: number;
+  /** Why it never registers (its kubelet never starts). */
+  neverRegisters?: string;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the stand-in reads and writes the API server's untyped JSON
@@ -47,14 +59,22 @@ const NOT_READY_TAINT = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedu
  * labels and taints its user data asks for (read by {@link readNodeBootstrap}, not taken from
  * the NodeClaim), the well-known labels kubelet and the cloud provider add, and allocatable
  * computed as the EKS AMI does; the node lifecycle controller's not-ready taint comes off when
- * it turns Ready; the agents owning the NodeClaim's startup taints lift them; bound pods start.
- * When the instance shuts down, its pods disappear and the cloud node lifecycle controller
- * deletes the Node (which podlift's finalizer holds until its termination loop lets go).
+ * it turns Ready; the agents owning the NodeClaim's startup taints lift them; bound pods start;
+ * a pod being deleted has its containers stopped and its deletion confirmed (a delete with grace
+ * 0 and its uid, as the kubelet's status manager sends) a short while later, never after its
+ * grace runs out. A kubelet that died — killed by a scenario, or its instance shut down — posts
+ * no status and confirms nothing; what follows is Kubernetes' ({@link NodeLifecycleStandIn}).
+ * Instances of a {@link NeverRegisters} selector, or whose user data no kubelet can boot from,
+ * run but never register.
  */
 export class KubeletStandIn {
   private readonly tracked = new Map<string, TrackedInstance>();
   private readonly timings: Required<KubeletTimings>;
   private readonly boundAt = new Map<string, number>();
+  private readonly neverRegister: NeverRegisters[] = [];
+  /** Kubelets killed since the last step, reported by it. */
+  private readonly killed: KubeletEvent[] = [];
+  private readonly lifecycle: NodeLifecycleStandIn;
 
   constructor(
     private readonly store: KubeStore,
@@ -67,7 +87,42 @@ export class KubeletStandIn {
       readyAfterMs: timings.readyAfterMs ?? 8_000,
       startupTaintsAfterMs: timings.startupTaintsAfterMs ?? 4_000,
       podStartMs: timings.podStartMs ?? 3_000,
+      podStopMs: timings.podStopMs ?? 2_000,
     };
+    this.lifecycle = new NodeLifecycleStandIn(store, ec2);
+  }
+
+  /** From now on, instances matching `selector` boot but never register. */
+  neverRegisters(selector: NeverRegisters): void {
+    this.neverRegister.push(selector);
+  }
+
+  /**
+   * Kills the kubelet of the node on `instanceId`: it stops heartbeats and never confirms a pod's
+   * deletion again. Returns false when the world runs no such instance.
+   */
+  killKubelet(instanceId: string): boolean {
+    const tracked = this.tracked.get(instanceId);
+    if (!tracked || tracked.deadSince !== undefined) return tracked !== undefined;
+    tracked.deadSince = this.clock.now();
+    this.killed.push({ kind: 'kubelet-died', node: tracked.nodeName, instanceId });
+    return true;
+  }
+
+  /** Whether the kubelet of `node` is known dead. */
+  isDead(node: string): boolean {
+    return this.deadSince(node) !== undefined;
+  }
+
+  /** The next instant something falls due without an invocation (pods confirmed, nodes Unknown, pods evicted or collected). */
+  nextDue(): number {
+    const now = this.clock.now();
+    let next = this.lifecycle.nextDue(now, (n) => this.deadSince(n));
+    for (const pod of this.store.list('pods').items) {
+      const at = this.confirmAt(pod);
+      if (at !== undefined && at > now && at < next) next = at;
+    }
+    return next;
   }
 
   /** The Node name of an instance the world booted, if any. */
@@ -77,9 +132,11 @@ export class KubeletStandIn {
 
   /** Whether some node is still coming up (booting, not Ready, startup taints on). */
   get settling(): boolean {
-    for (const t of this.tracked.values())
+    for (const t of this.tracked.values()) {
+      if (t.deadSince !== undefined || t.neverRegisters !== undefined) continue;
       if (t.phase === 'booting' || t.phase === 'registered' || (t.phase === 'ready' && !t.startupLifted))
         return true;
+    }
     return this.boundAt.size > 0;
   }
 
@@ -100,7 +157,60 @@ export class KubeletStandIn {
     }
     for (const tracked of this.tracked.values())
       if (!seen.has(tracked.instanceId) && tracked.phase !== 'gone') events.push(this.gone(tracked));
+    events.push(...this.killed.splice(0));
+    events.push(...this.confirmTerminations(now));
+    for (const e of this.lifecycle.step(now, (n) => this.deadSince(n)))
+      events.push({
+        kind: e.kind,
+        node: e.node,
+        instanceId: '',
+        ...(e.kind === 'pods-evicted-unreachable' ? { detail: String(e.count) } : {}),
+        ...(e.kind === 'pod-collected' ? { detail: e.pod } : {}),
+      });
     events.push(...this.startPods(now));
+    return events;
+  }
+
+  private deadSince(node: string): number | undefined {
+    for (const t of this.tracked.values()) if (t.nodeName === node) return t.deadSince;
+    return undefined;
+  }
+
+  /**
+   * When the kubelet confirms `pod`'s deletion: its stop delay after the delete, at the latest
+   * when its grace runs out; undefined when nothing will (not deleting, unbound, already
+   * confirmed, or its kubelet is dead or its Node gone).
+   */
+  private confirmAt(pod: KubeObject): number | undefined {
+    const meta = pod.metadata;
+    const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+    if (!meta.deletionTimestamp || !nodeName || meta.deletionGracePeriodSeconds === 0) return undefined;
+    if (this.isDead(nodeName)) return undefined;
+    const ends = Date.parse(meta.deletionTimestamp);
+    const requested = ends - (meta.deletionGracePeriodSeconds ?? 0) * 1000;
+    return Math.min(requested + this.timings.podStopMs, ends);
+  }
+
+  /** Deletes with grace 0 the pods whose containers have stopped on a live kubelet. */
+  private confirmTerminations(now: number): KubeletEvent[] {
+    const events: KubeletEvent[] = [];
+    const nodes = new Set(this.store.list('nodes').items.map((n) => n.metadata.name));
+    for (const pod of this.store.list('pods').items) {
+      const at = this.confirmAt(pod);
+      const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
+      if (at === undefined || now < at || !nodes.has(nodeName)) continue;
+      this.store.delete('pods', pod.metadata.name ?? '', {
+        namespace: pod.metadata.namespace,
+        gracePeriodSeconds: 0,
+        preconditions: { uid: pod.metadata.uid ?? '' },
+      });
+      events.push({
+        kind: 'pod-terminated',
+        node: nodeName,
+        instanceId: '',
+        detail: `${pod.metadata.namespace}/${pod.metadata.name}`,
+      });
+    }
     return events;
   }
 
@@ -121,8 +231,14 @@ export class KubeletStandIn {
 
   private advance(t: TrackedInstance, now: number, events: KubeletEvent[]): void {
     const { registerAfterMs, readyAfterMs, startupTaintsAfterMs } = this.timings;
+    if (t.deadSince !== undefined || t.neverRegisters !== undefined) return;
     if (t.phase === 'booting' && now >= t.since + registerAfterMs) {
-      this.register(t);
+      const failure = this.register(t);
+      if (failure !== undefined) {
+        t.neverRegisters = failure;
+        events.push({ kind: 'never-registers', node: t.nodeName, instanceId: t.instanceId, detail: failure });
+        return;
+      }
       t.phase = 'registered';
       t.since = now;
       events.push({ kind: 'registered', node: t.nodeName, instanceId: t.instanceId });
@@ -143,8 +259,25 @@ export class KubeletStandIn {
     }
   }
 
-  private register(t: TrackedInstance): void {
-    const boot = readNodeBootstrap(t.instanceId, this.ec2.instanceUserData(t.instanceId));
+  /** Registers the Node; returns why it cannot when it never will. */
+  private register(t: TrackedInstance): string | undefined {
+    const instance = this.ec2.instance(t.instanceId);
+    const nodeClass = instance?.Tags?.find((tag) => tag.Key === 'karpenter.k8s.aws/ec2nodeclass')?.Value;
+    const never = this.neverRegister.find(
+      (s) =>
+        (s.instanceType === undefined || s.instanceType === t.instanceType) &&
+        (s.nodeClass === undefined || s.nodeClass === nodeClass),
+    );
+    if (never)
+      return `the scenario has ${never.instanceType ? `instance type ${never.instanceType}` : `EC2NodeClass ${never.nodeClass}`} never register`;
+    let boot: ReturnType<typeof readNodeBootstrap>;
+    try {
+      boot = readNodeBootstrap(t.instanceId, this.ec2.instanceUserData(t.instanceId));
+    } catch (error) {
+      // A real node with unbootable user data runs and never joins; the world does the same.
+      if (error instanceof UnbootableUserDataError) return error.message;
+      throw error;
+    }
     const info = this.ec2.describeInstanceTypes({ InstanceTypes: [t.instanceType as never] })
       .InstanceTypes?.[0];
     const arch = info?.ProcessorInfo?.SupportedArchitectures?.[0] === 'arm64' ? 'arm64' : 'amd64';
@@ -182,6 +315,7 @@ export class KubeletStandIn {
       },
       { keepStatus: true },
     );
+    return undefined;
   }
 
   private markReady(nodeName: string): void {
@@ -224,31 +358,14 @@ export class KubeletStandIn {
     return taints.length - kept.length;
   }
 
+  /** The instance shut down: its kubelet is gone with it; Kubernetes notices as {@link NodeLifecycleStandIn} says. */
   private gone(t: TrackedInstance): KubeletEvent {
     t.phase = 'gone';
-    for (const pod of this.podsOn(t.nodeName))
-      this.store.delete('pods', pod.metadata.name ?? '', { namespace: pod.metadata.namespace });
-    const node = this.store.find('nodes', t.nodeName) as Json | undefined;
-    if (node) {
-      const updated = this.store.updateStatus('nodes', {
-        ...node,
-        status: {
-          ...node.status,
-          conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' }],
-        },
-      });
-      if (!updated.metadata.deletionTimestamp) this.store.delete('nodes', t.nodeName);
-    }
+    t.deadSince ??= this.clock.now();
     return { kind: 'instance-gone', node: t.nodeName, instanceId: t.instanceId };
   }
 
-  private podsOn(nodeName: string): KubeObject[] {
-    return this.store
-      .list('pods')
-      .items.filter((p) => (p.spec as { nodeName?: string })?.nodeName === nodeName);
-  }
-
-  /** Bound pods on Ready nodes run after the start delay; pods bound to nodes that are gone are collected. */
+  /** Bound pods on Ready nodes with a live kubelet run after the start delay. */
   private startPods(now: number): KubeletEvent[] {
     const events: KubeletEvent[] = [];
     const ready = new Set(
@@ -261,7 +378,6 @@ export class KubeletStandIn {
         )
         .map((n) => n.metadata.name),
     );
-    const existing = new Set(this.store.list('nodes').items.map((n) => n.metadata.name));
     const pods = this.store.list('pods').items;
     const live = new Set(pods.map((p) => p.metadata.uid ?? ''));
     for (const uid of [...this.boundAt.keys()]) if (!live.has(uid)) this.boundAt.delete(uid);
@@ -269,13 +385,13 @@ export class KubeletStandIn {
       const nodeName = (pod.spec as { nodeName?: string })?.nodeName;
       if (!nodeName) continue;
       const key = pod.metadata.uid ?? '';
-      if (!existing.has(nodeName)) {
-        // The pod garbage collector deletes pods bound to Nodes that no longer exist (podgc).
-        this.store.delete('pods', pod.metadata.name ?? '', { namespace: pod.metadata.namespace });
-        continue;
-      }
       const status = (pod.status ?? {}) as { phase?: string };
       if (status.phase !== 'Pending' || !ready.has(nodeName)) continue;
+      if (pod.metadata.deletionTimestamp || this.isDead(nodeName)) {
+        // Never started: nothing to wait for.
+        this.boundAt.delete(key);
+        continue;
+      }
       const since = this.boundAt.get(key) ?? now;
       this.boundAt.set(key, since);
       if (now < since + this.timings.podStartMs) continue;
@@ -297,19 +413,4 @@ export class KubeletStandIn {
     }
     return events;
   }
-}
-
-/**
- * Allocatable as the EKS AMI computes it (awslabs/amazon-eks-ami `get_cpu_millicores_to_reserve`
- * and `get_memory_mebibytes_to_reserve`): kube-reserved cpu 6 % of the first core, 1 % of the
- * second, 0.5 % of the next two, 0.25 % of the rest; memory 11 MiB per pod + 255 MiB; 100 Mi
- * hard eviction threshold; the memory the kernel sees is about 6 % below the nominal size.
- */
-export function eksAllocatable(vcpus: number, memoryMiB: number, maxPods: number): Record<string, string> {
-  const cores = [60, 10, 5, 5];
-  let reservedMilli = 0;
-  for (let core = 0; core < vcpus; core++) reservedMilli += core < cores.length ? cores[core] : 2.5;
-  const cpu = Math.floor(vcpus * 1000 - reservedMilli);
-  const memory = Math.floor(memoryMiB * 0.94 - (11 * maxPods + 255) - 100);
-  return { cpu: `${cpu}m`, memory: `${memory}Mi`, pods: String(maxPods), 'ephemeral-storage': '17Gi' };
 }

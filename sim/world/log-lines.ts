@@ -81,7 +81,10 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
     case 'terminating instance':
       return {
         kind: 'terminating',
-        message: `terminating instance ${f.instanceId ?? ''} of NodeClaim ${f.nodeClaim ?? f.node ?? ''}`,
+        message:
+          f.nodeClaim === undefined && f.node === undefined
+            ? `terminating instance ${f.instanceId ?? ''}: ${f.reason ?? 'no NodeClaim owns it'}`
+            : `terminating instance ${f.instanceId ?? ''} of NodeClaim ${f.nodeClaim ?? f.node}`,
       };
     case 'terminated':
       return {

@@ -54,7 +54,17 @@ function fromNodeadm(instanceId: string, text: string): NodeBootstrap {
   if (!archive.ok) throw new UnbootableUserDataError(instanceId, archive.reason);
   const configs = archive.parts
     .filter((part) => (mimeHeader(part, 'Content-Type') ?? '').startsWith(CONTENT_TYPE_NODE_CONFIG))
-    .map((part) => parseYaml(part.content) as Json);
+    .map((part) => {
+      try {
+        return parseYaml(part.content) as Json;
+      } catch (error) {
+        // nodeadm stops on a NodeConfig it cannot read: the kubelet never starts.
+        throw new UnbootableUserDataError(
+          instanceId,
+          `a NodeConfig part is not YAML (${(error as Error).message})`,
+        );
+      }
+    });
   if (configs.length === 0) throw new UnbootableUserDataError(instanceId, 'no NodeConfig part');
   let clusterName = '';
   let labels: Record<string, string> = {};

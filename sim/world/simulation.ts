@@ -5,18 +5,20 @@ import { Watcher } from '../../watcher/watcher';
 import type { LoggedLine } from '../fakes/ports/recording-observability';
 import type { ClusterSample, DecisionEntry } from '../report/record';
 import { VirtualTime } from '../virtual-time';
+import { AttachDetachStandIn } from './attach-detach';
 import { REGION } from './aws/region';
 import { Ec2EventSource } from './aws-events';
 import { type ClusterWorld, clusterWorld } from './cluster-world';
 import { FunctionRouter, type RoutingLatencies } from './function-router';
 import { InvariantChecker } from './invariants';
 import { allocatableOf, KubeSchedulerStandIn, podRequests } from './kube-scheduler';
-import { KubeletStandIn, type KubeletTimings } from './kubelet';
+import { KubeletStandIn, type KubeletTimings, kubeletEventMessage } from './kubelet';
 import { decisionFromLine } from './log-lines';
 import { seeded } from './seeded-random';
 import { WorldTrace } from './trace';
 import { ObservedSources } from './watched-sources';
 import { WorkloadController } from './workloads';
+import { WorldRecord } from './world-record';
 
 /** Options of {@link Simulation.start}. */
 export interface SimulationOptions {
@@ -50,12 +52,15 @@ export class Simulation {
   readonly timeToCapacityMs: number[] = [];
   readonly scheduler: KubeSchedulerStandIn;
   readonly kubelet: KubeletStandIn;
+  readonly attachDetach: AttachDetachStandIn;
   readonly workloads: WorkloadController;
   readonly router: FunctionRouter;
   readonly ec2Events: Ec2EventSource;
   readonly invariants: InvariantChecker;
   /** The ordered log of writes, calls and invocations, and its digest: equal digests, equal runs. */
   readonly trace: WorldTrace;
+  /** Events, NodeClaim deletions and do-not-disrupt pods podlift removed, for expectations. */
+  readonly record: WorldRecord;
   readonly startedAt: number;
   private readonly podCreatedAt = new Map<string, number>();
   private readonly tickMs: number;
@@ -79,6 +84,7 @@ export class Simulation {
     this.scheduler = new KubeSchedulerStandIn(store);
     this.kubelet = new KubeletStandIn(store, world.fakes.ec2, time, options.kubelet);
     this.workloads = new WorkloadController(store, time);
+    this.attachDetach = new AttachDetachStandIn(store, time);
     this.ec2Events = new Ec2EventSource(world.fakes.ec2, time);
     this.router = new FunctionRouter(world, (fn, line) => this.onLine(fn, line), options.latencies);
     this.invariants = new InvariantChecker(
@@ -87,6 +93,7 @@ export class Simulation {
       (v) => this.decide('invariant', 'violation', v),
       (namespace, controller) => this.workloads.scaleOf(namespace, controller.kind, controller.name),
     );
+    this.record = new WorldRecord(world);
     this.trace = new WorldTrace(
       time,
       store,
@@ -212,6 +219,15 @@ export class Simulation {
     );
   }
 
+  /**
+   * Kills the kubelet on `instanceId`: no more heartbeats, no pod deletion confirmed. Throws
+   * naming the instance when the world runs none by that id.
+   */
+  killKubelet(instanceId: string): void {
+    if (!this.kubelet.killKubelet(instanceId))
+      throw new Error(`no running instance ${instanceId} with a kubelet`);
+  }
+
   /** Spot interruptions whose replacement was initialized before the reclaim (or that needed none). */
   get interruptionsSurvived(): number {
     return this.invariants.survived;
@@ -227,7 +243,12 @@ export class Simulation {
       // A quiet world jumps to its next due invocation or timer (whole ticks, so steps stay aligned).
       const next = this.busy()
         ? now + this.tickMs
-        : Math.min(this.router.nextDue(), now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY));
+        : Math.min(
+            this.router.nextDue(),
+            this.kubelet.nextDue(),
+            this.attachDetach.nextDue(),
+            now + (this.world.time.delays()[0] ?? Number.POSITIVE_INFINITY),
+          );
       const ticks = Math.max(1, Math.floor((next - now) / this.tickMs));
       const step = Math.min(ticks * this.tickMs, end - now);
       this.sampleQuietSpan(step);
@@ -260,30 +281,26 @@ export class Simulation {
     for (const [node, count] of byNode)
       this.decide('kube-scheduler', 'bound', `bound ${count} pod(s) to ${node}`);
     for (const event of this.kubelet.step()) {
-      if (event.kind === 'pod-running') continue;
-      const message =
-        event.kind === 'registered'
-          ? `node ${event.node} registered (${event.instanceId})`
-          : event.kind === 'ready'
-            ? `node ${event.node} is Ready`
-            : event.kind === 'startup-taints-lifted'
-              ? `startup taints lifted on ${event.node}`
-              : `instance ${event.instanceId} gone: node ${event.node} and its pods removed`;
-      this.decide('kubelet', event.kind, message);
+      if (event.kind === 'pod-running' || event.kind === 'pod-terminated') continue;
+      this.decide('kubelet', event.kind, kubeletEventMessage(event));
     }
+    for (const name of this.attachDetach.step())
+      this.decide('attach-detach', 'detached', `VolumeAttachment ${name} detached and deleted`);
     for (const event of this.ec2Events.stateChanges()) this.router.putDefaultBusEvent(event);
     this.invariants.check();
     await this.world.io.idle();
     this.router.drainClusterBus();
     await this.router.runDue();
     this.invariants.check();
+    this.record.poll();
     this.sample();
   }
 
   /**
-   * Whether anything in the world moves on its own before the next invocation: pods starting or
-   * going, nodes coming up, instances changing state, queued messages, running Jobs. (A Node
-   * being deleted waits for the termination function, which is an invocation.)
+   * Whether anything in the world moves on its own before the next invocation: pods starting,
+   * nodes coming up, instances changing state, queued messages, running Jobs. (A Node being
+   * deleted waits for the termination function, which is an invocation; a Terminating pod for
+   * its kubelet, whose confirmation {@link KubeletStandIn.nextDue} names.)
    */
   private busy(): boolean {
     if (this.kubelet.settling || this.router.queue.depth > 0) return true;
@@ -292,7 +309,7 @@ export class Simulation {
       store
         .list('pods')
         .items.some(
-          (p) => (p.status as { phase?: string })?.phase === 'Pending' || p.metadata.deletionTimestamp,
+          (p) => (p.status as { phase?: string })?.phase === 'Pending' && !p.metadata.deletionTimestamp,
         )
     )
       return true;

@@ -25,6 +25,8 @@ export interface Workload {
   readonly template: PodTemplate;
   /** Job only: how long each pod runs before it succeeds, virtual ms. */
   readonly runForMs?: number;
+  /** The ReplicaSet's name when it is not the template's hash (set by {@link WorkloadController.annotatePods}). */
+  readonly owner?: string;
 }
 
 /** What the controller did in one step. */
@@ -63,6 +65,45 @@ export class WorkloadController {
     const current = this.workloads.get(keyOf(namespace, name));
     if (!current) throw new Error(`scaling Deployment ${namespace}/${name}: no such Deployment`);
     this.workloads.set(keyOf(namespace, name), { ...current, replicas });
+  }
+
+  /**
+   * Annotates a Deployment's pods in place and its template (`kubectl annotate pods` plus an edit
+   * that leaves the ReplicaSet as it is): pods it creates from now on carry the annotations too.
+   * Returns how many live pods were annotated; throws naming the Deployment when there is none.
+   */
+  annotatePods(namespace: string, name: string, annotations: Readonly<Record<string, string>>): number {
+    const current = this.workloads.get(keyOf(namespace, name));
+    if (!current) throw new Error(`annotating Deployment ${namespace}/${name}: no such Deployment`);
+    const owner = ownerFor(current);
+    this.workloads.set(keyOf(namespace, name), {
+      ...current,
+      owner,
+      template: {
+        ...current.template,
+        annotations: { ...(current.template.annotations ?? {}), ...annotations },
+      },
+    });
+    let annotated = 0;
+    for (const pod of this.store.list('pods', { namespace }).items) {
+      if (ownerName(pod) !== owner || pod.metadata.deletionTimestamp) continue;
+      this.store.update('pods', {
+        ...pod,
+        metadata: { ...pod.metadata, annotations: { ...(pod.metadata.annotations ?? {}), ...annotations } },
+      });
+      annotated++;
+    }
+    return annotated;
+  }
+
+  /** The live pods of a Deployment (or Job), oldest name first. */
+  podsOf(namespace: string, name: string): KubeObject[] {
+    const workload = this.workloads.get(keyOf(namespace, name));
+    if (!workload) return [];
+    const owner = ownerFor(workload);
+    return this.store
+      .list('pods', { namespace })
+      .items.filter((p) => ownerName(p) === owner && !p.metadata.deletionTimestamp);
   }
 
   /**
@@ -232,6 +273,7 @@ const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
 /** The owning ReplicaSet's (or Job's) name: `<deployment>-<template hash>` as the Deployment controller names it. */
 function ownerFor(workload: Workload): string {
+  if (workload.owner !== undefined) return workload.owner;
   return workload.kind === 'Job' ? workload.name : `${workload.name}-${templateHash(workload.template)}`;
 }
 

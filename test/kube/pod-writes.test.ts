@@ -30,7 +30,8 @@ describe('KubeCluster.evictPod', () => {
   it('evicts through the policy/v1 Eviction subresource', async () => {
     readyPods('web', 1);
     expect(await h.cluster.evictPod({ namespace: 'default', name: 'web-1' })).toBe('evicted');
-    expect(h.server.store.find('pods', 'web-1')).toBeUndefined();
+    // Deleted gracefully: Terminating until its kubelet confirms.
+    expect(h.server.store.get('pods', 'web-1').metadata.deletionTimestamp).toBeDefined();
     expect(h.server.requests.at(-1)).toMatchObject({
       method: 'POST',
       path: '/api/v1/namespaces/default/pods/web-1/eviction',
@@ -77,7 +78,7 @@ describe('KubeCluster.evictPod', () => {
     expect(h.server.store.find('pods', 'db-1')).toBeDefined();
     const uid = h.server.store.get('pods', 'db-1').metadata.uid;
     expect(await h.cluster.evictPod({ namespace: 'default', name: 'db-1', uid })).toBe('evicted');
-    expect(h.server.store.find('pods', 'db-1')).toBeUndefined();
+    expect(h.server.store.get('pods', 'db-1').metadata.deletionTimestamp).toBeDefined();
   });
 });
 
@@ -116,7 +117,9 @@ describe('KubeCluster.deletePod', () => {
     readyPods('web', 1);
     budget('web', 'web', 1);
     expect(await h.cluster.deletePod({ namespace: 'default', name: 'web-1' })).toBe(true);
-    expect(h.server.store.find('pods', 'web-1')).toBeUndefined();
+    expect(h.server.store.get('pods', 'web-1').metadata.deletionGracePeriodSeconds).toBe(30);
+    // The kubelet confirms (grace 0); the pod is gone and a second delete finds nothing.
+    h.server.store.delete('pods', 'web-1', { gracePeriodSeconds: 0 });
     expect(await h.cluster.deletePod({ namespace: 'default', name: 'web-1' })).toBe(false);
   });
 

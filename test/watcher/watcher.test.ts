@@ -167,6 +167,8 @@ describe('Watcher: CapacityChanged', () => {
     const h = track(await startedWatcher(server));
     server.store.delete('pods', 'nowhere');
     server.store.delete('pods', 'bound');
+    // A bound pod is deleted gracefully; it goes when its kubelet confirms.
+    server.store.delete('pods', 'bound', { gracePeriodSeconds: 0 });
     await seenCapacity(h, 'podRemoved', 1);
     h.time.advance(1000);
     await eventually(() => expect(capacityDetails(h)).toHaveLength(1));

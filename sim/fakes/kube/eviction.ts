@@ -45,9 +45,11 @@ export function evictPod(
   const preconditions = (
     isJsonObject(deleteOptions.preconditions) ? deleteOptions.preconditions : {}
   ) as DeletePreconditions;
+  const grace =
+    typeof deleteOptions.gracePeriodSeconds === 'number' ? deleteOptions.gracePeriodSeconds : undefined;
   const pod = store.get('pods', name, namespace);
   if (canIgnoreBudgets(pod)) {
-    deleteEvicted(store, pod, preconditions);
+    deleteEvicted(store, pod, preconditions, grace);
     return successStatus(201);
   }
   const budgets = store
@@ -77,6 +79,7 @@ export function evictPod(
       store,
       pod,
       spareUnready ? { ...preconditions, resourceVersion: pod.metadata.resourceVersion } : preconditions,
+      grace,
     );
   } catch (error) {
     if (budget && spareUnready && preconditions.resourceVersion === undefined && isConflict(error)) {
@@ -180,9 +183,16 @@ function tooManyRequests(retryAfterSeconds: number, cause: string): KubeApiError
  * The delete at the end of an eviction. Since 1.31 (PodDisruptionConditions, GA) the handler
  * first writes the pod's DisruptionTarget condition and checks the preconditions in that update
  * (`addConditionAndDeletePod`), so a stale uid or resourceVersion gets that update's Conflict.
- * The fake answers the same Conflict but writes no condition: it deletes the pod at once.
+ * The fake answers the same Conflict but writes no condition. The delete is a pod delete like any
+ * other, with the eviction's `deleteOptions.gracePeriodSeconds`: graceful, so the pod stays
+ * Terminating until its kubelet confirms.
  */
-function deleteEvicted(store: KubeStore, pod: KubeObject, preconditions: DeletePreconditions): void {
+function deleteEvicted(
+  store: KubeStore,
+  pod: KubeObject,
+  preconditions: DeletePreconditions,
+  gracePeriodSeconds: number | undefined,
+): void {
   const name = pod.metadata.name ?? '';
   const current = store.get('pods', name, pod.metadata.namespace);
   const { uid, resourceVersion } = preconditions;
@@ -198,7 +208,10 @@ function deleteEvicted(store: KubeStore, pod: KubeObject, preconditions: DeleteP
       `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`,
     );
   }
-  store.delete('pods', name, { namespace: pod.metadata.namespace });
+  store.delete('pods', name, {
+    namespace: pod.metadata.namespace,
+    ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}),
+  });
 }
 
 /** `errors.NewConflict(schema.GroupResource{Resource: "Pod"}, name, err)`, as the eviction handler builds it. */

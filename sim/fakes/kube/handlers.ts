@@ -81,11 +81,22 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
         }),
       };
     case 'delete': {
-      const options = isJsonObject(body) ? body : {};
+      // The apiserver decodes DeleteOptions from the body when there is one, else from the query.
+      const options = isJsonObject(body) ? body : deleteOptionsFromQuery(query);
       const preconditions = (isJsonObject(options.preconditions) ? options.preconditions : undefined) as
         | DeletePreconditions
         | undefined;
-      return { status: 200, body: store.delete(resource, name ?? '', { namespace, preconditions }) };
+      const grace = options.gracePeriodSeconds;
+      if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace)))
+        throw badRequest(`gracePeriodSeconds must be an integer, got ${JSON.stringify(grace)}`);
+      return {
+        status: 200,
+        body: store.delete(resource, name ?? '', {
+          namespace,
+          preconditions,
+          ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
+        }),
+      };
     }
     case 'deletecollection':
       throw methodNotAllowed(verb);
@@ -127,6 +138,13 @@ function listBody(
     // Built-in lists carry apiVersion/kind once, on the list; custom resource items keep theirs.
     items: resource.custom ? page.items : page.items.map(({ apiVersion: _v, kind: _k, ...item }) => item),
   };
+}
+
+function deleteOptionsFromQuery(query: URLSearchParams): Record<string, unknown> {
+  const grace = query.get('gracePeriodSeconds');
+  if (grace === null) return {};
+  if (!/^-?\d+$/.test(grace)) throw badRequest(`invalid gracePeriodSeconds: ${JSON.stringify(grace)}`);
+  return { gracePeriodSeconds: Number(grace) };
 }
 
 function objectBody(body: unknown): KubeObject {

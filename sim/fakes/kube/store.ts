@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../shared/core/ports/time';
 import { systemClock } from '../../../shared/runtime/system-time';
+import { deletesOnUpdate, planDeletion } from './graceful-delete';
 import type { KubeObject } from './kube-object';
 import { cloneObject, formatKubeTime, jsonEqual, sortedKeys, toKubeObject } from './kube-object';
 import { ListSnapshots } from './list-snapshots';
@@ -284,7 +285,7 @@ export class KubeStore {
    * Replaces an object as `PUT` does: 409 when metadata.resourceVersion is stale, 422 when a
    * custom resource omits it; system metadata is kept; with a status subresource the main
    * update keeps the old `.status` and a `status` update changes nothing else. Removing the last
-   * finalizer of an object being deleted deletes it.
+   * finalizer of an object being deleted deletes it once its grace period is 0 ({@link deletesOnUpdate}).
    */
   update(resource: ResourceRef, input: object, options: WriteOptions = {}): KubeObject {
     const type = this.resolve(resource);
@@ -340,14 +341,18 @@ export class KubeStore {
   }
 
   /**
-   * Deletes an object as `DELETE` does: with finalizers it only gets a deletionTimestamp (and
-   * stays until an update removes the last one); otherwise it is gone at once — pods too, as if
-   * the kubelet confirmed immediately. Returns the object's last state.
+   * Deletes an object as `DELETE` does ({@link planDeletion}): a pod is deleted gracefully — it
+   * gets a deletionTimestamp at the end of its grace period (the request's
+   * `gracePeriodSeconds`, else its `terminationGracePeriodSeconds`, 30 by default; 0 when it is
+   * unscheduled or finished) and stays until a delete with grace 0 (the kubelet's, once its
+   * containers stopped) — and a repeated delete may only shorten the grace. Any object with
+   * finalizers stays, with a deletionTimestamp, until an update removes the last one. Returns the
+   * object's last state.
    */
   delete(
     resource: ResourceRef,
     name: string,
-    options: { namespace?: string; preconditions?: DeletePreconditions } = {},
+    options: { namespace?: string; preconditions?: DeletePreconditions; gracePeriodSeconds?: number } = {},
   ): KubeObject {
     const type = this.resolve(resource);
     const namespace = type.namespaced ? (options.namespace ?? 'default') : '';
@@ -368,15 +373,12 @@ export class KubeStore {
         `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
-    if (current.metadata.deletionTimestamp) return cloneObject(current);
-    if (current.metadata.finalizers?.length) {
-      const next = cloneObject(current);
-      next.metadata.deletionTimestamp = formatKubeTime(new Date(this.clock.now()));
-      next.metadata.deletionGracePeriodSeconds = 0;
-      next.metadata.generation = (current.metadata.generation ?? 0) + 1;
-      return this.commit(type, 'MODIFIED', next, current);
-    }
-    return this.commit(type, 'DELETED', cloneObject(current), current);
+    const plan = planDeletion(type, current, options.gracePeriodSeconds, this.clock.now());
+    if (plan.kind === 'pending') return cloneObject(current);
+    if (plan.kind === 'mark') return this.commit(type, 'MODIFIED', plan.next, current);
+    if (!plan.marked) return this.commit(type, 'DELETED', cloneObject(current), current);
+    const marked = this.commit(type, 'MODIFIED', plan.marked, current);
+    return this.commit(type, 'DELETED', marked, this.objectsOf(type).get(objectKey(namespace, name)));
   }
 
   /**
@@ -481,9 +483,7 @@ export class KubeStore {
     if (next.metadata.finalizers?.length === 0) delete next.metadata.finalizers;
     if (jsonEqual(next, current)) return cloneObject(current);
     if (specChanged(current, next)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
-    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
-      return this.commit(type, 'DELETED', next, current);
-    }
+    if (deletesOnUpdate(current, next)) return this.commit(type, 'DELETED', next, current);
     return this.commit(type, 'MODIFIED', next, current);
   }
 

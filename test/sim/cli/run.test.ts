@@ -20,7 +20,7 @@ function io() {
   return { value, out: () => out.join(''), err: () => err.join(''), files };
 }
 
-const scenario = (expect: string) => {
+const scenario = (expect: string, extraManifest = '') => {
   const dir = mkdtempSync(join(tmpdir(), 'podlift-sim-'));
   const file = join(dir, 'small.yaml');
   writeFileSync(
@@ -50,7 +50,7 @@ manifests:
     spec:
       replicas: 2
       template: { spec: { containers: [{ name: web, resources: { requests: { cpu: "1" } } }] } }
-expect:
+${extraManifest}expect:
 ${expect}
 `,
   );
@@ -84,8 +84,61 @@ describe('npm start', () => {
     const file = scenario('  noViolations: true\ntimeline:\n  - { at: 1m, rebalance: { spot: any } }');
     expect(await runSimulator(['--quiet', '--scenario', file], t.value)).toBe(2);
     expect(t.err()).toBe(
-      `${file}: the scenario cannot go on: timeline[0].rebalance.spot: no running spot instance with a node\n`,
+      `${file}: the scenario cannot go on: timeline[0] (at 1m).rebalance.spot: no running spot instance with a node\n`,
     );
+  }, 60_000);
+
+  it('takes the scenario file without --scenario, and only one', async () => {
+    const t = io();
+    const file = scenario('  nodes: { most: 1 }');
+    expect(await runSimulator([file], t.value)).toBe(2);
+    expect(t.err()).toContain(`${file}: invalid scenario`);
+    const two = io();
+    expect(await runSimulator([file, 'other.yaml'], two.value)).toBe(2);
+    expect(two.err()).toMatch(/^one scenario file at a time; "other.yaml" is one too many/);
+  });
+
+  it('exits 2 naming the manifest or step whose kind the simulator does not run, before playing', async () => {
+    const t = io();
+    const file = scenario(
+      '  noViolations: true\ntimeline:\n  - { at: 30s, log: x }\n  - { at: 2m, apply: { apiVersion: apps/v1, kind: StatefulSet, metadata: { name: db } } }',
+      '  - { apiVersion: v1, kind: ConfigMap, metadata: { name: c } }\n',
+    );
+    expect(await runSimulator(['--quiet', file], t.value)).toBe(2);
+    expect(t.err()).toContain(`${file}: invalid scenario`);
+    expect(t.err()).toMatch(
+      /- manifests\[3\]\.kind: a kind the simulator runs \(.*Deployment, Job\) \(got "ConfigMap"\)/,
+    );
+    expect(t.err()).toMatch(/- timeline\[1\] \(at 2m\)\.apply\.kind: .* \(got "StatefulSet"\)/);
+    expect(t.err()).not.toMatch(/\n\s+at /);
+    expect(t.out()).not.toContain('summary');
+  });
+
+  it('exits 2 naming the file, the step (index and at) and the field of an object a step names that does not exist', async () => {
+    for (const [step, field] of [
+      ['{ at: 1m, delete: { kind: Pod, name: nope } }', 'delete.name: no Pod nope in namespace default'],
+      [
+        '{ at: 1m, scale: { deployment: api, replicas: 2 } }',
+        'scale.deployment: scaling Deployment default/api: no such Deployment',
+      ],
+      ['{ at: 1m, kubeletDies: { node: ip-1-2-3-4 } }', 'kubeletDies.node: no Node ip-1-2-3-4'],
+      ['{ at: 1m, stuckFinalizer: { pod: nope } }', 'stuckFinalizer.pod: no pod default/nope'],
+    ]) {
+      const t = io();
+      // The failing step is the second in the file but the first played: named by its index in the file.
+      const file = scenario(`  noViolations: true\ntimeline:\n  - { at: 2m, log: later }\n  - ${step}`);
+      expect(await runSimulator(['--quiet', file], t.value)).toBe(2);
+      expect(t.err()).toBe(`${file}: the scenario cannot go on: timeline[1] (at 1m).${field}\n`);
+    }
+  }, 120_000);
+
+  it('plays instances launched behind podlift’s back without user data: they never register, nothing crashes', async () => {
+    const t = io();
+    const file = scenario(
+      '  noViolations: true\n  instances: [{ name: leaked, max: 0 }]\ntimeline:\n  - { at: 30s, leakInstance: { name: leaked } }',
+    );
+    expect(await runSimulator([file], t.value)).toBe(0);
+    expect(t.out()).toMatch(/kubelet +instance i-\w+ booted but its kubelet never registers: .*it has none/);
   }, 60_000);
 
   it('logs, summarizes, and exits 1 naming the expectation that failed', async () => {

@@ -93,4 +93,46 @@ describe('scenario files', () => {
       /^no\/such\.yaml: invalid scenario\n {2}- cannot read the file/,
     );
   });
+
+  it('accepts the fault steps and the recorded expectations, and names a step or expectation that is ambiguous', () => {
+    const ok = parseScenario(
+      'ok.yaml',
+      `${base}timeline:
+  - { at: 1m, kubeletDies: { instance: any } }
+  - { at: 1m, neverRegisters: { instanceType: m5.large } }
+  - { at: 1m, stuckFinalizer: { deployment: web } }
+  - { at: 1m, leakInstance: {} }
+  - { at: 1m, terminateInstance: { nodeClaim: default-abcde } }
+  - { at: 1m, impairInstance: { instanceId: i-0123, systemStatus: impaired } }
+  - { at: 1m, doNotDisrupt: { deployment: web } }
+  - { at: 1m, volumeAttachment: { node: n1, count: 2, detachAfter: 10s } }
+expect:
+  pendingPods: { max: 0, names: [web] }
+  nodesBy: [{ nodePool: default, capacityType: spot, min: 1 }]
+  instances: [{ name: leaked, max: 0 }]
+  noDoNotDisruptEvicted: true
+  nodeClaimsFinalizedWithin: 5m
+  events: [{ reason: DisruptionBlocked, kind: Node, min: 1 }]
+  happened: [{ nodeClaimDeleted: true, notBefore: 2m }]
+`,
+    );
+    expect(ok.timeline[3].leakInstance).toEqual({ instanceType: 'm5.large', taggedForCluster: true });
+    expect(ok.timeline[5].impairInstance).toMatchObject({
+      instanceStatus: 'impaired',
+      systemStatus: 'impaired',
+    });
+    expect(ok.timeline[7].volumeAttachment?.detachAfter).toBe(10_000);
+    expect(ok.expect.nodeClaimsFinalizedWithin).toBe(300_000);
+    expect(
+      problems(`${base}timeline:\n  - { at: 1m, kubeletDies: { node: n1, instance: any } }\n`)[0],
+    ).toMatch(
+      /^timeline\[0\] \(at 1m\)\.kubeletDies: name exactly one of node, nodeClaim, instanceId or instance: any/,
+    );
+    expect(problems(`${base}expect:\n  happened: [{ event: Evicted }]\n`)[0]).toMatch(
+      /^expect\.happened\[0\]: give before, notBefore or both/,
+    );
+    expect(
+      problems(`${base}manifests:\n  - { apiVersion: v1, kind: Secret, metadata: { name: s } }\n`)[0],
+    ).toMatch(/^manifests\[0\]\.kind: a kind the simulator runs .* \(got "Secret"\)$/);
+  });
 });

@@ -41,4 +41,21 @@ describe('decisionFromLine', () => {
   it('drops per-run bookkeeping lines', () => {
     expect(decisionFromLine({ level: 'info', message: 'cluster snapshot read', fields: {} })).toBeUndefined();
   });
+
+  it('shows a garbage-collected instance with why, not an empty NodeClaim', () => {
+    expect(
+      decisionFromLine({
+        level: 'info',
+        message: 'terminating instance',
+        fields: { instanceId: 'i-0123', reason: 'no NodeClaim owns it' },
+      })?.message,
+    ).toBe('terminating instance i-0123: no NodeClaim owns it');
+    expect(
+      decisionFromLine({
+        level: 'info',
+        message: 'terminating instance',
+        fields: { instanceId: 'i-0123', reason: 'NodeClaim deleted', nodeClaim: 'default-abcde' },
+      })?.message,
+    ).toBe('terminating instance i-0123 of NodeClaim default-abcde');
+  });
 });

@@ -51,7 +51,7 @@ import { type CapacityReservationSeed, Ec2CapacityReservations } from './capacit
 import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
 import { type Ec2Context, ec2Context } from './context';
 import { Ec2Fleet, type MissingLaunchTemplateAnswer } from './fleet';
-import { FleetCapacity } from './fleet-capacity';
+import { type CapacityType, FleetCapacity } from './fleet-capacity';
 import type { InstanceProfileDirectory } from './fleet-launch-checks';
 import { Ec2Images, type ImageSeed } from './images';
 import { Ec2InstanceStatus, type InstanceEventSeed, type InstanceStatusChange } from './instance-status';
@@ -151,6 +151,10 @@ export class FakeEc2 extends FakeAwsService {
   private readonly placementGroups: Ec2PlacementGroups;
   private readonly reservations: Ec2CapacityReservations;
   private readonly iam: { directory?: InstanceProfileDirectory } = {};
+  private readonly statusChecks = new Map<
+    string,
+    { instance: 'ok' | 'impaired'; system: 'ok' | 'impaired' }
+  >();
 
   constructor(options: FakeEc2Options) {
     super(options.clock);
@@ -287,6 +291,52 @@ export class FakeEc2 extends FakeAwsService {
       this.templates.find({ LaunchTemplateId: nameOrId }) ??
       this.templates.find({ LaunchTemplateName: nameOrId });
     return record === undefined ? undefined : structuredClone(record.data);
+  }
+
+  /**
+   * Launches an instance outside any fleet, as someone else's RunInstances would (scenario setup:
+   * an instance launched behind podlift's back). Not logged. Throws for a type EC2 does not sell.
+   */
+  launchOutside(seed: {
+    readonly instanceType: string;
+    readonly availabilityZone?: string;
+    readonly capacityType?: CapacityType;
+    readonly tags?: readonly Tag[];
+  }): string {
+    const info = this.catalog.info(seed.instanceType);
+    if (info === undefined) throw new Error(`launchOutside: EC2 sells no ${seed.instanceType}`);
+    return this.instances.launch({
+      instanceType: seed.instanceType,
+      availabilityZone: seed.availabilityZone ?? this.availabilityZones[0],
+      capacityType: seed.capacityType ?? 'on-demand',
+      info,
+      data: {},
+      imageId: undefined,
+      subnet: undefined,
+      tags: [...(seed.tags ?? [])],
+      volumeTags: [],
+      reservationId: `r-${this.context.hexId(17)}`,
+      launchIndex: 0,
+    });
+  }
+
+  /**
+   * Sets the instance and system status checks DescribeInstanceStatus reports for an instance
+   * (`impaired` as when its host or its OS fails); unset ones stay `ok`. Throws naming an unknown instance.
+   */
+  setInstanceStatus(
+    instanceId: string,
+    status: { readonly instance?: 'ok' | 'impaired'; readonly system?: 'ok' | 'impaired' },
+  ): void {
+    if (this.instances.instance(instanceId) === undefined)
+      throw new Error(`setInstanceStatus: no instance ${instanceId}`);
+    const current = this.statusChecks.get(instanceId) ?? { instance: 'ok', system: 'ok' };
+    this.statusChecks.set(instanceId, { ...current, ...status });
+  }
+
+  /** The status checks of an instance (`ok` unless {@link setInstanceStatus} said otherwise). */
+  instanceStatus(instanceId: string): { instance: 'ok' | 'impaired'; system: 'ok' | 'impaired' } {
+    return { ...(this.statusChecks.get(instanceId) ?? { instance: 'ok', system: 'ok' }) };
   }
 
   /**

@@ -54,6 +54,9 @@ describe('fake API server: pods/eviction', () => {
       path: '/api/v1/namespaces/default/pods/web-1/eviction',
       status: 201,
     });
+    // A running pod is deleted gracefully: it stays Terminating until its kubelet confirms.
+    expect(server.store.get('pods', 'web-1').metadata.deletionGracePeriodSeconds).toBe(30);
+    server.store.delete('pods', 'web-1', { gracePeriodSeconds: 0 });
     expect(server.store.find('pods', 'web-1')).toBeUndefined();
   });
 

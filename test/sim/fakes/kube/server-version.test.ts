@@ -62,6 +62,6 @@ describe('fake API server: the Kubernetes version', () => {
 
     server.setKubernetesVersion('v1.22.0');
     await evict(core, 'web-1');
-    expect(server.store.find('pods', 'web-1')).toBeUndefined();
+    expect(server.store.get('pods', 'web-1').metadata.deletionTimestamp).toBeDefined();
   });
 });

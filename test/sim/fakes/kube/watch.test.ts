@@ -62,8 +62,13 @@ describe('fake API server: watch', () => {
     server.store.create('pods', podManifest({ name: 'web' }));
     server.store.patch('pods', 'web', { metadata: { labels: { v: '2' } } }, 'application/merge-patch+json');
     server.store.delete('pods', 'web');
-    await eventually(() => expect(stream.types()).toEqual(['ADDED web', 'MODIFIED web', 'DELETED web']));
-    expect(stream.seen.map((e) => e.resourceVersion)).toEqual(['2', '3', '4']);
+    // An unscheduled pod is deleted at once, but the registry first writes its deletionTimestamp
+    // (grace 0): watchers see MODIFIED with it, then DELETED.
+    await eventually(() =>
+      expect(stream.types()).toEqual(['ADDED web', 'MODIFIED web', 'MODIFIED web', 'DELETED web']),
+    );
+    expect(stream.seen.map((e) => e.resourceVersion)).toEqual(['2', '3', '4', '5']);
+    expect(stream.seen[2].object).toMatchObject({ metadata: { deletionGracePeriodSeconds: 0 } });
     expect(stream.seen[0].object).toMatchObject({ kind: 'Pod', apiVersion: 'v1' });
     expect(server.requests.at(-1)).toMatchObject({
       verb: 'watch',
