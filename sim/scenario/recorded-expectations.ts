@@ -65,7 +65,7 @@ export function checkRecordedExpectations(expect: Expectations, sim: Simulation,
     const tag = (i: { Tags?: { Key?: string; Value?: string }[] }, key: string) =>
       i.Tags?.find((t) => t.Key === key)?.Value;
     const found = ec2.listInstances().filter((i) => {
-      const status = ec2.instanceStatus(i.InstanceId ?? '');
+      const status = ec2.instanceChecks(i.InstanceId ?? '');
       return (
         ['pending', 'running'].includes(i.State?.Name ?? '') &&
         (name === undefined || tag(i, 'Name') === name) &&

@@ -40,6 +40,7 @@ import {
   type RequestLaunchTemplateData,
   type SecurityGroup,
   type Subnet,
+  type SummaryStatus,
   type Tag,
   type TerminateInstancesCommandInput,
   type TerminateInstancesCommandOutput,
@@ -151,10 +152,6 @@ export class FakeEc2 extends FakeAwsService {
   private readonly placementGroups: Ec2PlacementGroups;
   private readonly reservations: Ec2CapacityReservations;
   private readonly iam: { directory?: InstanceProfileDirectory } = {};
-  private readonly statusChecks = new Map<
-    string,
-    { instance: 'ok' | 'impaired'; system: 'ok' | 'impaired' }
-  >();
 
   constructor(options: FakeEc2Options) {
     super(options.clock);
@@ -321,25 +318,6 @@ export class FakeEc2 extends FakeAwsService {
   }
 
   /**
-   * Sets the instance and system status checks DescribeInstanceStatus reports for an instance
-   * (`impaired` as when its host or its OS fails); unset ones stay `ok`. Throws naming an unknown instance.
-   */
-  setInstanceStatus(
-    instanceId: string,
-    status: { readonly instance?: 'ok' | 'impaired'; readonly system?: 'ok' | 'impaired' },
-  ): void {
-    if (this.instances.instance(instanceId) === undefined)
-      throw new Error(`setInstanceStatus: no instance ${instanceId}`);
-    const current = this.statusChecks.get(instanceId) ?? { instance: 'ok', system: 'ok' };
-    this.statusChecks.set(instanceId, { ...current, ...status });
-  }
-
-  /** The status checks of an instance (`ok` unless {@link setInstanceStatus} said otherwise). */
-  instanceStatus(instanceId: string): { instance: 'ok' | 'impaired'; system: 'ok' | 'impaired' } {
-    return { ...(this.statusChecks.get(instanceId) ?? { instance: 'ok', system: 'ok' }) };
-  }
-
-  /**
    * Reclaims a spot instance as EC2 does: the interruption notice is given now and the
    * instance starts shutting down `noticeMs` later (two minutes by default), with state
    * reason `Server.SpotInstanceTermination`. Emitting the EventBridge warning is the caller's job.
@@ -362,6 +340,11 @@ export class FakeEc2 extends FakeAwsService {
    */
   setInstanceStatus(instanceId: string, change: InstanceStatusChange): void {
     this.instanceStatus.setInstanceStatus(instanceId, change);
+  }
+
+  /** The summary of an instance's instance and system status checks (`ok` until set otherwise). */
+  instanceChecks(instanceId: string): { readonly instance: SummaryStatus; readonly system: SummaryStatus } {
+    return this.instanceStatus.checks(instanceId);
   }
 
   /** Schedules an event (instance-retirement, system-maintenance, …) DescribeInstanceStatus reports. */

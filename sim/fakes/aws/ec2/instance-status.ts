@@ -103,6 +103,12 @@ export class Ec2InstanceStatus {
     return id;
   }
 
+  /** The summary of an instance's two status checks (`ok` until set otherwise). */
+  checks(instanceId: string): { readonly instance: SummaryStatus; readonly system: SummaryStatus } {
+    const record = this.records.get(instanceId);
+    return { instance: record?.instance.status ?? 'ok', system: record?.system.status ?? 'ok' };
+  }
+
   describeInstanceStatus(
     input: DescribeInstanceStatusCommandInput,
   ): OperationOutput<DescribeInstanceStatusCommandOutput> {

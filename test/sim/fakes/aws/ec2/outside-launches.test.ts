@@ -27,11 +27,11 @@ describe('FakeEc2 instances outside podlift', () => {
   it('reports status checks ok until one is set impaired, and refuses an unknown instance', () => {
     const { fake } = ec2World();
     const id = fake.launchOutside({ instanceType: 'm5.large' });
-    expect(fake.instanceStatus(id)).toEqual({ instance: 'ok', system: 'ok' });
+    expect(fake.instanceChecks(id)).toEqual({ instance: 'ok', system: 'ok' });
     fake.setInstanceStatus(id, { system: 'impaired' });
-    expect(fake.instanceStatus(id)).toEqual({ instance: 'ok', system: 'impaired' });
+    expect(fake.instanceChecks(id)).toEqual({ instance: 'ok', system: 'impaired' });
     fake.setInstanceStatus(id, { instance: 'impaired' });
-    expect(fake.instanceStatus(id)).toEqual({ instance: 'impaired', system: 'impaired' });
+    expect(fake.instanceChecks(id)).toEqual({ instance: 'impaired', system: 'impaired' });
     expect(() => fake.setInstanceStatus('i-00000000000000fff', { instance: 'impaired' })).toThrow(
       /no instance i-00000000000000fff/,
     );
