@@ -1,4 +1,7 @@
+import type { VolumeAttachment } from '../../shared/core/ports/cluster';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { decideTermination } from '../../shared/core/termination/decide';
+import { needsClaimedVolumes } from '../../shared/core/termination/node-termination';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
@@ -32,12 +35,15 @@ export async function runTermination(
     }),
     runtime.ports.instances.listClusterInstances(),
   ]);
+  const now = invocation.time.now();
+  const volumes = await readVolumes(runtime, snapshot, now);
   const actions = decideTermination({
-    now: invocation.time.now(),
+    now,
     nodes: snapshot.nodes,
     nodeClaims: snapshot.nodeClaims,
     nodePools: snapshot.nodePools,
     instances,
+    ...volumes,
   });
   let failed = 0;
   await mapConcurrently(actions, 8, async (action) => {
@@ -57,4 +63,22 @@ export async function runTermination(
     failed,
     garbageCollected: garbage.launchTemplates.length + garbage.instanceProfiles.length,
   };
+}
+
+/**
+ * The VolumeAttachments, read only while a NodeClaim is being deleted (nothing else needs them),
+ * and the claims' volumes only when a pod the drain leaves mounts one (needsClaimedVolumes).
+ */
+async function readVolumes(
+  runtime: LoopRuntime,
+  snapshot: ClusterSnapshot,
+  now: number,
+): Promise<{
+  volumeAttachments?: readonly VolumeAttachment[];
+  claimedVolumes?: ReadonlyMap<string, string>;
+}> {
+  if (!snapshot.nodeClaims.some((c) => c.deletionTimestamp)) return {};
+  const volumeAttachments = await runtime.ports.cluster.volumeAttachments();
+  if (!needsClaimedVolumes(snapshot.nodes, volumeAttachments, now)) return { volumeAttachments };
+  return { volumeAttachments, claimedVolumes: await runtime.ports.cluster.claimedVolumes() };
 }

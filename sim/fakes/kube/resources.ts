@@ -34,6 +34,7 @@ export type KnownResource =
   | 'daemonsets.apps'
   | 'poddisruptionbudgets.policy'
   | 'leases.coordination.k8s.io'
+  | 'volumeattachments.storage.k8s.io'
   | 'nodepools.karpenter.sh'
   | 'nodeclaims.karpenter.sh'
   | 'ec2nodeclasses.karpenter.k8s.aws';
@@ -100,6 +101,9 @@ export const defaultResources: readonly ResourceType[] = [
     servedFrom: { major: 1, minor: 21 },
   },
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', true, false),
+  // storage.k8s.io/v1 VolumeAttachments (GA in 1.13): cluster-scoped, with a status the
+  // attacher writes; no selectable fields beyond name (termination lists them all).
+  builtin('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, true),
   crd('karpenter.sh', 'nodepools', 'NodePool'),
   crd('karpenter.sh', 'nodeclaims', 'NodeClaim'),
   crd('karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass'),
