@@ -36,7 +36,7 @@ export async function runTermination(
     runtime.ports.instances.listClusterInstances(),
   ]);
   const now = invocation.time.now();
-  const volumes = await readVolumes(runtime, snapshot, now);
+  const volumes = await readVolumes(runtime, invocation, snapshot, now);
   const actions = decideTermination({
     now,
     nodes: snapshot.nodes,
@@ -67,10 +67,13 @@ export async function runTermination(
 
 /**
  * The VolumeAttachments, read only while a NodeClaim is being deleted (nothing else needs them),
- * and the claims' volumes only when a pod the drain leaves mounts one (needsClaimedVolumes).
+ * and the claims' volumes only when a pod the drain leaves mounts one (needsClaimedVolumes). If
+ * the claims cannot be read, every attachment of the node is waited for (until the
+ * terminationGracePeriod, if any): slower, never unsafe, and no other node's step waits for it.
  */
 async function readVolumes(
   runtime: LoopRuntime,
+  invocation: Invocation,
   snapshot: ClusterSnapshot,
   now: number,
 ): Promise<{
@@ -80,5 +83,12 @@ async function readVolumes(
   if (!snapshot.nodeClaims.some((c) => c.deletionTimestamp)) return {};
   const volumeAttachments = await runtime.ports.cluster.volumeAttachments();
   if (!needsClaimedVolumes(snapshot.nodes, volumeAttachments, now)) return { volumeAttachments };
-  return { volumeAttachments, claimedVolumes: await runtime.ports.cluster.claimedVolumes() };
+  try {
+    return { volumeAttachments, claimedVolumes: await runtime.ports.cluster.claimedVolumes() };
+  } catch (error) {
+    invocation.log.warn('reading PersistentVolumeClaims failed; waiting for every VolumeAttachment', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return { volumeAttachments };
+  }
 }
