@@ -24,9 +24,6 @@ import {
  * `VolumesDetached` conditions as it goes; instance termination follows in decide.ts.
  */
 
-/** Drained stays Unknown at least this long, for pods bound before the taint was seen (controller.go `MinDrainTime`). */
-export const MIN_DRAIN_MS = 5_000;
-
 /** What a Node's termination step reads. */
 export interface NodeTerminationInput extends TerminationInput {
   readonly claim: NodeClaim;
@@ -90,11 +87,12 @@ export function nodeTerminationStep(input: NodeTerminationInput): NodeTerminatio
     actions.push({ kind: 'record-event', event: failedDraining(node.name, why) });
     return finish(false);
   }
-  if (
-    !drained ||
-    (drained.status === 'Unknown' && now - Date.parse(drained.lastTransitionTime) < MIN_DRAIN_MS)
-  )
-    return finish(false);
+  // controller.go holds Drained Unknown for `MinDrainTime` (5 s, requeueing every second) so that
+  // pods a scheduler still unaware of the taint binds are seen. podlift has no requeue: the
+  // verdict comes from a later invocation (an event or the schedule) that lists the Node's pods
+  // afresh from the API server, after the run that tainted it and set Drained Unknown. A 5 s
+  // wait would cost up to a minute here, until the schedule runs termination again.
+  if (!drained) return finish(false);
   conditions.push({ type: 'Drained', status: 'True' });
 
   // controller.go `awaitVolumeDetachment`.

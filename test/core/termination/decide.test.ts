@@ -10,7 +10,7 @@ import {
   REGISTRATION_TTL_MS,
   type TerminationInput,
 } from '../../../shared/core/termination/decide';
-import { MIN_DRAIN_MS, needsClaimedVolumes } from '../../../shared/core/termination/node-termination';
+import { needsClaimedVolumes } from '../../../shared/core/termination/node-termination';
 import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -220,28 +220,34 @@ describe('decideTermination: draining a deleted NodeClaim’s Node (node/termina
     ]);
   });
 
-  it('keeps Drained Unknown for MinDrainTime before it goes on', () => {
-    // suite_test "should not finish draining until minDrainTime has passed"
-    const at = (now: number, conditions: Condition[]) =>
+  it('declares the Node drained only in a run after the one that began the drain', () => {
+    // controller.go awaitDrain: Drained Unknown ("Draining") first; True once nothing waits. A
+    // NodeClaim without the condition has not been through a drain run yet.
+    const at = (conditions: Condition[]) =>
       decideTermination(
         input({
-          now,
           nodeClaims: [claim({ deleting: T0, conditions })],
           nodes: [marked([])],
           instances: [instance()],
         }),
       );
-    expect(at(T0 + 60_000, [])).toStrictEqual([
+    expect(at([])).toStrictEqual([
       {
         kind: 'set-conditions',
         nodeClaim: 'default-a',
         conditions: [{ type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining' }],
       },
     ]);
-    expect(at(T0 + MIN_DRAIN_MS - 1, [draining(T0)])).toStrictEqual([]);
-    expect(kinds(at(T0 + MIN_DRAIN_MS, [draining(T0)]))).toStrictEqual([
-      'set-conditions',
-      'terminate-instance',
+    expect(at([draining(T0 + 59_000)])).toStrictEqual([
+      {
+        kind: 'set-conditions',
+        nodeClaim: 'default-a',
+        conditions: [
+          { type: 'Drained', status: 'True' },
+          { type: 'VolumesDetached', status: 'True' },
+        ],
+      },
+      terminate,
     ]);
   });
 
