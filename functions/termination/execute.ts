@@ -1,3 +1,4 @@
+import { isNotFoundError } from '../../shared/core/model/errors';
 import {
   ANNOTATIONS,
   DISRUPTED_TAINT,
@@ -44,7 +45,13 @@ export async function executeTermination(
       log.info('tainted Node for termination', { node: action.node });
       return;
     case 'set-conditions':
-      await cluster.updateNodeClaimStatus(action.nodeClaim, { conditions: action.conditions });
+      // A NodeClaim finished by the same run is gone: nothing left to record (Karpenter's status
+      // patch ignores NotFound too).
+      await cluster
+        .updateNodeClaimStatus(action.nodeClaim, { conditions: action.conditions })
+        .catch((error: unknown) => {
+          if (!isNotFoundError(error)) throw error;
+        });
       return;
     case 'record-event':
       await record(runtime, action.event);
