@@ -163,6 +163,13 @@ describe('planDrain', () => {
     expect(names(plan.evict)).toStrictEqual(['calm']);
   });
 
+  it('does not also evict a pod it deletes', () => {
+    const slow = web({ name: 'slow', terminationGracePeriodSeconds: 600 });
+    const plan = planDrain([slow, web({ name: 'calm' })], T0 + 300_000, T0);
+    expect(names(plan.forceDelete)).toStrictEqual(['slow']);
+    expect(names(plan.evict)).toStrictEqual(['calm']);
+  });
+
   it('lets stuck Terminating pods not hold the drain', () => {
     expect(planDrain([terminating(T0)], undefined, T0 + 61_000).waiting).toStrictEqual([]);
   });
