@@ -100,7 +100,7 @@ export async function executeTermination(
   }
 }
 
-/** Records an Event; a refused one is logged by nobody: it explains, it decides nothing. */
+/** Records an Event; one the API server refuses is dropped: an Event explains, it decides nothing. */
 async function record(runtime: LoopRuntime, event: EventInput): Promise<void> {
   await runtime.ports.events.record(event).catch(() => undefined);
 }
