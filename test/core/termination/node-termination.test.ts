@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import { decideTermination, type TerminationInput } from '../../../shared/core/termination/decide';
-import { needsClaimedVolumes } from '../../../shared/core/termination/node-termination';
+import {
+  needsClaimedVolumes,
+  pendingVolumeAttachments,
+} from '../../../shared/core/termination/node-termination';
 import { nodePool } from '../../../sim/world/builders';
 import {
   claim,
@@ -66,6 +69,40 @@ describe('decideTermination: draining a deleted NodeClaim’s Node (node/termina
         decideTermination(input({ nodeClaims: claims, nodes: [marked([web()])], instances: [instance()] })),
       ),
     ).not.toContain('taint-node');
+    // Only karpenter.sh/disrupted with effect NoSchedule counts (terminator.go `Taint`, MatchTaint).
+    for (const taint of [
+      { key: 'example.com/other', effect: 'NoSchedule' as const },
+      { key: 'karpenter.sh/disrupted', effect: 'NoExecute' as const },
+    ]) {
+      const other = marked([web()], { taints: [taint] });
+      expect(
+        kinds(decideTermination(input({ nodeClaims: claims, nodes: [other], instances: [instance()] }))),
+      ).toContain('taint-node');
+    }
+  });
+
+  it('rewrites a condition whose status matches but whose reason does not, and reads a status without conditions', () => {
+    const stale = [cond('Drained'), { ...cond('VolumesDetached'), reason: 'SomethingElse' }];
+    expect(
+      decideTermination(
+        input({
+          nodeClaims: [claim({ deleting: T0, conditions: stale })],
+          nodes: [marked([])],
+          instances: [instance()],
+        }),
+      ),
+    ).toStrictEqual([
+      {
+        kind: 'set-conditions',
+        nodeClaim: 'default-a',
+        conditions: [{ type: 'VolumesDetached', status: 'True' }],
+      },
+      terminate,
+    ]);
+    const bare = { ...claim({ deleting: T0 }), status: { providerID: claim().status.providerID } };
+    expect(
+      kinds(decideTermination(input({ nodeClaims: [bare], nodes: [marked([])], instances: [instance()] }))),
+    ).toStrictEqual(['set-conditions']);
   });
 
   it('drains DaemonSet pods after the others, then critical ones, with the reason of the disruption', () => {
@@ -343,6 +380,51 @@ describe('decideTermination: volume detachment (controller.go awaitVolumeDetachm
     expect(
       needsClaimedVolumes([marked([web({ volumeClaims: ['data'] })])], [attachment('va-1', 'pv-1')], T0),
     ).toBe(false);
+  });
+
+  it('rewrites a VolumesDetached Unknown of another reason, keeps one already awaiting', () => {
+    const other = { ...cond('VolumesDetached', 'Unknown'), reason: 'Other' };
+    const awaiting = { ...cond('VolumesDetached', 'Unknown'), reason: 'AwaitingVolumeDetachment' };
+    const step = (c: Condition) =>
+      run({ volumeAttachments: [attachment('va-1', 'pv-1')] }, [
+        claim({ deleting: T0, conditions: [cond('Drained'), c] }),
+      ]);
+    expect(kinds(step(other))).toStrictEqual(['record-event', 'set-conditions']);
+    expect(kinds(step(awaiting))).toStrictEqual(['record-event']);
+  });
+
+  it('keeps the volumes of drainable pods pending, and all of them when the claims are unknown', () => {
+    const tolerant = web({
+      tolerations: [{ key: 'karpenter.sh/disrupted', operator: 'Exists' }],
+      volumeClaims: ['data'],
+    });
+    const base = {
+      ...input({ volumeAttachments: [attachment('va-1', 'pv-1')] }),
+      claim: drainedClaim(),
+      deadline: undefined,
+    };
+    const claimed = new Map([['default/data', 'pv-1']]);
+    const names = (over: Partial<Parameters<typeof pendingVolumeAttachments>[0]>) =>
+      pendingVolumeAttachments({ ...base, node: marked([]), ...over }).map((a) => a.name);
+    expect(names({ node: marked([web({ volumeClaims: ['data'] })]), claimedVolumes: claimed })).toStrictEqual(
+      ['va-1'],
+    );
+    expect(names({ node: marked([tolerant]) })).toStrictEqual(['va-1']);
+    expect(names({ node: marked([tolerant]), claimedVolumes: claimed })).toStrictEqual([]);
+    expect(names({ node: marked([tolerant]), claimedVolumes: new Map() })).toStrictEqual(['va-1']);
+    expect(
+      names({ node: marked([{ ...tolerant, volumeClaims: undefined }]), claimedVolumes: claimed }),
+    ).toStrictEqual(['va-1']);
+  });
+
+  it('asks for the claims only for a node with attachments and a pod left on it that mounts one', () => {
+    const tolerant = web({ tolerations: [{ key: 'karpenter.sh/disrupted', operator: 'Exists' }] });
+    const here = [attachment('va-1', 'pv-1')];
+    expect(needsClaimedVolumes([marked([web(), { ...tolerant, volumeClaims: ['data'] }])], here, T0)).toBe(
+      true,
+    );
+    expect(needsClaimedVolumes([marked([tolerant])], here, T0)).toBe(false);
+    expect(needsClaimedVolumes([marked([{ ...tolerant, volumeClaims: [] }])], here, T0)).toBe(false);
   });
 
   it('stops waiting once the terminationGracePeriod is over, marking VolumesDetached False', () => {
