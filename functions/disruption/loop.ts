@@ -1,8 +1,14 @@
 import { disruptionCandidates } from '../../shared/core/disruption/candidates';
 import { commandStillValid, decideDisruption } from '../../shared/core/disruption/decide';
-import { expiredClaims, replacementPlans, VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
+import { disruptionTerminating } from '../../shared/core/disruption/events';
+import {
+  type DisruptionCommand,
+  expiredClaims,
+  replacementPlans,
+  VALIDATION_DELAY_MS,
+} from '../../shared/core/disruption/methods';
 import { ANNOTATIONS } from '../../shared/core/model/labels';
-import { conditionIsTrue } from '../../shared/core/model/nodeclaim';
+import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import type { Invocation } from '../invocation';
@@ -111,7 +117,7 @@ async function advance(
     const left = candidates.filter((c) => !c.deletionTimestamp);
     if (left.length > 0) {
       checkpoint(invocation);
-      for (const c of left) await runtime.ports.cluster.deleteNodeClaim(c.name);
+      await deleteCandidates(runtime, invocation, snapshot, command, left);
       invocation.log.info('finishing a disruption command an earlier run left part-done', {
         id: command.id,
         nodeClaims: left.map((c) => c.name),
@@ -138,11 +144,37 @@ async function advance(
     return `replacing ${command.id}`;
   }
   checkpoint(invocation);
-  for (const c of candidates) await runtime.ports.cluster.deleteNodeClaim(c.name);
+  await deleteCandidates(runtime, invocation, snapshot, command, candidates);
   invocation.metrics.add(METRICS.disruptionCommands, 'Count', 1, { method: command.method });
   invocation.metrics.add(METRICS.savingsPerHour, 'None', command.savings);
   invocation.log.info('disrupting', { ...command });
   return `executed ${command.id}`;
+}
+
+/**
+ * Deletes a command's candidates, handing them to termination's drain, each with Karpenter's
+ * `DisruptionTerminating` Events on its Node and NodeClaim (core/disruption/events.ts).
+ */
+async function deleteCandidates(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+  command: DisruptionCommand,
+  candidates: readonly NodeClaim[],
+): Promise<void> {
+  for (const claim of candidates) {
+    await runtime.ports.cluster.deleteNodeClaim(claim.name);
+    const node = snapshot.nodes.find(
+      (n) => n.providerID !== undefined && n.providerID === claim.status.providerID,
+    )?.name;
+    for (const event of disruptionTerminating(claim, node, command.reason)) {
+      await runtime.ports.events
+        .record(event)
+        .catch((error: unknown) =>
+          invocation.log.warn('recording an Event failed', { nodeClaim: claim.name, error: String(error) }),
+        );
+    }
+  }
 }
 
 /** Launches the command's replacements; undefined when none are needed any more. */

@@ -1,6 +1,14 @@
-import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
+import { isNotFoundError } from '../../shared/core/model/errors';
+import {
+  ANNOTATIONS,
+  DISRUPTED_TAINT,
+  LABEL_EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS,
+} from '../../shared/core/model/labels';
 import { TERMINATION_FINALIZER } from '../../shared/core/model/nodeclaim';
+import type { PodRef } from '../../shared/core/ports/cluster';
+import type { EventInput } from '../../shared/core/ports/cluster-events';
 import type { TerminationAction } from '../../shared/core/termination/decide';
+import { failedDraining, podEvicted } from '../../shared/core/termination/events';
 import { EvictionBlockedError } from '../../shared/kube/eviction-blocked-error';
 import type { Invocation } from '../invocation';
 import { METRICS } from '../observability';
@@ -23,18 +31,30 @@ export async function executeTermination(
     case 'delete-nodeclaim':
       await cluster.deleteNodeClaim(action.nodeClaim);
       log.info('deleting NodeClaim', { nodeClaim: action.nodeClaim, reason: action.reason });
-      await runtime.ports.events
-        .record({
-          object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: action.nodeClaim },
-          type: 'Normal',
-          reason: 'GarbageCollected',
-          message: `Deleting NodeClaim: ${action.reason}`,
-        })
-        .catch(() => undefined);
+      await record(runtime, {
+        object: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: action.nodeClaim },
+        type: 'Normal',
+        reason: 'GarbageCollected',
+        message: `Deleting NodeClaim: ${action.reason}`,
+      });
       return;
     case 'taint-node':
+      // Karpenter's terminator.go `Taint` writes both in one patch; two idempotent writes here.
       await cluster.taintNode(action.node, { add: [DISRUPTED_TAINT] });
+      await cluster.labelNode(action.node, { [LABEL_EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS]: 'karpenter' });
       log.info('tainted Node for termination', { node: action.node });
+      return;
+    case 'set-conditions':
+      // A NodeClaim finished by the same run is gone: nothing left to record (Karpenter's status
+      // patch ignores NotFound too).
+      await cluster
+        .updateNodeClaimStatus(action.nodeClaim, { conditions: action.conditions })
+        .catch((error: unknown) => {
+          if (!isNotFoundError(error)) throw error;
+        });
+      return;
+    case 'record-event':
+      await record(runtime, action.event);
       return;
     case 'set-termination-time':
       await cluster.patchNodeClaimMetadata(action.nodeClaim, {
@@ -42,9 +62,12 @@ export async function executeTermination(
       });
       return;
     case 'evict':
-      return evict(runtime, invocation, action.node, action.pods);
+      return evict(runtime, invocation, action);
     case 'delete-pods':
-      for (const pod of action.pods) await cluster.deletePod(pod);
+      for (const { gracePeriodSeconds, ...pod } of action.pods)
+        await cluster.deletePod(pod, { gracePeriodSeconds });
+      // The pods go so that the Node is gone by its termination time (eviction.go `forceDelete`);
+      // the line keeps its wording, which the simulator's invariants recognise.
       log.warn('terminationGracePeriod is over: deleted the pods left on the Node', {
         node: action.node,
         pods: action.pods.length,
@@ -77,21 +100,41 @@ export async function executeTermination(
   }
 }
 
+/** Records an Event; one the API server refuses is dropped: an Event explains, it decides nothing. */
+async function record(runtime: LoopRuntime, event: EventInput): Promise<void> {
+  await runtime.ports.events.record(event).catch(() => undefined);
+}
+
+/**
+ * Evicts the pods one by one (eviction.go `evict`): an accepted eviction records `Evicted` on the
+ * pod; a PodDisruptionBudget's refusal is no error but `FailedDraining` on the Node, and the pod
+ * is tried again next run.
+ */
 async function evict(
   runtime: LoopRuntime,
   invocation: Invocation,
-  node: string,
-  pods: readonly { namespace: string; name: string; uid?: string }[],
+  action: { readonly node: string; readonly pods: readonly PodRef[]; readonly reason: string },
 ): Promise<void> {
   let evicted = 0;
   let blocked = 0;
-  for (const pod of pods) {
+  for (const pod of action.pods) {
     try {
-      await runtime.ports.cluster.evictPod(pod);
-      evicted++;
+      const outcome = await runtime.ports.cluster.evictPod(pod);
+      if (outcome === 'evicted') {
+        evicted++;
+        await record(runtime, podEvicted({ uid: `${pod.namespace}/${pod.name}`, ...pod }, action.reason));
+      }
     } catch (error) {
       if (!(error instanceof EvictionBlockedError)) throw error;
       blocked++;
+      const multiple = /more than one PodDisruptionBudget/i.test(error.detail);
+      await record(
+        runtime,
+        failedDraining(
+          action.node,
+          multiple ? 'eviction does not support multiple PDBs' : 'evicting pod violates a PDB',
+        ),
+      );
       invocation.log.info('eviction blocked by a PodDisruptionBudget; trying again next run', {
         pod: `${pod.namespace}/${pod.name}`,
         ...(error.budget ? { budget: error.budget } : {}),
@@ -100,5 +143,5 @@ async function evict(
   }
   invocation.metrics.add(METRICS.podsEvicted, 'Count', evicted);
   if (blocked > 0) invocation.metrics.add(METRICS.evictionsBlocked, 'Count', blocked);
-  invocation.log.info('draining Node', { node, evicted, blocked });
+  invocation.log.info('draining Node', { node: action.node, evicted, blocked });
 }

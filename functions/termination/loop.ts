@@ -1,4 +1,7 @@
+import type { VolumeAttachment } from '../../shared/core/ports/cluster';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { decideTermination } from '../../shared/core/termination/decide';
+import { needsClaimedVolumes } from '../../shared/core/termination/node-termination';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
@@ -40,12 +43,15 @@ export async function runTermination(
     runtime.ports.instances.listClusterInstances(),
   ]);
   const health = await runHealthChecks(runtime, invocation, snapshot);
+  const now = invocation.time.now();
+  const volumes = await readVolumes(runtime, invocation, snapshot, now);
   const actions = decideTermination({
-    now: invocation.time.now(),
+    now,
     nodes: snapshot.nodes,
     nodeClaims: snapshot.nodeClaims,
     nodePools: snapshot.nodePools,
     instances,
+    ...volumes,
   });
   let failed = 0;
   await mapConcurrently(actions, 8, async (action) => {
@@ -66,4 +72,32 @@ export async function runTermination(
     garbageCollected: garbage.launchTemplates.length + garbage.instanceProfiles.length,
     ...health,
   };
+}
+
+/**
+ * The VolumeAttachments, read only while a NodeClaim is being deleted (nothing else needs them),
+ * and the claims' volumes only when a pod the drain leaves mounts one (needsClaimedVolumes). If
+ * the claims cannot be read, every attachment of the node is waited for (until the
+ * terminationGracePeriod, if any): slower, never unsafe, and no other node's step waits for it.
+ */
+async function readVolumes(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+  now: number,
+): Promise<{
+  volumeAttachments?: readonly VolumeAttachment[];
+  claimedVolumes?: ReadonlyMap<string, string>;
+}> {
+  if (!snapshot.nodeClaims.some((c) => c.deletionTimestamp)) return {};
+  const volumeAttachments = await runtime.ports.cluster.volumeAttachments();
+  if (!needsClaimedVolumes(snapshot.nodes, volumeAttachments, now)) return { volumeAttachments };
+  try {
+    return { volumeAttachments, claimedVolumes: await runtime.ports.cluster.claimedVolumes() };
+  } catch (error) {
+    invocation.log.warn('reading PersistentVolumeClaims failed; waiting for every VolumeAttachment', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return { volumeAttachments };
+  }
 }

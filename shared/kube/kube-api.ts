@@ -6,6 +6,7 @@ import {
   CustomObjectsApi,
   PatchStrategy,
   PolicyV1Api,
+  StorageV1Api,
   setHeaderOptions,
   VersionApi,
 } from '@kubernetes/client-node';
@@ -34,6 +35,11 @@ export class KubeApi {
   /** policy/v1: PodDisruptionBudgets. */
   policy(): Promise<PolicyV1Api> {
     return this.client(PolicyV1Api);
+  }
+
+  /** storage.k8s.io/v1: VolumeAttachments. */
+  storage(): Promise<StorageV1Api> {
+    return this.client(StorageV1Api);
   }
 
   /** coordination.k8s.io/v1: Leases. */

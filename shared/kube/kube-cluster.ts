@@ -6,6 +6,7 @@ import { podKey } from '../core/model/pod';
 import type {
   ClusterReader,
   ClusterWriter,
+  DeletePodOptions,
   EC2NodeClassList,
   EvictionOutcome,
   MetadataPatch,
@@ -16,6 +17,7 @@ import type {
   ParsedList,
   PodRef,
   TaintChange,
+  VolumeAttachment,
 } from '../core/ports/cluster';
 import type { Clock } from '../core/ports/time';
 import type { DaemonSet, PodDisruptionBudget, StateNode } from '../core/state/cluster-state';
@@ -48,6 +50,7 @@ import { readPendingPods, readPodsOnNode } from './pod-reads';
 import { deletePod, evictPod } from './pod-writes';
 import type { KubernetesVersion } from './server-version';
 import { checkServerVersion } from './server-version';
+import { readClaimedVolumes, readVolumeAttachments } from './volume-attachments';
 import { readVolumeZones, withVolumeZones } from './volume-zones';
 
 /** Options of {@link KubeCluster}. */
@@ -103,6 +106,14 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
 
   podsOnNode(nodeName: string): Promise<ParsedList<Pod>> {
     return readPodsOnNode(this.api, nodeName);
+  }
+
+  volumeAttachments(): Promise<readonly VolumeAttachment[]> {
+    return readVolumeAttachments(this.api);
+  }
+
+  claimedVolumes(): Promise<ReadonlyMap<string, string>> {
+    return readClaimedVolumes(this.api);
   }
 
   daemonSets(): Promise<ParsedList<DaemonSet>> {
@@ -177,8 +188,8 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
     return evictPod(this.api, pod);
   }
 
-  deletePod(pod: PodRef): Promise<boolean> {
-    return deletePod(this.api, pod);
+  deletePod(pod: PodRef, options?: DeletePodOptions): Promise<boolean> {
+    return deletePod(this.api, pod, options);
   }
 
   writeNodeClassStatus(name: string, status: EC2NodeClassStatus): Promise<void> {

@@ -35,6 +35,13 @@ export const PERSISTENT_VOLUME_CLAIMS: KubeResource = {
   version: 'v1',
   plural: 'persistentvolumeclaims',
 };
+/** storage.k8s.io/v1 VolumeAttachments (GA in 1.13). */
+export const VOLUME_ATTACHMENTS: KubeResource = {
+  group: 'storage.k8s.io',
+  version: 'v1',
+  plural: 'volumeattachments',
+  servedSince: '1.13',
+};
 /** apps/v1 DaemonSets (GA in 1.9). */
 export const DAEMONSETS: KubeResource = {
   group: 'apps',

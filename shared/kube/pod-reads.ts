@@ -60,9 +60,20 @@ async function listPods(api: KubeApi, fieldSelector: string, doing: string): Pro
   }
 }
 
+/**
+ * The core pod of `manifest`, with what only a running pod has: its start time
+ * (do-not-disrupt durations) and the claims it mounts (the volumes its drain waits for).
+ */
 function parsePod(manifest: PodManifest): Pod {
   const { namespace, name } = manifestKey(manifest);
-  return podFromManifest(manifest, { object: `Pod/${namespace}/${name}` });
+  const pod = podFromManifest(manifest, { object: `Pod/${namespace}/${name}` });
+  const startTime = manifest.status?.startTime;
+  const claims = podClaimNames(manifest);
+  return {
+    ...pod,
+    ...(typeof startTime === 'string' ? { startTime } : {}),
+    ...(claims.length > 0 ? { volumeClaims: claims } : {}),
+  };
 }
 
 function manifestKey(manifest: PodManifest): { namespace: string; name: string } {

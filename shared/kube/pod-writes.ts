@@ -1,4 +1,4 @@
-import type { EvictionOutcome, PodRef } from '../core/ports/cluster';
+import type { DeletePodOptions, EvictionOutcome, PodRef } from '../core/ports/cluster';
 import type { ApiStatus } from './api-errors';
 import { apiStatus, isApiNotFound, kubeError } from './api-errors';
 import { EvictionBlockedError } from './eviction-blocked-error';
@@ -72,17 +72,27 @@ async function currentUid(api: KubeApi, pod: PodRef): Promise<string | undefined
 }
 
 /**
- * Deletes a pod without regard for disruption budgets (for pods that are not running, or after
- * the node's termination grace period). Returns false when it was already gone.
+ * Deletes a pod without regard for disruption budgets (for pods that are not running, or before
+ * the node's termination time), with `options.gracePeriodSeconds` instead of the pod's own grace
+ * period when given (in the DeleteOptions body, as kubectl sends it). Returns false
+ * when it was already gone.
  */
-export async function deletePod(api: KubeApi, pod: PodRef): Promise<boolean> {
+export async function deletePod(api: KubeApi, pod: PodRef, options: DeletePodOptions = {}): Promise<boolean> {
   const core = await api.core();
   const key = `${pod.namespace}/${pod.name}`;
+  const grace = options.gracePeriodSeconds;
   try {
     await core.deleteNamespacedPod({
       name: pod.name,
       namespace: pod.namespace,
-      ...(pod.uid ? { body: { preconditions: { uid: pod.uid } } } : {}),
+      ...(pod.uid || grace !== undefined
+        ? {
+            body: {
+              ...(pod.uid ? { preconditions: { uid: pod.uid } } : {}),
+              ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
+            },
+          }
+        : {}),
     });
     return true;
   } catch (error) {

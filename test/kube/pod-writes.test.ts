@@ -123,6 +123,17 @@ describe('KubeCluster.deletePod', () => {
     expect(await h.cluster.deletePod({ namespace: 'default', name: 'web-1' })).toBe(false);
   });
 
+  it('grants the grace period asked for in the DeleteOptions, with the uid precondition', async () => {
+    readyPods('web', 1);
+    const uid = h.server.store.get('pods', 'web-1').metadata.uid;
+    expect(
+      await h.cluster.deletePod({ namespace: 'default', name: 'web-1', uid }, { gracePeriodSeconds: 35 }),
+    ).toBe(true);
+    const request = h.server.requests.at(-1);
+    expect(request?.method).toBe('DELETE');
+    expect(request?.body).toMatchObject({ gracePeriodSeconds: 35, preconditions: { uid } });
+  });
+
   it('surfaces other failures as CloudErrors naming the pod', async () => {
     h.server.failNext('delete', '*', 503);
     const error = await rejectionOf(h.cluster.deletePod({ namespace: 'team', name: 'x' }));

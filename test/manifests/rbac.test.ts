@@ -63,6 +63,7 @@ const FUNCTIONS_CLUSTER_RIGHTS = sorted({
   'core/persistentvolumes': ['get', 'list'],
   'core/persistentvolumeclaims': ['get', 'list'],
   'core/events': ['create', 'list', 'patch'],
+  'storage.k8s.io/volumeattachments': ['list'],
   'apps/daemonsets': ['list'],
   'policy/poddisruptionbudgets': ['list'],
   'karpenter.sh/nodepools': ['get', 'list'],

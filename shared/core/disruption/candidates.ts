@@ -1,3 +1,4 @@
+import { podDisruptable } from '../model/do-not-disrupt';
 import { labelSelectorMatches } from '../model/label-selector';
 import { ANNOTATIONS, LABEL_CAPACITY_TYPE, LABEL_NODEPOOL } from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
@@ -38,7 +39,7 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
     const pool = pools.get(claim.labels[LABEL_NODEPOOL] ?? '');
     if (!pool) continue;
     const pods = node.pods.filter(isReschedulable);
-    const blocked = blockedBecause(node, pool, pods, snapshot.podDisruptionBudgets);
+    const blocked = blockedBecause(node, pool, pods, snapshot.podDisruptionBudgets, snapshot.now);
     candidates.push({
       claim,
       node,
@@ -54,7 +55,9 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
 
 /**
  * Why Karpenter would not disrupt the node voluntarily (pkg/utils/pod `IsDisruptable`,
- * pkg/controllers/disruption `canBeTerminated`): the Node or a pod says `karpenter.sh/do-not-disrupt`,
+ * pkg/controllers/disruption `canBeTerminated`): the Node says `karpenter.sh/do-not-disrupt: "true"`
+ * (pkg/controllers/state/statenode.go `ValidateNodeDisruptable`), a pod's do-not-disrupt is in
+ * force (`"true"`, or a duration not yet over since it started: model/do-not-disrupt.ts),
  * a pod has no controller to recreate it, a PodDisruptionBudget allows no eviction of one of its
  * pods now, or the NodePool is static (its node count is fixed).
  */
@@ -63,14 +66,14 @@ export function blockedBecause(
   pool: NodePool,
   pods: readonly Pod[],
   budgets: readonly PodDisruptionBudget[],
+  now: number,
 ): string | undefined {
   if (isStaticNodePool(pool)) return `NodePool ${pool.name} is static`;
   if (node.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true')
     return 'the Node has karpenter.sh/do-not-disrupt';
   for (const pod of pods) {
     const name = `${pod.namespace}/${pod.name}`;
-    if (pod.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true')
-      return `pod ${name} has karpenter.sh/do-not-disrupt`;
+    if (!podDisruptable(pod, now)) return `pod ${name} has karpenter.sh/do-not-disrupt`;
     if (pod.ownerKind === undefined) return `pod ${name} has no controller`;
     const pdb = budgets.find(
       (b) =>

@@ -184,6 +184,8 @@ export interface PodStatusManifest {
   readonly phase?: string;
   readonly conditions?: readonly PodConditionManifest[];
   readonly nominatedNodeName?: string;
+  /** RFC 3339; when the kubelet accepted the pod. */
+  readonly startTime?: string;
 }
 
 /** core/v1 Pod. */

@@ -174,7 +174,7 @@ function buildPod(
       ? { annotations: meta.annotations }
       : {}),
     ...(spec.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
-    ...(meta.deletionTimestamp ? { deleting: true } : {}),
+    ...(meta.deletionTimestamp ? { deleting: true, deletionTimestamp: meta.deletionTimestamp } : {}),
     ...(spec.terminationGracePeriodSeconds != null
       ? { terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds }
       : {}),

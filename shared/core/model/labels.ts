@@ -91,6 +91,14 @@ export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'N
 /** Taint put on nodes being disrupted. */
 export const DISRUPTED_TAINT = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' } as const;
 
+/**
+ * Put on a Node with the disrupted taint, value `karpenter`: load balancer controllers take it out
+ * of their target groups while it drains (kubernetes-sigs/karpenter terminator.go `Taint`,
+ * corev1.LabelNodeExcludeBalancers).
+ */
+export const LABEL_EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS =
+  'node.kubernetes.io/exclude-from-external-load-balancers';
+
 /** Set on a Node once it registered with its NodeClaim (Karpenter's NodeRegisteredLabelKey). */
 export const LABEL_REGISTERED = 'karpenter.sh/registered';
 /** Set on a Node once it is initialized: Ready, startup taints gone, resources reported. */

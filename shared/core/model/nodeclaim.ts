@@ -15,6 +15,10 @@ export type NodeClaimConditionType =
   | 'Disrupted'
   | 'Expired'
   | 'ConsistentStateFound'
+  | 'Drained'
+  | 'VolumesDetached'
+  | 'InstanceTerminating'
+  | 'DisruptionReason'
   | 'Ready';
 
 /** A metav1.Condition. */

@@ -71,6 +71,18 @@ export interface Pod {
   readonly priorityClassName?: string;
   /** Deletion was requested (metadata.deletionTimestamp is set): the pod is going away. */
   readonly deleting?: boolean;
+  /**
+   * RFC 3339 metadata.deletionTimestamp: when the pod was deleted plus its grace period, the
+   * moment the kubelet should have stopped it (how long a Terminating pod is overdue).
+   */
+  readonly deletionTimestamp?: string;
+  /** RFC 3339 status.startTime: when the kubelet accepted the pod (do-not-disrupt durations count from it). */
+  readonly startTime?: string;
+  /**
+   * Names of the PersistentVolumeClaims it mounts (generic ephemeral volumes as `<pod>-<volume>`),
+   * for the volumes a drain waits to be detached.
+   */
+  readonly volumeClaims?: readonly string[];
   /** spec.terminationGracePeriodSeconds, when set. */
   readonly terminationGracePeriodSeconds?: number;
 }

@@ -115,6 +115,24 @@ export interface PodRef {
 }
 
 /**
+ * A storage.k8s.io/v1 VolumeAttachment: a volume the attach-detach controller attached to a
+ * node, which termination waits to see deleted before it terminates the instance.
+ */
+export interface VolumeAttachment {
+  readonly name: string;
+  /** spec.nodeName. */
+  readonly nodeName: string;
+  /** spec.source.persistentVolumeName; absent for inline volumes. */
+  readonly persistentVolumeName?: string;
+}
+
+/** How to delete a pod. */
+export interface DeletePodOptions {
+  /** The grace period to give it instead of its spec.terminationGracePeriodSeconds (≥ 1). */
+  readonly gracePeriodSeconds?: number;
+}
+
+/**
  * The cluster as podlift's functions see it: what they read and what they change. KubeCluster
  * implements both against the Kubernetes API; handler tests use in-memory fakes.
  */
@@ -137,6 +155,13 @@ export interface ClusterReader {
   nodeClasses(): Promise<EC2NodeClassList>;
   /** Every NodeClaim. */
   nodeClaims(): Promise<ParsedList<NodeClaim>>;
+  /** Every VolumeAttachment (storage.k8s.io/v1). */
+  volumeAttachments(): Promise<readonly VolumeAttachment[]>;
+  /**
+   * The PersistentVolume each bound PersistentVolumeClaim uses: `namespace/claim` → volume name
+   * (spec.volumeName); claims not bound yet are absent.
+   */
+  claimedVolumes(): Promise<ReadonlyMap<string, string>>;
   /** NodeClaim `name`. @throws NotFoundError when it does not exist. */
   nodeClaim(name: string): Promise<NodeClaim>;
   /**
@@ -177,7 +202,7 @@ export interface ClusterWriter {
   /** @throws EvictionBlockedError when a PodDisruptionBudget does not allow it now. */
   evictPod(pod: PodRef): Promise<EvictionOutcome>;
   /** @returns false when it was already gone. */
-  deletePod(pod: PodRef): Promise<boolean>;
+  deletePod(pod: PodRef, options?: DeletePodOptions): Promise<boolean>;
   /** Writes an EC2NodeClass's resolved status. */
   writeNodeClassStatus(name: string, status: EC2NodeClassStatus): Promise<void>;
   /** Sets and removes a NodeClaim's labels and annotations. @throws NotFoundError when gone. */

@@ -1,4 +1,5 @@
 import type { InstanceType } from '../catalog/instance-type';
+import { doNotDisruptActive } from '../model/do-not-disrupt';
 import { durationMs } from '../model/duration';
 import { evictionCost } from '../model/eviction-cost';
 import { ANNOTATIONS, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL } from '../model/labels';
@@ -120,7 +121,7 @@ function scaleDownRank(
 ): { tier: number; cost: number; why: string } {
   if (!claim.status.providerID) return { tier: 0, cost: 0, why: 'not launched yet' };
   const pods = node?.pods.filter((p) => !p.deleting) ?? [];
-  const doNotDisrupt = pods.some((p) => p.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true');
+  const doNotDisrupt = pods.some((p) => doNotDisruptActive(p, now));
   if (!doNotDisrupt && pods.every((p) => p.ownerKind === 'DaemonSet'))
     return { tier: 1, cost: 0, why: 'empty' };
   const cost = pods.reduce((sum, p) => sum + evictionCost(p), 0) * lifetimeRemaining(claim, now);

@@ -1,11 +1,13 @@
 import { durationMs } from '../model/duration';
-import { ANNOTATIONS, DISRUPTED_TAINT } from '../model/labels';
+import { ANNOTATIONS } from '../model/labels';
 import { conditionIsTrue, type NodeClaim, parseProviderID } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import type { CloudInstance } from '../ports/cloud';
-import type { PodRef } from '../ports/cluster';
+import type { ConditionUpdate, PodRef, VolumeAttachment } from '../ports/cluster';
+import type { EventInput } from '../ports/cluster-events';
 import type { StateNode } from '../state/cluster-state';
-import { needsEviction, nextEvictionGroup, podRef } from './drain';
+import { claimGracePeriodExpiring } from './events';
+import { nodeTerminationStep } from './node-termination';
 
 /**
  * Termination and garbage collection as pure decisions (kubernetes-sigs/karpenter
@@ -15,20 +17,41 @@ import { needsEviction, nextEvictionGroup, podRef } from './drain';
  * to repeat.
  */
 
-/** NodeClaims not launched this long after creation are given up on (Karpenter: 5 minutes). */
+/**
+ * NodeClaims not launched this long after creation are given up on (kubernetes-sigs/karpenter
+ * pkg/controllers/nodeclaim/lifecycle/liveness.go `LaunchTimeout`, 5 minutes).
+ */
 export const LAUNCH_TTL_MS = 5 * 60_000;
-/** Launched NodeClaims whose Node has not registered this long after creation (Karpenter: 15 minutes). */
+/** Launched NodeClaims whose Node has not registered this long after creation (liveness.go `registrationTimeout`, 15 minutes). */
 export const REGISTRATION_TTL_MS = 15 * 60_000;
 /** Instances of the cluster without a NodeClaim are left alone this long (Karpenter: 30 seconds). */
 export const ORPHAN_GRACE_MS = 30_000;
 
+/** A pod to delete before the node's termination time, with the grace period it is granted. */
+export interface ForcedPodDelete extends PodRef {
+  readonly gracePeriodSeconds: number;
+}
+
 /** One thing to do. */
 export type TerminationAction =
   | { readonly kind: 'delete-nodeclaim'; readonly nodeClaim: string; readonly reason: string }
+  /** Taint `karpenter.sh/disrupted:NoSchedule` and label the node out of external load balancers. */
   | { readonly kind: 'taint-node'; readonly node: string }
   | { readonly kind: 'set-termination-time'; readonly nodeClaim: string; readonly at: string }
-  | { readonly kind: 'evict'; readonly node: string; readonly pods: readonly PodRef[] }
-  | { readonly kind: 'delete-pods'; readonly node: string; readonly pods: readonly PodRef[] }
+  /** Evict through the Eviction API; `reason` completes each accepted pod's `Evicted` Event. */
+  | {
+      readonly kind: 'evict';
+      readonly node: string;
+      readonly pods: readonly PodRef[];
+      readonly reason: string;
+    }
+  | { readonly kind: 'delete-pods'; readonly node: string; readonly pods: readonly ForcedPodDelete[] }
+  | {
+      readonly kind: 'set-conditions';
+      readonly nodeClaim: string;
+      readonly conditions: readonly ConditionUpdate[];
+    }
+  | { readonly kind: 'record-event'; readonly event: EventInput }
   | {
       readonly kind: 'terminate-instance';
       readonly nodeClaim?: string;
@@ -45,6 +68,13 @@ export interface TerminationInput {
   readonly nodePools: readonly NodePool[];
   /** The cluster's instances that are not terminated (shutting-down ones included). */
   readonly instances: readonly CloudInstance[];
+  /** VolumeAttachments (read while a NodeClaim is being deleted; none when absent). */
+  readonly volumeAttachments?: readonly VolumeAttachment[];
+  /**
+   * `namespace/claim` → bound PersistentVolume, read when {@link needsClaimedVolumes} says so;
+   * without it no attachment is recognised as a non-drained pod's.
+   */
+  readonly claimedVolumes?: ReadonlyMap<string, string>;
 }
 
 const age = (now: number, timestamp: string | undefined) => (timestamp ? now - Date.parse(timestamp) : 0);
@@ -96,23 +126,37 @@ function collect(
   return reason ? [{ kind: 'delete-nodeclaim' as const, nodeClaim: claim.name, reason }] : [];
 }
 
-function collectReason(
+/**
+ * Why a NodeClaim not being deleted is deleted now, if it is: its Node is being deleted
+ * (pkg/controllers/node/termination/controller.go `finalize` deletes the NodeClaim of a deleting
+ * Node); it did not launch or register in time (pkg/controllers/nodeclaim/lifecycle/liveness.go
+ * `Reconcile`, timed here from creation); or it is Registered, the cloud no longer lists its
+ * instance and its Node is missing or not Ready — a Ready Node means the kubelet still runs
+ * (pkg/controllers/nodeclaim/garbagecollection/controller.go `Reconcile`). A claim launched
+ * but not registered is never collected for a missing instance: its registration timeout is.
+ */
+export function collectReason(
   now: number,
   claim: NodeClaim,
   node: StateNode | undefined,
   instance: CloudInstance | undefined,
-) {
+): string | undefined {
   const created = age(now, claim.creationTimestamp);
   if (node?.deleting) return 'its Node is being deleted';
   if (!conditionIsTrue(claim, 'Launched'))
     return created > LAUNCH_TTL_MS ? 'not launched within 5 minutes' : undefined;
-  if (!instance && created > ORPHAN_GRACE_MS) return 'its instance is gone';
-  if (!conditionIsTrue(claim, 'Registered') && created > REGISTRATION_TTL_MS)
-    return 'its Node did not register within 15 minutes';
+  if (!conditionIsTrue(claim, 'Registered'))
+    return created > REGISTRATION_TTL_MS ? 'its Node did not register within 15 minutes' : undefined;
+  if (!instance && node?.ready !== true) return 'its instance is gone';
   return undefined;
 }
 
-/** One step of a deleting NodeClaim: drain its Node, terminate its instance, then let both go. */
+/**
+ * One step of a deleting NodeClaim (pkg/controllers/nodeclaim/lifecycle/controller.go
+ * `finalize`): record its termination time, take its Node through termination
+ * (node-termination.ts), terminate its instance, and once EC2 no longer lists the instance let
+ * both go.
+ */
 function terminationStep(
   input: TerminationInput,
   claim: NodeClaim,
@@ -120,47 +164,34 @@ function terminationStep(
   instance: CloudInstance | undefined,
 ): TerminationAction[] {
   if (!claim.status.providerID) return [{ kind: 'finish', nodeClaim: claim.name }];
-  if (node && !drained(node)) return drainStep(input, claim, node);
-  if (instance && instance.state !== 'shutting-down') {
-    return [
-      {
-        kind: 'terminate-instance',
-        nodeClaim: claim.name,
-        instanceId: instance.id,
-        reason: 'NodeClaim deleted',
-      },
-    ];
-  }
-  if (instance) return []; // shutting down: wait until EC2 reports it terminated
-  return [{ kind: 'finish', nodeClaim: claim.name, ...(node ? { node: node.name } : {}) }];
-}
-
-function drained(node: StateNode): boolean {
-  return !node.pods.some(needsEviction);
-}
-
-function drainStep(input: TerminationInput, claim: NodeClaim, node: StateNode): TerminationAction[] {
   const actions: TerminationAction[] = [];
-  if (!node.taints.some((t) => t.key === DISRUPTED_TAINT.key && t.effect === DISRUPTED_TAINT.effect)) {
-    actions.push({ kind: 'taint-node', node: node.name });
-  }
   const deadline = terminationDeadline(input, claim);
-  if (deadline && !claim.annotations[ANNOTATIONS.terminationTimestamp]) {
-    actions.push({
-      kind: 'set-termination-time',
-      nodeClaim: claim.name,
-      at: new Date(deadline).toISOString(),
-    });
+  if (deadline !== undefined && !claim.annotations[ANNOTATIONS.terminationTimestamp]) {
+    // lifecycle/controller.go `ensureTerminationGracePeriodTerminationTimeAnnotation`.
+    const at = new Date(Math.floor(deadline / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    actions.push({ kind: 'set-termination-time', nodeClaim: claim.name, at });
+    actions.push({ kind: 'record-event', event: claimGracePeriodExpiring(claim, at) });
   }
-  const waiting = node.pods.filter(needsEviction);
-  if (deadline !== undefined && input.now >= deadline) {
-    // terminationGracePeriod is over: the pods go whatever their budgets say (Karpenter deletes them).
-    actions.push({ kind: 'delete-pods', node: node.name, pods: waiting.map(podRef) });
+  if (node) {
+    // node/termination/controller.go `finalize`: a Node that is not Ready and whose instance the
+    // cloud no longer has is finalized at once; its kubelet is gone and nothing would drain it.
+    if (!instance && node.ready !== true)
+      return [...actions, { kind: 'finish', nodeClaim: claim.name, node: node.name }];
+    const step = nodeTerminationStep({ ...input, claim, node, deadline });
+    actions.push(...step.actions);
+    if (!step.done) return actions;
+  }
+  if (instance && instance.state !== 'shutting-down') {
+    actions.push({
+      kind: 'terminate-instance',
+      nodeClaim: claim.name,
+      instanceId: instance.id,
+      reason: 'NodeClaim deleted',
+    });
     return actions;
   }
-  const group = nextEvictionGroup(waiting).filter((p) => !p.deleting);
-  if (group.length > 0) actions.push({ kind: 'evict', node: node.name, pods: group.map(podRef) });
-  return actions;
+  if (instance) return actions; // shutting down: wait until EC2 reports it terminated
+  return [...actions, { kind: 'finish', nodeClaim: claim.name, ...(node ? { node: node.name } : {}) }];
 }
 
 /** When draining stops waiting: deletion + the NodeClaim's (or its NodePool's) terminationGracePeriod. */

@@ -101,7 +101,8 @@ export const defaultResources: readonly ResourceType[] = [
     servedFrom: { major: 1, minor: 21 },
   },
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', true, false),
-  // storage.k8s.io/v1 VolumeAttachments: cluster-scoped, with a status the attacher writes.
+  // storage.k8s.io/v1 VolumeAttachments (GA in 1.13): cluster-scoped, with a status the
+  // attacher writes; no selectable fields beyond name (termination lists them all).
   builtin('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, true),
   crd('karpenter.sh', 'nodepools', 'NodePool'),
   crd('karpenter.sh', 'nodeclaims', 'NodeClaim'),

@@ -68,6 +68,19 @@ describe('staticPoolExcess', () => {
     ]);
   });
 
+  it('ranks a pod whose do-not-disrupt duration is over like any other, and one still protected last', () => {
+    // kubernetes-sigs/karpenter pkg/utils/pod/scheduling.go IsDoNotDisruptActive: "50m" from a
+    // start at T0 is over at T0 + 1h (excess() decides at T0 + 1h); "2h" is not.
+    const startTime = new Date(T0).toISOString();
+    const members = [
+      member('a-over', [app('o', { annotations: { 'karpenter.sh/do-not-disrupt': '50m' }, startTime })]),
+      member('b-guarded', [app('g', { annotations: { 'karpenter.sh/do-not-disrupt': '2h' }, startTime })]),
+      member('c-plain', [app('p', { priority: 1_000_000_000 })]),
+    ];
+    expect(excess(2, members)).toStrictEqual(['a-over']);
+    expect(excess(1, members)).toStrictEqual(['a-over', 'c-plain']);
+  });
+
   it('counts neither deleting NodeClaims nor candidates of a disruption command', () => {
     const members = [
       member('a', [app('a1')]),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { CloudInstance } from '../../../shared/core/ports/cloud';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import {
@@ -7,178 +8,17 @@ import {
   LAUNCH_TTL_MS,
   ORPHAN_GRACE_MS,
   REGISTRATION_TTL_MS,
-  type TerminationInput,
 } from '../../../shared/core/termination/decide';
-import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { nodePool } from '../../../sim/world/builders';
+import { claim, drainedClaim, input, instance, marked, node, T0, terminate, web } from './fixtures';
 
-const T0 = Date.UTC(2026, 0, 1);
-const iso = (ms: number) => new Date(ms).toISOString();
-const PROVIDER = 'aws:///us-east-1a/i-0123456789abcdef0';
-const cond = (type: string): Condition => ({
-  type,
-  status: 'True',
-  reason: type,
-  message: '',
-  lastTransitionTime: iso(T0),
-});
-
-function claim(
-  options: {
-    launched?: boolean;
-    registered?: boolean;
-    deleting?: number;
-    annotations?: Record<string, string>;
-  } = {},
-): NodeClaim {
-  const conditions = [
-    ...(options.launched !== false ? [cond('Launched')] : []),
-    ...(options.registered ? [cond('Registered')] : []),
-  ];
-  return nodeClaim({
-    name: 'default-a',
-    creationTimestamp: iso(T0),
-    finalizers: ['karpenter.sh/termination'],
-    ...(options.annotations ? { annotations: options.annotations } : {}),
-    ...(options.deleting !== undefined ? { deletionTimestamp: iso(options.deleting) } : {}),
-    status: { ...(options.launched !== false ? { providerID: PROVIDER } : {}), conditions },
-  });
-}
-
-function node(
-  pods = [pod({ name: 'web', ownerKind: 'ReplicaSet' })],
-  extra: Partial<StateNode> = {},
-): StateNode {
-  return {
-    ...stateNode({
-      name: 'n1',
-      nodePool: 'default',
-      pods,
-      lifecycle: { providerID: PROVIDER, creationTimestamp: iso(T0) },
-    }),
-    ...extra,
-  };
-}
-
-const instance = (extra: Partial<CloudInstance> = {}): CloudInstance => ({
-  id: 'i-0123456789abcdef0',
-  instanceType: 'm5.large',
-  zone: 'us-east-1a',
-  state: 'running',
-  capacityType: 'on-demand',
-  launchTime: T0,
-  tags: {},
-  providerID: PROVIDER,
-  nodeClaim: 'default-a',
-  ...extra,
-});
-
-const input = (over: Partial<TerminationInput>): TerminationInput => ({
-  now: T0 + 60_000,
-  nodes: [],
-  nodeClaims: [],
-  nodePools: [nodePool()],
-  instances: [],
-  ...over,
-});
-
-describe('decideTermination: a deleted NodeClaim, one step per run', () => {
-  it('taints the Node and evicts the non-critical pods first, leaving DaemonSet and mirror pods', () => {
-    const pods = [
-      pod({ name: 'web', ownerKind: 'ReplicaSet' }),
-      { ...pod({ name: 'dns', ownerKind: 'ReplicaSet' }), priorityClassName: 'system-cluster-critical' },
-      pod({ name: 'agent', ownerKind: 'DaemonSet' }),
-      pod({ name: 'static', ownerKind: 'Node' }),
-    ];
-    const actions = decideTermination(
-      input({
-        nodeClaims: [claim({ registered: true, deleting: T0 })],
-        nodes: [node(pods)],
-        instances: [instance()],
-      }),
-    );
-    expect(actions).toStrictEqual([
-      { kind: 'taint-node', node: 'n1' },
-      { kind: 'evict', node: 'n1', pods: [{ namespace: 'default', name: 'web', uid: 'default/web' }] },
-    ]);
-  });
-
-  it('evicts the critical pods once only they are left, and waits for pods already terminating', () => {
-    const critical = {
-      ...pod({ name: 'dns', ownerKind: 'ReplicaSet' }),
-      priorityClassName: 'system-node-critical',
-    };
-    const leaving = { ...pod({ name: 'web', ownerKind: 'ReplicaSet' }), deleting: true };
-    const tainted = { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' as const }] };
-    expect(
-      decideTermination(
-        input({
-          nodeClaims: [claim({ deleting: T0 })],
-          nodes: [node([critical], tainted)],
-          instances: [instance()],
-        }),
-      ),
-    ).toStrictEqual([
-      { kind: 'evict', node: 'n1', pods: [{ namespace: 'default', name: 'dns', uid: 'default/dns' }] },
-    ]);
-    expect(
-      decideTermination(
-        input({
-          nodeClaims: [claim({ deleting: T0 })],
-          nodes: [node([leaving], tainted)],
-          instances: [instance()],
-        }),
-      ),
-    ).toStrictEqual([]);
-  });
-
-  it('records when draining stops waiting, and deletes the pods left once the terminationGracePeriod is over', () => {
-    const pool = { ...nodePool(), template: { ...nodePool().template, terminationGracePeriod: '10m' } };
-    const tainted = { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' as const }] };
-    const first = decideTermination(
-      input({
-        nodePools: [pool],
-        nodeClaims: [claim({ deleting: T0 })],
-        nodes: [node(undefined, tainted)],
-        instances: [instance()],
-      }),
-    );
-    expect(first[0]).toStrictEqual({
-      kind: 'set-termination-time',
-      nodeClaim: 'default-a',
-      at: iso(T0 + 600_000),
-    });
-    const late = decideTermination(
-      input({
-        now: T0 + 600_000,
-        nodePools: [pool],
-        nodeClaims: [
-          claim({
-            deleting: T0,
-            annotations: { 'karpenter.sh/nodeclaim-termination-timestamp': iso(T0 + 600_000) },
-          }),
-        ],
-        nodes: [node(undefined, tainted)],
-        instances: [instance()],
-      }),
-    );
-    expect(late).toStrictEqual([
-      { kind: 'delete-pods', node: 'n1', pods: [{ namespace: 'default', name: 'web', uid: 'default/web' }] },
-    ]);
-  });
-
+describe('decideTermination: the instance and the finalizers (lifecycle/controller.go finalize)', () => {
   it('terminates the instance once drained, waits while it shuts down, then lets the Node and NodeClaim go', () => {
-    const drained = node([pod({ name: 'agent', ownerKind: 'DaemonSet' })]);
-    const deleting = claim({ deleting: T0 });
+    const drained = marked([web({ name: 'static', ownerKind: 'Node' })]);
+    const deleting = drainedClaim();
     expect(
       decideTermination(input({ nodeClaims: [deleting], nodes: [drained], instances: [instance()] })),
-    ).toStrictEqual([
-      {
-        kind: 'terminate-instance',
-        nodeClaim: 'default-a',
-        instanceId: 'i-0123456789abcdef0',
-        reason: 'NodeClaim deleted',
-      },
-    ]);
+    ).toStrictEqual([terminate]);
     expect(
       decideTermination(
         input({
@@ -193,10 +33,34 @@ describe('decideTermination: a deleted NodeClaim, one step per run', () => {
     ).toStrictEqual([{ kind: 'finish', nodeClaim: 'default-a', node: 'n1' }]);
   });
 
-  it('lets a NodeClaim that never launched go at once', () => {
+  it('terminates the instance of a NodeClaim whose Node is gone, then lets it go', () => {
     expect(
-      decideTermination(input({ nodeClaims: [claim({ launched: false, deleting: T0 })] })),
+      decideTermination(input({ nodeClaims: [claim({ deleting: T0 })], instances: [instance()] })),
+    ).toStrictEqual([terminate]);
+    expect(decideTermination(input({ nodeClaims: [claim({ deleting: T0 })] }))).toStrictEqual([
+      { kind: 'finish', nodeClaim: 'default-a' },
+    ]);
+  });
+
+  it('lets a NodeClaim that never launched go at once, terminationGracePeriod or not', () => {
+    const pool = { ...nodePool(), template: { ...nodePool().template, terminationGracePeriod: '5m' } };
+    expect(
+      decideTermination(input({ nodePools: [pool], nodeClaims: [claim({ launched: false, deleting: T0 })] })),
     ).toStrictEqual([{ kind: 'finish', nodeClaim: 'default-a' }]);
+  });
+
+  it('takes the terminationGracePeriod of the NodeClaim’s own NodePool, and none when that is gone', () => {
+    const timed = (name: string) => ({
+      ...nodePool({ name }),
+      template: { ...nodePool().template, terminationGracePeriod: '5m' },
+    });
+    const kindsFor = (pools: NodePool[]) =>
+      decideTermination(
+        input({ nodePools: pools, nodeClaims: [claim({ deleting: T0 })], instances: [instance()] }),
+      ).map((a) => a.kind);
+    expect(kindsFor([timed('other'), nodePool()])).not.toContain('set-termination-time');
+    expect(kindsFor([nodePool({ name: 'other' }), timed('default')])).toContain('set-termination-time');
+    expect(kindsFor([])).toStrictEqual(['terminate-instance']);
   });
 });
 
@@ -227,12 +91,11 @@ describe('decideTermination: garbage collection', () => {
     ).toStrictEqual([]);
   });
 
-  it('deletes the NodeClaim of a Node a user deleted, and of an instance that is gone', () => {
-    const registered = claim({ registered: true });
+  it('deletes the NodeClaim of a Node a user deleted', () => {
     expect(
       decideTermination(
         input({
-          nodeClaims: [registered],
+          nodeClaims: [claim({ registered: true })],
           nodes: [node(undefined, { deleting: true })],
           instances: [instance()],
         }),
@@ -240,9 +103,36 @@ describe('decideTermination: garbage collection', () => {
     ).toStrictEqual([
       { kind: 'delete-nodeclaim', nodeClaim: 'default-a', reason: 'its Node is being deleted' },
     ]);
-    expect(
-      decideTermination(input({ nodeClaims: [registered], nodes: [node()], instances: [] })),
-    ).toStrictEqual([{ kind: 'delete-nodeclaim', nodeClaim: 'default-a', reason: 'its instance is gone' }]);
+  });
+
+  it('deletes a Registered NodeClaim whose instance is gone unless its Node is still Ready', () => {
+    // garbagecollection/controller.go Reconcile: Registered, not listed by the cloud provider,
+    // and the Node missing or its Ready condition not True.
+    const registered = claim({ registered: true });
+    const gone = [{ kind: 'delete-nodeclaim', nodeClaim: 'default-a', reason: 'its instance is gone' }];
+    const run = (nodes: StateNode[], instances: CloudInstance[] = []) =>
+      decideTermination(input({ nodeClaims: [registered], nodes, instances }));
+    expect(run([node(undefined, { ready: false })])).toStrictEqual(gone);
+    expect(run([])).toStrictEqual(gone);
+    expect(run([node()])).toStrictEqual([]);
+    expect(run([node(undefined, { ready: false })], [instance({ state: 'shutting-down' })])).toStrictEqual(
+      [],
+    );
+  });
+
+  it('leaves a launched NodeClaim that has not registered to its registration timeout, instance or not', () => {
+    expect(decideTermination(input({ now: T0 + REGISTRATION_TTL_MS, nodeClaims: [claim()] }))).toStrictEqual(
+      [],
+    );
+  });
+
+  it('times launch and registration in Karpenter’s minutes (liveness.go: 5 and 15)', () => {
+    const at = (minutes: number, c: NodeClaim) =>
+      decideTermination(input({ now: T0 + minutes * 60_000, nodeClaims: [c], instances: [instance()] }));
+    expect(at(4.9, claim({ launched: false }))).toStrictEqual([]);
+    expect(at(5.1, claim({ launched: false }))[0]).toMatchObject({ reason: 'not launched within 5 minutes' });
+    expect(at(14.9, claim())).toStrictEqual([]);
+    expect(at(15.1, claim())[0]).toMatchObject({ reason: 'its Node did not register within 15 minutes' });
   });
 
   it('terminates an instance of the cluster that no NodeClaim owns, after a grace period', () => {
@@ -253,11 +143,43 @@ describe('decideTermination: garbage collection', () => {
     ]);
   });
 
-  it('removes a podlift Node whose instance is gone and whose NodeClaim no longer exists', () => {
-    expect(decideTermination(input({ nodes: [node()], instances: [] }))).toStrictEqual([
-      { kind: 'finish', node: 'n1' },
-    ]);
+  it('leaves an orphan instance already shutting down, or one whose launch time is unknown', () => {
+    const now = T0 + 3_600_000;
+    const orphan = (extra: Partial<CloudInstance>) => instance({ nodeClaim: 'gone-x', ...extra });
+    expect(decideTermination(input({ now, instances: [orphan({ state: 'shutting-down' })] }))).toStrictEqual(
+      [],
+    );
+    expect(decideTermination(input({ now, instances: [orphan({ launchTime: undefined })] }))).toStrictEqual(
+      [],
+    );
+  });
+
+  it('removes a podlift Node without a NodeClaim once its instance is gone or it is deleted, after 30 s', () => {
+    const finish = [{ kind: 'finish', node: 'n1' }];
+    // An instance launched a second ago: not yet an orphan to terminate itself.
+    const fresh = instance({ launchTime: T0 + 59_000 });
+    expect(decideTermination(input({ nodes: [node()], instances: [] }))).toStrictEqual(finish);
+    expect(
+      decideTermination(input({ nodes: [node(undefined, { deleting: true })], instances: [fresh] })),
+    ).toStrictEqual(finish);
+    expect(decideTermination(input({ nodes: [node()], instances: [fresh] }))).toStrictEqual([]);
+    expect(
+      decideTermination(input({ now: T0 + ORPHAN_GRACE_MS, nodes: [node()], instances: [] })),
+    ).toStrictEqual([]);
+    expect(
+      decideTermination(input({ now: T0 + ORPHAN_GRACE_MS + 1, nodes: [node()], instances: [] })),
+    ).toStrictEqual(finish);
     const foreign = { ...node(), nodePool: undefined };
     expect(decideTermination(input({ nodes: [foreign], instances: [] }))).toStrictEqual([]);
+    const unlaunched = { ...node(), providerID: undefined };
+    expect(decideTermination(input({ nodes: [unlaunched], instances: [] }))).toStrictEqual([]);
+  });
+
+  it('reads providerIDs that are not EC2’s as naming no instance', () => {
+    const kind = 'kind://docker/kind/kind-worker';
+    const foreign = { ...node(), providerID: kind };
+    expect(decideTermination(input({ nodes: [foreign], instances: [] }))).toStrictEqual([]);
+    const odd = { ...claim({ registered: true }), status: { ...claim().status, providerID: kind } };
+    expect(() => decideTermination(input({ nodeClaims: [odd], nodes: [foreign] }))).not.toThrow();
   });
 });

@@ -72,6 +72,14 @@ describe('disruption: emptiness', () => {
     expect((await t.disrupt())?.steps).toEqual([`executed ${command.id}`]);
     expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
     expect(t.seen.total('DisruptionCommands', { method: 'emptiness' })).toBe(1);
+    // kubernetes-sigs/karpenter disruption/queue.go publishes events.go `Terminating` on both.
+    const terminating = (w.world.fakes.kube.store.list('events').items as Json[])
+      .filter((e) => e.reason === 'DisruptionTerminating')
+      .map((e) => `${e.involvedObject.kind}: ${e.message}`);
+    expect(terminating.sort()).toStrictEqual([
+      'Node: Disrupting Node: Empty',
+      'NodeClaim: Disrupting NodeClaim: Empty',
+    ]);
   });
 
   it('finishes a command an earlier run stopped deleting part-way', async () => {
