@@ -78,8 +78,14 @@ describe('termination: instance health (instancestatus_controller.go)', () => {
     // The termination timestamp has passed: the pod is deleted without waiting for its budget.
     await t.run();
     await t.run();
-    // Deleted gracefully: Terminating until its kubelet confirms (none does in this world).
+    // Deleted with a 1 s grace (eviction.go forceDelete): Terminating until its kubelet confirms,
+    // which none does in this world, so the drain waits until the pod is stuck (a minute past
+    // its deletionTimestamp, IsStuckTerminating) before the instance goes.
     expect((t.store.find('pods', 'web-1') as Json | undefined)?.metadata.deletionTimestamp).toBeDefined();
+    expect(t.pw.world.fakes.ec2.instance(t.instanceId)?.State?.Name).toBe('running');
+    t.pw.world.time.advance(62_000);
+    await t.run();
+    await t.run();
     expect(t.pw.world.fakes.ec2.instance(t.instanceId)?.State?.Name).toBe('shutting-down');
   });
 
