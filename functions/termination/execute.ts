@@ -7,7 +7,7 @@ import {
 import { TERMINATION_FINALIZER } from '../../shared/core/model/nodeclaim';
 import type { PodRef } from '../../shared/core/ports/cluster';
 import type { EventInput } from '../../shared/core/ports/cluster-events';
-import type { TerminationAction } from '../../shared/core/termination/decide';
+import type { TerminationAction } from '../../shared/core/termination/actions';
 import { failedDraining, podEvicted } from '../../shared/core/termination/events';
 import { EvictionBlockedError } from '../../shared/kube/eviction-blocked-error';
 import type { Invocation } from '../invocation';

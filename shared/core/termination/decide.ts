@@ -1,11 +1,9 @@
 import { durationMs } from '../model/duration';
 import { ANNOTATIONS } from '../model/labels';
 import { conditionIsTrue, type NodeClaim, parseProviderID } from '../model/nodeclaim';
-import type { NodePool } from '../model/nodepool';
 import type { CloudInstance } from '../ports/cloud';
-import type { ConditionUpdate, PodRef, VolumeAttachment } from '../ports/cluster';
-import type { EventInput } from '../ports/cluster-events';
 import type { StateNode } from '../state/cluster-state';
+import type { TerminationAction, TerminationInput } from './actions';
 import { claimGracePeriodExpiring } from './events';
 import { nodeTerminationStep } from './node-termination';
 
@@ -26,56 +24,6 @@ export const LAUNCH_TTL_MS = 5 * 60_000;
 export const REGISTRATION_TTL_MS = 15 * 60_000;
 /** Instances of the cluster without a NodeClaim are left alone this long (Karpenter: 30 seconds). */
 export const ORPHAN_GRACE_MS = 30_000;
-
-/** A pod to delete before the node's termination time, with the grace period it is granted. */
-export interface ForcedPodDelete extends PodRef {
-  readonly gracePeriodSeconds: number;
-}
-
-/** One thing to do. */
-export type TerminationAction =
-  | { readonly kind: 'delete-nodeclaim'; readonly nodeClaim: string; readonly reason: string }
-  /** Taint `karpenter.sh/disrupted:NoSchedule` and label the node out of external load balancers. */
-  | { readonly kind: 'taint-node'; readonly node: string }
-  | { readonly kind: 'set-termination-time'; readonly nodeClaim: string; readonly at: string }
-  /** Evict through the Eviction API; `reason` completes each accepted pod's `Evicted` Event. */
-  | {
-      readonly kind: 'evict';
-      readonly node: string;
-      readonly pods: readonly PodRef[];
-      readonly reason: string;
-    }
-  | { readonly kind: 'delete-pods'; readonly node: string; readonly pods: readonly ForcedPodDelete[] }
-  | {
-      readonly kind: 'set-conditions';
-      readonly nodeClaim: string;
-      readonly conditions: readonly ConditionUpdate[];
-    }
-  | { readonly kind: 'record-event'; readonly event: EventInput }
-  | {
-      readonly kind: 'terminate-instance';
-      readonly nodeClaim?: string;
-      readonly instanceId: string;
-      readonly reason: string;
-    }
-  | { readonly kind: 'finish'; readonly nodeClaim?: string; readonly node?: string };
-
-/** What termination decides from. */
-export interface TerminationInput {
-  readonly now: number;
-  readonly nodes: readonly StateNode[];
-  readonly nodeClaims: readonly NodeClaim[];
-  readonly nodePools: readonly NodePool[];
-  /** The cluster's instances that are not terminated (shutting-down ones included). */
-  readonly instances: readonly CloudInstance[];
-  /** VolumeAttachments (read while a NodeClaim is being deleted; none when absent). */
-  readonly volumeAttachments?: readonly VolumeAttachment[];
-  /**
-   * `namespace/claim` → bound PersistentVolume, read when {@link needsClaimedVolumes} says so;
-   * without it no attachment is recognised as a non-drained pod's.
-   */
-  readonly claimedVolumes?: ReadonlyMap<string, string>;
-}
 
 const age = (now: number, timestamp: string | undefined) => (timestamp ? now - Date.parse(timestamp) : 0);
 

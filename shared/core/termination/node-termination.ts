@@ -2,7 +2,7 @@ import { ANNOTATIONS, DISRUPTED_TAINT, LABEL_EXCLUDE_FROM_EXTERNAL_LOAD_BALANCER
 import type { Condition, NodeClaim } from '../model/nodeclaim';
 import type { ConditionUpdate, VolumeAttachment } from '../ports/cluster';
 import type { StateNode } from '../state/cluster-state';
-import type { TerminationAction, TerminationInput } from './decide';
+import type { TerminationAction, TerminationInput } from './actions';
 import {
   DEFAULT_POD_GRACE_SECONDS,
   forceDeleteGracePeriodSeconds,

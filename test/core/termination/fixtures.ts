@@ -2,7 +2,7 @@ import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim'
 import type { Pod } from '../../../shared/core/model/pod';
 import type { CloudInstance } from '../../../shared/core/ports/cloud';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import type { TerminationInput } from '../../../shared/core/termination/decide';
+import type { TerminationInput } from '../../../shared/core/termination/actions';
 import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
 
 /** Builders shared by the termination decision tests: one NodeClaim `default-a`, its Node `n1` and instance. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../shared/core/model/nodeclaim';
-import { decideTermination, type TerminationInput } from '../../../shared/core/termination/decide';
+import type { TerminationInput } from '../../../shared/core/termination/actions';
+import { decideTermination } from '../../../shared/core/termination/decide';
 import {
   needsClaimedVolumes,
   pendingVolumeAttachments,
