@@ -10,8 +10,9 @@ import type { LoopRuntime } from '../runtime';
 /**
  * Advances every NodeClaim whose Node has joined by one lifecycle step (registered, then
  * initialized), writing the Node first and the NodeClaim's condition last, so a crash in
- * between repeats the (idempotent) Node writes on the next run instead of skipping them.
- * Returns the NodeClaims as they are now.
+ * between repeats the (idempotent) Node writes on the next run instead of skipping them. A
+ * step that fails is logged and left for the next run; the others go on. Returns the NodeClaims
+ * advanced now.
  */
 export async function advanceLifecycle(
   runtime: LoopRuntime,
@@ -25,11 +26,22 @@ export async function advanceLifecycle(
   });
   const updated = new Map<string, NodeClaim>();
   await mapConcurrently(steps, 8, async (step) => {
-    if (step.nodeMetadata) await cluster.patchNodeMetadata(step.node, step.nodeMetadata);
-    if (step.nodeTaints) await cluster.taintNode(step.node, step.nodeTaints);
-    if (step.nodeFinalizer) await cluster.addNodeFinalizer(step.node, step.nodeFinalizer);
-    if (step.nodeOwner) await cluster.addNodeOwnerReference(step.node, step.nodeOwner);
-    updated.set(step.nodeClaim, await cluster.updateNodeClaimStatus(step.nodeClaim, step.status));
+    try {
+      if (step.nodeMetadata) await cluster.patchNodeMetadata(step.node, step.nodeMetadata);
+      if (step.nodeTaints) await cluster.taintNode(step.node, step.nodeTaints);
+      if (step.nodeFinalizer) await cluster.addNodeFinalizer(step.node, step.nodeFinalizer);
+      if (step.nodeOwner) await cluster.addNodeOwnerReference(step.node, step.nodeOwner);
+      updated.set(step.nodeClaim, await cluster.updateNodeClaimStatus(step.nodeClaim, step.status));
+    } catch (error) {
+      // One Node the API server refuses must not hold back the others or the launches after
+      // this step: Karpenter's lifecycle controller reconciles each NodeClaim on its own.
+      invocation.log.warn(`NodeClaim not ${step.transition}; the next run tries again`, {
+        nodeClaim: step.nodeClaim,
+        node: step.node,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return;
+    }
     const metric =
       step.transition === 'registered' ? METRICS.nodeClaimsRegistered : METRICS.nodeClaimsInitialized;
     invocation.metrics.add(metric, 'Count', 1);

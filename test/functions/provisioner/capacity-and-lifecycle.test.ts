@@ -196,3 +196,35 @@ describe('provisioner: registration and initialization', () => {
     expect(w.seen.total('NodeClaimsInitialized')).toBe(1);
   });
 });
+
+describe('provisioner: one Node the API server refuses', () => {
+  it('registers the other Nodes and tries the refused one again next run, as Karpenter reconciles each NodeClaim alone', async () => {
+    w = await provisionerWorld(['m5.large']);
+    seedPendingPods(w.world, 2, '1500m');
+    await run(w, 'r1');
+    const launched = claims(w);
+    expect(launched).toHaveLength(2);
+    const names = ['ip-10-0-0-1.ec2.internal', 'ip-10-0-0-2.ec2.internal'];
+    launched.forEach((claim, i) => {
+      const node = nodeManifest({ name: names[i], ready: false, allocatable: { cpu: '1930m', pods: '29' } });
+      w?.world.fakes.kube.store.seed('nodes', {
+        ...node,
+        spec: { ...node.spec, providerID: claim.status.providerID },
+      });
+    });
+    // Every write to the first Node fails for this run's attempts (a webhook refusing it, say).
+    w.world.fakes.kube.failNext('patch', `/api/v1/nodes/${names[0]}`, 503, { times: 20 });
+
+    await run(w, 'r2');
+    const byNode = (name: string) => claims(w as ProvisionerWorld).find((c) => c.status.nodeName === name);
+    expect(byNode(names[1])).toBeDefined();
+    expect(condition(byNode(names[1]) as Json, 'Registered')).toBe('True');
+    expect(byNode(names[0])).toBeUndefined();
+    expect(w.seen.total('NodeClaimsRegistered')).toBe(1);
+
+    w.world.fakes.kube.clearFaults();
+    await run(w, 'r3');
+    expect(condition(byNode(names[0]) as Json, 'Registered')).toBe('True');
+    expect(w.seen.total('NodeClaimsRegistered')).toBe(2);
+  });
+});
