@@ -37,9 +37,6 @@ export const VALIDATION_DELAY_MS = 15_000;
 /** Spot-to-spot consolidation needs this many cheaper spot options (consolidation.go MinInstanceTypesForSpotToSpotConsolidation). */
 export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
 
-const conditionTime = (claim: NodeClaim, type: string) =>
-  claim.status.conditions?.find((c) => c.type === type && c.status === 'True')?.lastTransitionTime;
-
 /** NodeClaims past their expireAfter (creation + expireAfter ≤ now): deleted, not budgeted. */
 export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeClaim[] {
   return claims.filter((claim) => {
@@ -47,21 +44,6 @@ export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeCl
     const ttl = durationMs(claim.spec.expireAfter);
     return ttl !== undefined && Date.parse(claim.creationTimestamp) + ttl <= now;
   });
-}
-
-/** Whether the empty candidate has been empty for its NodePool's consolidateAfter. */
-export function emptyLongEnough(candidate: Candidate, now: number): boolean {
-  if (candidate.pods.length > 0) return false;
-  const after = durationMs(candidate.pool.disruption.consolidateAfter);
-  if (after === undefined) return false;
-  const since = [
-    candidate.claim.creationTimestamp,
-    candidate.claim.status.lastPodEventTime,
-    conditionTime(candidate.claim, 'Initialized'),
-  ]
-    .flatMap((t) => (t ? [Date.parse(t)] : []))
-    .reduce((a, b) => Math.max(a, b), 0);
-  return now - since >= after;
 }
 
 /** What consolidating one candidate would do: delete it, or replace it with one cheaper node. */

@@ -116,7 +116,8 @@ describe('disruption: the Drifted condition', () => {
       lastTransitionTime: kubeTime(decidedAt),
       observedGeneration: claim(t.pw, name).metadata.generation,
     });
-    expect(statusWrites(t.pw, name)).toBe(before + 1);
+    // One for Drifted; one for the pods first seen on the node (lastPodEventTime, consolidatable.ts).
+    expect(statusWrites(t.pw, name)).toBe(before + 2);
     expect(t.seen.total('NodeClaimsDrifted', { reason: 'NodePoolDrifted' })).toBe(1);
 
     t.pw.world.time.advance(5_000);
@@ -142,13 +143,15 @@ describe('disruption: the Drifted condition', () => {
     const store = t.pw.world.fakes.kube.store;
     const get = store.get.bind(store);
     let injected = false;
+    // Recent, so the run's own pod-event write leaves it (the 10 s dedupe) and it shows whose it is.
+    const otherWriters = kubeTime(t.pw.world.time.now());
     vi.spyOn(store, 'get').mockImplementation((resource, objectName, namespace) => {
       const read = get(resource, objectName, namespace);
       if (!injected && resource === store.resolve(NODECLAIMS) && objectName === name) {
         injected = true; // another writer changes the status between the loop's read and its write
         store.updateStatus(NODECLAIMS, {
           ...read,
-          status: { ...(read.status as Json), lastPodEventTime: '2026-01-01T00:00:00Z' },
+          status: { ...(read.status as Json), lastPodEventTime: otherWriters },
         });
       }
       return read;
@@ -158,9 +161,10 @@ describe('disruption: the Drifted condition', () => {
     const writes = t.pw.world.fakes.kube.requests
       .slice(from)
       .filter((r) => r.method === 'PUT' && r.path === `/apis/karpenter.sh/v1/nodeclaims/${name}/status`);
-    expect(writes.map((r) => r.status)).toEqual([409, 200]);
+    // Drifted (409, then 200), then Consolidatable.
+    expect(writes.map((r) => r.status)).toEqual([409, 200, 200]);
     expect(drifted(t.pw, name)?.reason).toBe('NodePoolDrifted');
-    expect(claim(t.pw, name).status.lastPodEventTime).toBe('2026-01-01T00:00:00Z');
+    expect(claim(t.pw, name).status.lastPodEventTime).toBe(otherWriters);
   });
 
   it('replaces the node that drifted first, not the first one listed', async () => {
