@@ -1,5 +1,6 @@
 import { disruptionCandidates } from '../../shared/core/disruption/candidates';
 import {
+  besideCommandsInFlight,
   commandStartedAt,
   commandTimeoutMs,
   DISRUPTION_REASON,
@@ -225,7 +226,7 @@ async function replace(
   { command, candidates }: RecordedCommand,
 ): Promise<string | undefined> {
   const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
-  const { plans, unschedulable } = replacementPlans(chosen, snapshot);
+  const { plans, unschedulable } = replacementPlans(chosen, besideCommandsInFlight(snapshot, command.id));
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).
   if (plans.length === 0 && unschedulable === 0) return undefined;

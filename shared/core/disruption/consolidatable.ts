@@ -102,7 +102,8 @@ export function consolidatableChanges(snapshot: ClusterSnapshot, now: number): C
       changed &&
       (recorded !== undefined || !fingerprint?.startsWith('0-')) &&
       (last === undefined || now - Date.parse(last) >= POD_EVENT_DEDUPE_MS);
-    const lastPodEventTime = event ? new Date(now).toISOString() : last;
+    // metav1.Time is whole seconds; cutting the milliseconds makes the event earlier, never later.
+    const lastPodEventTime = event ? new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') : last;
     const after = durationMs(pool.disruption.consolidateAfter);
     const consolidatable =
       after !== undefined &&

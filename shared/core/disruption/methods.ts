@@ -195,7 +195,11 @@ export function budgetFor(
 
 /**
  * The NodeClaims that must exist before a command's candidates drain: their pods planned on the
- * capacity that stays (every Node and in-flight NodeClaim but the candidates).
+ * capacity that stays (every Node and in-flight NodeClaim but the candidates), after the pending
+ * pods — with `besideCommandsInFlight` (commands-in-flight.ts), the pods of the other commands' candidates — so room
+ * a replacement launched for another command holds for that command's pods is not counted twice
+ * (helpers.go `SimulateScheduling` schedules the pods of deleting nodes with the candidates').
+ * Only the plans holding candidates' pods are returned, and only their pods count as unschedulable.
  */
 export function replacementPlans(
   candidates: readonly Candidate[],
@@ -204,9 +208,11 @@ export function replacementPlans(
   if (!snapshot.catalog)
     return { plans: [], unschedulable: candidates.reduce((n, c) => n + c.pods.length, 0) };
   const leaving = new Set(candidates.map((c) => c.node.name));
+  const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
+  const mine = new Set(moving.map((p) => p.uid));
   const result = planCapacity(
     {
-      pods: candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
+      pods: [...snapshot.pendingPods, ...moving],
       daemonSets: snapshot.daemonSets,
       nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
       nodePools: snapshot.nodePools,
@@ -215,5 +221,8 @@ export function replacementPlans(
     snapshot.catalog,
     { unavailableOfferings: snapshot.unavailableOfferings },
   );
-  return { plans: result.nodeClaims, unschedulable: result.unschedulable.length };
+  return {
+    plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),
+    unschedulable: result.unschedulable.filter((u) => mine.has(u.pod.uid)).length,
+  };
 }

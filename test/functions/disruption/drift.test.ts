@@ -204,4 +204,33 @@ describe('disruption: the Drifted condition', () => {
     const claims = t.pw.world.fakes.kube.store.list(NODECLAIMS).items as Json[];
     expect(claims.some((c) => c.metadata.annotations?.['podlift.dev/replaces'])).toBe(false);
   });
+
+  // queue.go: commands run side by side, a candidate belongs to one (`HasAny`); Karpenter's
+  // drift_test.go "should drift nodes one at a time, requeueing" takes the next while one waits.
+  it('goes on disrupting another candidate while a command waits for its replacement', async () => {
+    // 1 cpu of pods each: neither node's pods fit beside the other's, so each needs a replacement.
+    const t = await driftWorld([4, 4], (spec) => budget('2')(labelled('payments')(spec)));
+    const [first, second] = t.names;
+    expect((await t.disrupt())?.steps).toEqual(['recorded drift']);
+    const ids = () =>
+      t.names.flatMap((n) => {
+        const text = claim(t.pw, n).metadata.annotations['podlift.dev/disruption-command'];
+        return text ? [JSON.parse(text).id as string] : [];
+      });
+    const [firstId] = ids();
+    t.pw.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps).toEqual([`replacing ${firstId}`, 'recorded drift']);
+    const [a, b] = ids();
+    expect(a).not.toBe(b);
+    t.pw.world.time.advance(20_000);
+    expect([...((await t.disrupt())?.steps ?? [])].sort()).toEqual(
+      [`replacing ${a}`, `replacing ${b}`].sort(),
+    );
+    const replacing = (t.pw.world.fakes.kube.store.list(NODECLAIMS).items as Json[]).map(
+      (c) => c.metadata.annotations?.['podlift.dev/replaces'],
+    );
+    expect(replacing.filter(Boolean).sort()).toEqual([a, b].sort());
+    expect(claim(t.pw, first).metadata.deletionTimestamp).toBeUndefined();
+    expect(claim(t.pw, second).metadata.deletionTimestamp).toBeUndefined();
+  });
 });
