@@ -115,6 +115,32 @@ describe('e2e: consolidation', () => {
   }, 90_000);
 });
 
+describe('e2e: consolidateAfter', () => {
+  // Karpenter's consolidation e2e ("should wait for consolidateAfter before consolidating"): the
+  // Consolidatable condition gates every method, counted from the last pod event on the node.
+  it('replaces an under-used node only consolidateAfter after its pods changed, not at the scale-down', async () => {
+    sim = await e2eWorld({ pool: { ...ON_DEMAND_POOL, disruption: { consolidateAfter: '5m' } } });
+    deploy(sim, 'big', 1, { requests: { cpu: '3' } });
+    deploy(sim, 'small', 1, { requests: { cpu: '500m' } });
+    expect(
+      await sim.until(
+        () => allRunning(sim as Simulation) && livePods(sim as Simulation).length === 2,
+        120_000,
+      ),
+    ).toBe(true);
+    // Long past initialization: only the pod event can hold consolidation back.
+    await sim.advance(600_000);
+    sim.workloads.scale('default', 'big', 0);
+    const scaledAt = sim.elapsed;
+    const consolidated = () => sim?.decisions.find((d) => d.kind === 'consolidated' && d.at >= scaledAt);
+    expect(await sim.until(() => consolidated() !== undefined, 900_000)).toBe(true);
+    expect((consolidated()?.at ?? 0) - scaledAt).toBeGreaterThanOrEqual(300_000);
+    const claimsNow = claims(sim);
+    expect(claimsNow.some((c) => c.status?.lastPodEventTime)).toBe(true);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});
+
 describe('e2e: drift and what blocks disruption', () => {
   it('replaces drifted nodes one at a time under a budget of one node', async () => {
     sim = await e2eWorld({ pool: { ...ON_DEMAND_POOL, disruption: { budgets: [{ nodes: '1' }] } } });
