@@ -141,6 +141,50 @@ describe('e2e: consolidateAfter', () => {
   }, 90_000);
 });
 
+describe('e2e: a replacement that never initializes', () => {
+  // queue_test.go "should untaint nodes when a command times out": the command gives up after
+  // waitOrTerminate's 10 minutes; podlift also deletes the replacement a startup taint holds.
+  it('times out after 10 minutes: the replacement goes, the old node is untainted and keeps its pod', async () => {
+    // The agent that would lift the new startup taint never runs.
+    sim = await e2eWorld({ pool: ON_DEMAND_POOL, kubelet: { startupTaintsAfterMs: 24 * 3_600_000 } });
+    deploy(sim, 'big', 1, { requests: { cpu: '3' } });
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const [original] = claims(sim).map((c) => c.metadata.name as string);
+    const pod = livePods(sim)[0].metadata.name;
+    const startupTaint = { key: 'example.com/agent-not-ready', effect: 'NoSchedule' };
+    applyManifest(
+      sim,
+      nodePool({
+        ...ON_DEMAND_POOL,
+        template: { spec: { ...ON_DEMAND_POOL.template.spec, startupTaints: [startupTaint] } },
+      }) as unknown as KubeObject,
+    );
+    const failed = () =>
+      ((sim as Simulation).world.fakes.kube.store.list('events').items as Json[]).find(
+        (e) => e.reason === 'DisruptionFailed' && e.involvedObject.name === original,
+      );
+    let tainted = false;
+    let replacement: string | undefined;
+    const end = sim.elapsed + 900_000;
+    while (!failed() && sim.elapsed < end) {
+      await sim.advance(1000);
+      tainted ||= disruptedNodes(sim).length > 0;
+      replacement ??= claims(sim as Simulation).find((c) => c.metadata.annotations?.['podlift.dev/replaces'])
+        ?.metadata.name;
+    }
+    expect(tainted).toBe(true);
+    expect(disruptedNodes(sim)).toEqual([]);
+    expect(failed()?.type).toBe('Warning');
+    expect(failed()?.message).toContain(`deleted ${replacement}, which never initialized`);
+    expect(
+      await sim.until(() => !claims(sim as Simulation).some((c) => c.metadata.name === replacement), 120_000),
+    ).toBe(true);
+    expect(claims(sim).some((c) => c.metadata.name === original)).toBe(true);
+    expect(livePods(sim).map((p) => [p.metadata.name, p.status.phase])).toEqual([[pod, 'Running']]);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 120_000);
+});
+
 describe('e2e: drift and what blocks disruption', () => {
   it('replaces drifted nodes one at a time under a budget of one node', async () => {
     sim = await e2eWorld({ pool: { ...ON_DEMAND_POOL, disruption: { budgets: [{ nodes: '1' }] } } });
