@@ -130,8 +130,8 @@ export function decideDisruption(cluster: ClusterSnapshot, now: number): Disrupt
   // rest (kubernetes-sigs/karpenter pkg/controllers/disruption/drift.go `ComputeCommands`, empty
   // first since #2423). There each command has one candidate and the controller requeues at once
   // with its queue still running the last, so every empty one the Drifted budget allows goes
-  // within seconds; podlift runs one command at a time, so they go together in one command,
-  // deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
+  // within seconds; podlift decides one command per run (a minute apart), so they go together in
+  // one command, deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
   const drifted = driftOrder(candidates);
   const chosenDrifted = togetherWithinBudget(
     drifted.filter((c) => c.pods.length === 0),
