@@ -9,7 +9,11 @@ import {
   underCommand,
   whyNotDeleteNow,
 } from '../../../shared/core/disruption/commands-in-flight';
-import { decideDisruption, unconsolidatableBecause } from '../../../shared/core/disruption/decide';
+import {
+  commandStillValid,
+  decideDisruption,
+  unconsolidatableBecause,
+} from '../../../shared/core/disruption/decide';
 import type { DisruptionCommand } from '../../../shared/core/disruption/methods';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
@@ -226,5 +230,69 @@ describe('staleDisruptionMarks', () => {
     const plain = member('e');
     const s = snapshotOf([stale, held, interrupted, deleting, plain]);
     expect(staleDisruptionMarks(s).map((c) => c.name)).toEqual(['claim-a']);
+  });
+});
+
+describe('commandStillValid', () => {
+  // validation.go: the candidates are gathered again with the method's ShouldDisrupt, so an
+  // emptiness or consolidation command whose candidate lost Consolidatable no longer holds.
+  const waiting = [condition('Initialized')];
+  it('holds an emptiness command while its candidates stay empty and Consolidatable', () => {
+    const empty = command('e', ['claim-a', 'claim-b']);
+    expect(commandStillValid(empty, snapshotOf([member('a'), member('b')]))).toBe(true);
+    expect(commandStillValid(empty, snapshotOf([member('a'), member('b', { pods: [web('b1')] })]))).toBe(
+      false,
+    );
+    expect(commandStillValid(empty, snapshotOf([member('a'), member('b', { conditions: waiting })]))).toBe(
+      false,
+    );
+    expect(commandStillValid(empty, snapshotOf([member('a')]))).toBe(false);
+    const guarded = { ...web('g'), annotations: { 'karpenter.sh/do-not-disrupt': 'true' } };
+    expect(commandStillValid(command('e', ['claim-a']), snapshotOf([member('a', { pods: [guarded] })]))).toBe(
+      false,
+    );
+  });
+
+  it('holds a consolidation while it is Consolidatable, possible and the same kind of move', () => {
+    const members = [member('a', { pods: [web('a1')] }), member('b', { pods: [web('b1')] })];
+    const s = snapshotOf(members);
+    const del = command('c', ['claim-a'], { method: 'consolidation', reason: 'Underutilized' });
+    expect(commandStillValid(del, s)).toBe(true);
+    expect(commandStillValid({ ...del, replace: true }, s)).toBe(false);
+    const lost = snapshotOf([member('a', { pods: [web('a1')], conditions: waiting }), members[1]]);
+    expect(commandStillValid(del, lost)).toBe(false);
+    // b's pods grew: a's pod no longer fits beside them.
+    const full = snapshotOf([members[0], member('b', { pods: [web('b1', '3800m')] })]);
+    expect(commandStillValid(del, full)).toBe(false);
+  });
+
+  it('judges a drift command by Drifted alone, not Consolidatable', () => {
+    const drifted = [condition('Initialized'), condition('Drifted')];
+    const drift = command('d', ['claim-a'], { method: 'drift', reason: 'Drifted', replace: true });
+    expect(
+      commandStillValid(drift, snapshotOf([member('a', { pods: [web('a1')], conditions: drifted })])),
+    ).toBe(true);
+    expect(commandStillValid(drift, snapshotOf([member('a', { pods: [web('a1')] })]))).toBe(false);
+  });
+});
+
+describe('decideDisruption: the emptiness command', () => {
+  it('deletes every empty Consolidatable candidate together, saving their prices', () => {
+    const s = snapshotOf([member('a'), member('b'), member('c', { pods: [web('c1')] })], {
+      nodePools: [roomy],
+    });
+    expect(decideDisruption(s, T0 + 5)).toStrictEqual({
+      command: {
+        id: `emptiness-claim-a-${T0 + 5}`,
+        method: 'emptiness',
+        reason: 'Empty',
+        decidedAt: iso(T0 + 5),
+        candidates: ['claim-a', 'claim-b'],
+        replace: false,
+        savings: 0.384,
+      },
+      passedOver: [],
+      unconsolidatable: [],
+    });
   });
 });

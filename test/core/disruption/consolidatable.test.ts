@@ -67,6 +67,11 @@ describe('podEventsFingerprint', () => {
     expect(podEventsFingerprint([a, { ...b, deleting: true }])).not.toBe(base);
     expect(podEventsFingerprint([])).toBe('0-811c9dc5');
     expect(podEventsFingerprint([a])).toMatch(/^1-[0-9a-f]+$/);
+    expect(podEventsFingerprint([{ ...a, deleting: true }])).not.toBe(
+      podEventsFingerprint([{ ...b, deleting: true }]),
+    );
+    const uid = (u: string) => ({ ...a, uid: u });
+    expect(podEventsFingerprint([uid('ab'), uid('c')])).not.toBe(podEventsFingerprint([uid('a'), uid('bc')]));
   });
 });
 
@@ -83,6 +88,11 @@ describe('underConsolidateAfter', () => {
     expect(underConsolidateAfter(claim(), undefined, T0)).toBe(false);
     expect(underConsolidateAfter(claim(), 0, T0)).toBe(false);
     expect(underConsolidateAfter({ status: { conditions: [] } }, 60_000, T0)).toBe(false);
+    const notYet = { ...initializedAt(T0), status: 'False' as const };
+    expect(underConsolidateAfter({ status: { conditions: [notYet] } }, 60_000, T0)).toBe(false);
+    expect(underConsolidateAfter({ status: { conditions: [consolidatable] } }, 60_000, T0)).toBe(false);
+    // A lastPodEventTime ahead of the clock (skew) holds nothing back when consolidateAfter is 0.
+    expect(underConsolidateAfter(claim(T0 + 5_000), 0, T0)).toBe(false);
   });
 });
 
@@ -111,7 +121,8 @@ describe('consolidatableChanges', () => {
     expect(changes(m, 'Never', T0 + 3_600_000)).toEqual([
       { nodeClaim: 'c', status: { removeConditions: [CONSOLIDATABLE] } },
     ]);
-    const starting = member({ conditions: [consolidatable], fingerprint: '0-811c9dc5' });
+    const notYet = { ...initializedAt(T0), status: 'False' as const };
+    const starting = member({ conditions: [notYet, consolidatable], fingerprint: '0-811c9dc5' });
     expect(changes(starting, '0s', T0)).toEqual([
       { nodeClaim: 'c', status: { removeConditions: [CONSOLIDATABLE] } },
     ]);
@@ -167,6 +178,6 @@ describe('consolidatableChanges', () => {
     const [, claim] = member({ fingerprint: 'x' });
     expect(
       consolidatableChanges(snapshotOf([], { nodeClaims: [claim], nodePools: [nodePool()] }), T0 + 1),
-    ).toEqual([{ nodeClaim: 'c', status: { conditions: [{ type: CONSOLIDATABLE, status: 'True' }] } }]);
+    ).toStrictEqual([{ nodeClaim: 'c', status: { conditions: [{ type: CONSOLIDATABLE, status: 'True' }] } }]);
   });
 });
