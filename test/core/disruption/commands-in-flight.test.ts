@@ -296,3 +296,40 @@ describe('decideDisruption: the emptiness command', () => {
     });
   });
 });
+
+describe('decideDisruption: what consolidation takes', () => {
+  it('does not take a NodeClaim whose Consolidatable is False', () => {
+    const no = [condition('Initialized'), condition('Consolidatable', T0, 'False')];
+    expect(decideDisruption(snapshotOf([member('a', { conditions: no })]), T0).command).toBeUndefined();
+  });
+
+  it('leaves an empty node to emptiness: no Empty budget, no consolidation of it either', () => {
+    const pool = nodePool({
+      budgets: [
+        { nodes: '0', reasons: ['Empty'] },
+        { nodes: '100%', reasons: ['Underutilized'] },
+      ],
+    });
+    const decision = decideDisruption(snapshotOf([member('a'), member('b')], { nodePools: [pool] }), T0);
+    expect(decision.command).toBeUndefined();
+    expect(decision.passedOver.map((p) => p.why)).toEqual([
+      "the NodePool's disruption budget for Empty allows no more nodes now",
+      "the NodePool's disruption budget for Empty allows no more nodes now",
+    ]);
+  });
+
+  it('records a multi-node consolidation as Underutilized, replacing three nodes with one cheaper', () => {
+    const members = [
+      member('a', { pods: [web('a1')] }),
+      member('b', { pods: [web('b1')] }),
+      member('c', { pods: [web('c1', '2')] }),
+    ];
+    const { command: decided } = decideDisruption(snapshotOf(members, { nodePools: [roomy] }), T0);
+    expect(decided).toMatchObject({
+      method: 'consolidation',
+      reason: 'Underutilized',
+      candidates: ['claim-a', 'claim-b', 'claim-c'],
+      replace: true,
+    });
+  });
+});
