@@ -115,6 +115,76 @@ describe('e2e: consolidation', () => {
   }, 90_000);
 });
 
+describe('e2e: consolidateAfter', () => {
+  // Karpenter's consolidation e2e ("should wait for consolidateAfter before consolidating"): the
+  // Consolidatable condition gates every method, counted from the last pod event on the node.
+  it('replaces an under-used node only consolidateAfter after its pods changed, not at the scale-down', async () => {
+    sim = await e2eWorld({ pool: { ...ON_DEMAND_POOL, disruption: { consolidateAfter: '5m' } } });
+    deploy(sim, 'big', 1, { requests: { cpu: '3' } });
+    deploy(sim, 'small', 1, { requests: { cpu: '500m' } });
+    expect(
+      await sim.until(
+        () => allRunning(sim as Simulation) && livePods(sim as Simulation).length === 2,
+        120_000,
+      ),
+    ).toBe(true);
+    // Long past initialization: only the pod event can hold consolidation back.
+    await sim.advance(600_000);
+    sim.workloads.scale('default', 'big', 0);
+    const scaledAt = sim.elapsed;
+    const consolidated = () => sim?.decisions.find((d) => d.kind === 'consolidated' && d.at >= scaledAt);
+    expect(await sim.until(() => consolidated() !== undefined, 900_000)).toBe(true);
+    expect((consolidated()?.at ?? 0) - scaledAt).toBeGreaterThanOrEqual(300_000);
+    const claimsNow = claims(sim);
+    expect(claimsNow.some((c) => c.status?.lastPodEventTime)).toBe(true);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});
+
+describe('e2e: a replacement that never initializes', () => {
+  // queue_test.go "should untaint nodes when a command times out": the command gives up after
+  // waitOrTerminate's 10 minutes; podlift also deletes the replacement a startup taint holds.
+  it('times out after 10 minutes: the replacement goes, the old node is untainted and keeps its pod', async () => {
+    // The agent that would lift the new startup taint never runs.
+    sim = await e2eWorld({ pool: ON_DEMAND_POOL, kubelet: { startupTaintsAfterMs: 24 * 3_600_000 } });
+    deploy(sim, 'big', 1, { requests: { cpu: '3' } });
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const [original] = claims(sim).map((c) => c.metadata.name as string);
+    const pod = livePods(sim)[0].metadata.name;
+    const startupTaint = { key: 'example.com/agent-not-ready', effect: 'NoSchedule' };
+    applyManifest(
+      sim,
+      nodePool({
+        ...ON_DEMAND_POOL,
+        template: { spec: { ...ON_DEMAND_POOL.template.spec, startupTaints: [startupTaint] } },
+      }) as unknown as KubeObject,
+    );
+    const failed = () =>
+      ((sim as Simulation).world.fakes.kube.store.list('events').items as Json[]).find(
+        (e) => e.reason === 'DisruptionFailed' && e.involvedObject.name === original,
+      );
+    let tainted = false;
+    let replacement: string | undefined;
+    const end = sim.elapsed + 900_000;
+    while (!failed() && sim.elapsed < end) {
+      await sim.advance(1000);
+      tainted ||= disruptedNodes(sim).length > 0;
+      replacement ??= claims(sim as Simulation).find((c) => c.metadata.annotations?.['podlift.dev/replaces'])
+        ?.metadata.name;
+    }
+    expect(tainted).toBe(true);
+    expect(disruptedNodes(sim)).toEqual([]);
+    expect(failed()?.type).toBe('Warning');
+    expect(failed()?.message).toContain(`deleted ${replacement}, which never initialized`);
+    expect(
+      await sim.until(() => !claims(sim as Simulation).some((c) => c.metadata.name === replacement), 120_000),
+    ).toBe(true);
+    expect(claims(sim).some((c) => c.metadata.name === original)).toBe(true);
+    expect(livePods(sim).map((p) => [p.metadata.name, p.status.phase])).toEqual([[pod, 'Running']]);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 120_000);
+});
+
 describe('e2e: drift and what blocks disruption', () => {
   it('replaces drifted nodes one at a time under a budget of one node', async () => {
     sim = await e2eWorld({ pool: { ...ON_DEMAND_POOL, disruption: { budgets: [{ nodes: '1' }] } } });

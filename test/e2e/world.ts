@@ -2,6 +2,7 @@ import type { KubeObject } from '../../sim/fakes/kube';
 import { applyManifest } from '../../sim/scenario/run';
 import { ROLE } from '../../sim/world/aws/node-class-world';
 import { ec2NodeClassManifest } from '../../sim/world/builders/karpenter-manifests';
+import type { KubeletTimings } from '../../sim/world/kubelet';
 import { Simulation } from '../../sim/world/simulation';
 import type { PodTemplate } from '../../sim/world/workloads';
 
@@ -13,6 +14,8 @@ export interface E2eOptions {
   /** Merged into the default NodePool's spec. */
   readonly pool?: Json;
   readonly instanceTypes?: readonly string[];
+  /** How long the world's nodes take to come up (e.g. startup taints nobody lifts). */
+  readonly kubelet?: KubeletTimings;
 }
 
 /** The EC2NodeClass every e2e world starts with: the world's node role, AL2023, discovery by tag. */
@@ -61,7 +64,10 @@ export const ON_DEMAND_POOL: Json = {
 
 /** A simulation with the default EC2NodeClass and NodePool and no workloads, the real watcher running. */
 export async function e2eWorld(options: E2eOptions = {}): Promise<Simulation> {
-  const sim = await Simulation.start(options.instanceTypes ? { instanceTypes: options.instanceTypes } : {});
+  const sim = await Simulation.start({
+    ...(options.instanceTypes ? { instanceTypes: options.instanceTypes } : {}),
+    ...(options.kubelet ? { kubelet: options.kubelet } : {}),
+  });
   applyManifest(sim, NODE_CLASS);
   applyManifest(sim, nodePool(options.pool) as unknown as KubeObject);
   return sim;

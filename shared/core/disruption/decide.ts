@@ -2,12 +2,13 @@ import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
 import { type Candidate, disruptionCandidates } from './candidates';
+import { besideCommandsInFlight, underCommand } from './commands-in-flight';
+import { CONSOLIDATABLE } from './consolidatable';
 import { driftedCondition, driftOrder } from './drift';
 import {
   budgetFor,
   type Consolidation,
   type DisruptionCommand,
-  emptyLongEnough,
   multiNodeConsolidation,
   poolDisruptionCounts,
   replacementPlans,
@@ -22,17 +23,39 @@ import {
  */
 export const MAX_CONSOLIDATION_SIMULATIONS = 100;
 
+/** A candidate and why a method did not take it. */
+export interface PassedOver {
+  readonly nodeClaim: string;
+  readonly node: string;
+  readonly why: string;
+}
+
 /** What the disruption loop may start this run, and the candidates it had to pass over. */
 export interface DisruptionDecision {
   readonly command?: DisruptionCommand;
-  /** Candidates a method would have taken, and why it did not (an Event each). */
-  readonly passedOver: readonly { readonly nodeClaim: string; readonly node: string; readonly why: string }[];
+  /** Candidates a method would have taken, and why it did not (a `DisruptionBlocked` Event each). */
+  readonly passedOver: readonly PassedOver[];
+  /**
+   * Candidates consolidation may not take whatever their pods, and why (an `Unconsolidatable`
+   * Event each, worded as Karpenter's emptiness.go and consolidation.go `ShouldDisrupt`).
+   */
+  readonly unconsolidatable: readonly PassedOver[];
+}
+
+/**
+ * Whether consolidation (emptiness included) may take the candidate: its NodeClaim is
+ * `Consolidatable` (consolidatable.ts; emptiness.go and consolidation.go `ShouldDisrupt`).
+ */
+export function isConsolidatable(c: Candidate): boolean {
+  return c.claim.status.conditions?.some((k) => k.type === CONSOLIDATABLE && k.status === 'True') === true;
 }
 
 /**
  * The next command, trying the methods in Karpenter's order and stopping at the first that
- * finds one: emptiness (every empty candidate past consolidateAfter, within budget, in one
- * command), drift (candidates with Drifted=True, the longest drifted first: every empty one the
+ * finds one. Candidates already under a command are not taken again, their nodes take no pods in
+ * the simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with
+ * the pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness
+ * (every empty Consolidatable candidate, within budget, in one command), drift (candidates with Drifted=True, the longest drifted first: every empty one the
  * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
  * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
  * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the
@@ -40,12 +63,18 @@ export interface DisruptionDecision {
  * as its budget allows), then single-node (delete when its pods fit elsewhere, else replace it
  * with one cheaper node).
  */
-export function decideDisruption(snapshot: ClusterSnapshot, now: number): DisruptionDecision {
-  const candidates = disruptionCandidates(snapshot);
-  const counts = poolDisruptionCounts(snapshot);
-  const passedOver: { nodeClaim: string; node: string; why: string }[] = [];
+export function decideDisruption(cluster: ClusterSnapshot, now: number): DisruptionDecision {
+  const counts = poolDisruptionCounts(cluster);
+  const snapshot = besideCommandsInFlight(cluster);
+  const candidates = disruptionCandidates(snapshot).filter((c) => !underCommand(c.claim));
+  const passedOver: PassedOver[] = [];
+  const unconsolidatable: PassedOver[] = [];
   const pass = (c: Candidate, why: string) =>
     passedOver.push({ nodeClaim: c.claim.name, node: c.node.name, why });
+  for (const c of candidates) {
+    const why = unconsolidatableBecause(c);
+    if (why) unconsolidatable.push({ nodeClaim: c.claim.name, node: c.node.name, why });
+  }
   const withinBudget = (c: Candidate, reason: DisruptionReason) => {
     if (budgetFor(c, reason, counts, now) > 0) return true;
     pass(c, `the NodePool's disruption budget for ${reason} allows no more nodes now`);
@@ -82,21 +111,27 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     return chosen;
   };
 
+  const decided = (decision: DisruptionCommand | undefined): DisruptionDecision => ({
+    ...(decision ? { command: decision } : {}),
+    passedOver,
+    unconsolidatable,
+  });
+
   const chosenEmpty = togetherWithinBudget(
-    candidates.filter((c) => emptyLongEnough(c, now)),
+    candidates.filter((c) => c.pods.length === 0 && isConsolidatable(c)),
     'Empty',
   );
   if (chosenEmpty.length > 0) {
     const savings = chosenEmpty.reduce((sum, c) => sum + c.price, 0);
-    return { command: command('emptiness', 'Empty', chosenEmpty, false, savings), passedOver };
+    return decided(command('emptiness', 'Empty', chosenEmpty, false, savings));
   }
 
   // Drift takes the candidates whose Drifted condition is oldest first, the empty ones before the
   // rest (kubernetes-sigs/karpenter pkg/controllers/disruption/drift.go `ComputeCommands`, empty
   // first since #2423). There each command has one candidate and the controller requeues at once
   // with its queue still running the last, so every empty one the Drifted budget allows goes
-  // within seconds; podlift runs one command at a time, so they go together in one command,
-  // deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
+  // within seconds; podlift decides one command per run (a minute apart), so they go together in
+  // one command, deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
   const drifted = driftOrder(candidates);
   const chosenDrifted = togetherWithinBudget(
     drifted.filter((c) => c.pods.length === 0),
@@ -104,10 +139,7 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
   );
   if (chosenDrifted.length > 0) {
     const savings = chosenDrifted.reduce((sum, c) => sum + c.price, 0);
-    return {
-      command: command('drift', 'Drifted', chosenDrifted, false, savings, driftDetail(chosenDrifted)),
-      passedOver,
-    };
+    return decided(command('drift', 'Drifted', chosenDrifted, false, savings, driftDetail(chosenDrifted)));
   }
   // A busy one is taken only when its pods would all schedule, on the capacity that stays or on
   // replacements; otherwise the next is tried (drift.go: `SimulateScheduling`, a Blocked event
@@ -116,15 +148,17 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
     if (c.blocked) pass(c, c.blocked);
     else if (withinBudget(c, 'Drifted')) {
       const { unschedulable } = replacementPlans([c], snapshot);
-      if (unschedulable === 0)
-        return { command: command('drift', 'Drifted', [c], true, 0, driftDetail([c])), passedOver };
+      if (unschedulable === 0) return decided(command('drift', 'Drifted', [c], true, 0, driftDetail([c])));
       pass(c, `drifted, but ${unschedulable} of its pods would not schedule elsewhere or on a replacement`);
     }
   }
 
   const underutilized: Candidate[] = [];
   for (const c of candidates
-    .filter((c) => c.pool.disruption.consolidationPolicy !== 'WhenEmpty' && c.pods.length > 0)
+    .filter(
+      (c) =>
+        c.pool.disruption.consolidationPolicy !== 'WhenEmpty' && c.pods.length > 0 && isConsolidatable(c),
+    )
     .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price)) {
     if (c.blocked) pass(c, c.blocked);
     else if (withinBudget(c, 'Underutilized')) underutilized.push(c);
@@ -147,32 +181,43 @@ export function decideDisruption(snapshot: ClusterSnapshot, now: number): Disrup
   );
   if (multi) {
     const { consolidation } = multi;
-    return {
-      command: command(
+    return decided(
+      command(
         'consolidation',
         'Underutilized',
         multi.candidates,
         consolidation.action === 'replace',
         consolidation.savings,
       ),
-      passedOver,
-    };
+    );
   }
   for (const c of considered) {
     const consolidation = simulateConsolidation(c, snapshot);
     if (!consolidation || !approves([c], consolidation)) continue;
-    return {
-      command: command(
+    return decided(
+      command(
         'consolidation',
         'Underutilized',
         [c],
         consolidation.action === 'replace',
         consolidation.savings,
       ),
-      passedOver,
-    };
+    );
   }
-  return { passedOver };
+  return decided(undefined);
+}
+
+/**
+ * Why consolidation may never take the candidate as it is, in Karpenter's words
+ * (emptiness.go and consolidation.go `ShouldDisrupt`, `disruptionevents.Unconsolidatable`):
+ * its NodePool disables consolidation, or allows only empty nodes and it is not empty.
+ */
+export function unconsolidatableBecause(c: Candidate): string | undefined {
+  const { consolidateAfter, consolidationPolicy } = c.pool.disruption;
+  if (consolidateAfter === 'Never') return `NodePool "${c.pool.name}" has consolidation disabled`;
+  if (consolidationPolicy === 'WhenEmpty' && c.pods.length > 0)
+    return `NodePool "${c.pool.name}" has consolidation policy WhenEmpty, but node is not empty`;
+  return undefined;
 }
 
 /**
@@ -203,24 +248,22 @@ export function withinBudgetInOrder(
 /**
  * Whether `command` still holds at least {@link VALIDATION_DELAY_MS} after it was decided
  * (validation.go): every candidate is still a candidate, not blocked, and its method still
- * chooses it — empty still empty, drifted still drifted, a consolidation still possible and
- * still saving money.
+ * chooses it — empty and Consolidatable still, drifted still drifted, a consolidation still
+ * Consolidatable, possible and saving money — judged beside the other commands in flight.
  */
-export function commandStillValid(
-  command: DisruptionCommand,
-  snapshot: ClusterSnapshot,
-  now: number,
-): boolean {
+export function commandStillValid(command: DisruptionCommand, cluster: ClusterSnapshot): boolean {
+  const snapshot = besideCommandsInFlight(cluster, command.id);
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
   return (
     command.candidates.every((name) => {
       const c = byName.get(name);
       if (!c || c.blocked) return false;
-      if (command.method === 'emptiness') return emptyLongEnough(c, now);
+      // Emptiness and consolidation take Consolidatable candidates only; a pod event since the
+      // decision took the condition away (validation.go re-runs `ShouldDisrupt`).
+      if (command.method === 'emptiness') return c.pods.length === 0 && isConsolidatable(c);
+      if (command.method === 'consolidation') return isConsolidatable(c);
       // Drifted still; and a drift command that deletes without replacement, still empty.
-      if (command.method === 'drift')
-        return driftedCondition(c.claim) !== undefined && (command.replace || c.pods.length === 0);
-      return true;
+      return driftedCondition(c.claim) !== undefined && (command.replace || c.pods.length === 0);
     }) && consolidationHolds(command, byName, snapshot)
   );
 }

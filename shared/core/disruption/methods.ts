@@ -37,9 +37,6 @@ export const VALIDATION_DELAY_MS = 15_000;
 /** Spot-to-spot consolidation needs this many cheaper spot options (consolidation.go MinInstanceTypesForSpotToSpotConsolidation). */
 export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
 
-const conditionTime = (claim: NodeClaim, type: string) =>
-  claim.status.conditions?.find((c) => c.type === type && c.status === 'True')?.lastTransitionTime;
-
 /** NodeClaims past their expireAfter (creation + expireAfter ≤ now): deleted, not budgeted. */
 export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeClaim[] {
   return claims.filter((claim) => {
@@ -47,21 +44,6 @@ export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeCl
     const ttl = durationMs(claim.spec.expireAfter);
     return ttl !== undefined && Date.parse(claim.creationTimestamp) + ttl <= now;
   });
-}
-
-/** Whether the empty candidate has been empty for its NodePool's consolidateAfter. */
-export function emptyLongEnough(candidate: Candidate, now: number): boolean {
-  if (candidate.pods.length > 0) return false;
-  const after = durationMs(candidate.pool.disruption.consolidateAfter);
-  if (after === undefined) return false;
-  const since = [
-    candidate.claim.creationTimestamp,
-    candidate.claim.status.lastPodEventTime,
-    conditionTime(candidate.claim, 'Initialized'),
-  ]
-    .flatMap((t) => (t ? [Date.parse(t)] : []))
-    .reduce((a, b) => Math.max(a, b), 0);
-  return now - since >= after;
 }
 
 /** What consolidating one candidate would do: delete it, or replace it with one cheaper node. */
@@ -213,7 +195,11 @@ export function budgetFor(
 
 /**
  * The NodeClaims that must exist before a command's candidates drain: their pods planned on the
- * capacity that stays (every Node and in-flight NodeClaim but the candidates).
+ * capacity that stays (every Node and in-flight NodeClaim but the candidates), after the pending
+ * pods — with `besideCommandsInFlight` (commands-in-flight.ts), the pods of the other commands' candidates — so room
+ * a replacement launched for another command holds for that command's pods is not counted twice
+ * (helpers.go `SimulateScheduling` schedules the pods of deleting nodes with the candidates').
+ * Only the plans holding candidates' pods are returned, and only their pods count as unschedulable.
  */
 export function replacementPlans(
   candidates: readonly Candidate[],
@@ -222,9 +208,11 @@ export function replacementPlans(
   if (!snapshot.catalog)
     return { plans: [], unschedulable: candidates.reduce((n, c) => n + c.pods.length, 0) };
   const leaving = new Set(candidates.map((c) => c.node.name));
+  const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
+  const mine = new Set(moving.map((p) => p.uid));
   const result = planCapacity(
     {
-      pods: candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
+      pods: [...snapshot.pendingPods, ...moving],
       daemonSets: snapshot.daemonSets,
       nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
       nodePools: snapshot.nodePools,
@@ -233,5 +221,8 @@ export function replacementPlans(
     snapshot.catalog,
     { unavailableOfferings: snapshot.unavailableOfferings },
   );
-  return { plans: result.nodeClaims, unschedulable: result.unschedulable.length };
+  return {
+    plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),
+    unschedulable: result.unschedulable.filter((u) => mine.has(u.pod.uid)).length,
+  };
 }

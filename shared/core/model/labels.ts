@@ -128,6 +128,11 @@ export const ANNOTATIONS = {
   disruptionCommand: 'podlift.dev/disruption-command',
   /** On a replacement NodeClaim: the id of the disruption command it replaces capacity for. */
   replaces: 'podlift.dev/replaces',
+  /**
+   * On a NodeClaim: a fingerprint of its node's pods when the disruption loop last looked, so the
+   * next run sees a pod event (disruption/consolidatable.ts) and stamps `status.lastPodEventTime`.
+   */
+  podEvents: 'podlift.dev/pod-events',
   /** On a NodeClaim whose instance EC2 is interrupting: what kind, and when (JSON). */
   interruption: 'podlift.dev/interruption',
 } as const;

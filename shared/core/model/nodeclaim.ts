@@ -13,6 +13,7 @@ export type NodeClaimConditionType =
   | 'Empty'
   | 'Consolidatable'
   | 'Disrupted'
+  | 'DisruptionReason'
   | 'Expired'
   | 'ConsistentStateFound'
   | 'Drained'

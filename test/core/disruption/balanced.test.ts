@@ -19,6 +19,7 @@ const initialized: Condition = {
   message: '',
   lastTransitionTime: new Date(T0).toISOString(),
 };
+const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reason: 'Consolidatable' };
 
 /** A registered, initialized on-demand m5.xlarge (3.92 cpu allocatable, $0.192/h) running `pods`. */
 function member(name: string, pods: readonly Pod[]): [StateNode, NodeClaim] {
@@ -35,7 +36,7 @@ function member(name: string, pods: readonly Pod[]): [StateNode, NodeClaim] {
     creationTimestamp: new Date(T0).toISOString(),
     labels: { 'karpenter.sh/capacity-type': 'on-demand', 'node.kubernetes.io/instance-type': 'm5.xlarge' },
     annotations: { 'podlift.dev/hourly-price': '0.192' },
-    status: { providerID, conditions: [initialized] },
+    status: { providerID, conditions: [initialized, consolidatable] },
   });
   return [node, claim];
 }

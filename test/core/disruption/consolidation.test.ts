@@ -16,6 +16,7 @@ const initialized: Condition = {
   message: '',
   lastTransitionTime: new Date(T0).toISOString(),
 };
+const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reason: 'Consolidatable' };
 
 /** A registered, initialized m5.xlarge (4 cpu) of NodePool default, `price` $/h, running `pods`. */
 function member(
@@ -37,7 +38,7 @@ function member(
     creationTimestamp: new Date(T0).toISOString(),
     labels: { 'karpenter.sh/capacity-type': capacityType, 'node.kubernetes.io/instance-type': 'm5.xlarge' },
     annotations: { 'podlift.dev/hourly-price': String(price) },
-    status: { providerID, conditions: [initialized] },
+    status: { providerID, conditions: [initialized, consolidatable] },
   });
   return [node, claim];
 }

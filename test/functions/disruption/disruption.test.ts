@@ -1,53 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeDisruptionHandler } from '../../../functions/disruption/handler';
-import { runtimeOf } from '../../../functions/runtime';
-import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
-import { podManifest } from '../../../sim/world/builders';
-import {
-  lambdaContext,
-  NODE,
-  type ProvisionerWorld,
-  scheduledEvent,
-  withOneNode,
-} from '../provisioner/world';
+import type { ProvisionerWorld } from '../provisioner/world';
+import { bound, claim, claims, disruptionWorld, type Json } from './world';
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
-type Json = Record<string, any>;
 let w: ProvisionerWorld | undefined;
 afterEach(async () => {
   await w?.world.close();
   w = undefined;
-});
-
-/** One initialized node running `pods`, the default NodePool changed by `pool`, and the disruption handler. */
-async function disruptionWorld(pods: readonly object[], pool: (spec: Json) => Json = (s) => s) {
-  const one = await withOneNode(pods);
-  const pw = one.pw;
-  await pw.handler(scheduledEvent('p3'), lambdaContext('p3')); // initializes the NodeClaim
-  const store = pw.world.fakes.kube.store;
-  const current = store.get('nodepools.karpenter.sh', 'default') as Json;
-  store.update('nodepools.karpenter.sh', { ...current, spec: pool(structuredClone(current.spec)) });
-  const seen = new RecordingObservability();
-  const runtime = runtimeOf('disruption', pw.world.ports, pw.world.time, seen.log, seen.metricsPort);
-  let n = 0;
-  const disrupt = () =>
-    makeDisruptionHandler(() => runtime)(scheduledEvent(`d${++n}`), lambdaContext(`d${n}`));
-  return { ...one, seen, disrupt };
-}
-
-const claim = (pw: ProvisionerWorld, name: string) =>
-  pw.world.fakes.kube.store.get('nodeclaims.karpenter.sh', name) as Json;
-const claims = (pw: ProvisionerWorld) =>
-  pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[];
-const bound = (name: string, annotations: Record<string, string> = {}) => ({
-  ...podManifest({ name, nodeName: NODE, ready: true, ownerKind: 'ReplicaSet', requests: { cpu: '250m' } }),
-  ...(Object.keys(annotations).length > 0 ? {} : {}),
-  metadata: {
-    name,
-    namespace: 'default',
-    annotations,
-    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', controller: true }],
-  },
 });
 
 describe('disruption: emptiness', () => {

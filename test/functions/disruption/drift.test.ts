@@ -116,7 +116,8 @@ describe('disruption: the Drifted condition', () => {
       lastTransitionTime: kubeTime(decidedAt),
       observedGeneration: claim(t.pw, name).metadata.generation,
     });
-    expect(statusWrites(t.pw, name)).toBe(before + 1);
+    // One for Drifted; one for the pods first seen on the node (lastPodEventTime, consolidatable.ts).
+    expect(statusWrites(t.pw, name)).toBe(before + 2);
     expect(t.seen.total('NodeClaimsDrifted', { reason: 'NodePoolDrifted' })).toBe(1);
 
     t.pw.world.time.advance(5_000);
@@ -142,13 +143,15 @@ describe('disruption: the Drifted condition', () => {
     const store = t.pw.world.fakes.kube.store;
     const get = store.get.bind(store);
     let injected = false;
+    // Recent, so the run's own pod-event write leaves it (the 10 s dedupe) and it shows whose it is.
+    const otherWriters = kubeTime(t.pw.world.time.now());
     vi.spyOn(store, 'get').mockImplementation((resource, objectName, namespace) => {
       const read = get(resource, objectName, namespace);
       if (!injected && resource === store.resolve(NODECLAIMS) && objectName === name) {
         injected = true; // another writer changes the status between the loop's read and its write
         store.updateStatus(NODECLAIMS, {
           ...read,
-          status: { ...(read.status as Json), lastPodEventTime: '2026-01-01T00:00:00Z' },
+          status: { ...(read.status as Json), lastPodEventTime: otherWriters },
         });
       }
       return read;
@@ -158,9 +161,10 @@ describe('disruption: the Drifted condition', () => {
     const writes = t.pw.world.fakes.kube.requests
       .slice(from)
       .filter((r) => r.method === 'PUT' && r.path === `/apis/karpenter.sh/v1/nodeclaims/${name}/status`);
-    expect(writes.map((r) => r.status)).toEqual([409, 200]);
+    // Drifted (409, then 200), then Consolidatable.
+    expect(writes.map((r) => r.status)).toEqual([409, 200, 200]);
     expect(drifted(t.pw, name)?.reason).toBe('NodePoolDrifted');
-    expect(claim(t.pw, name).status.lastPodEventTime).toBe('2026-01-01T00:00:00Z');
+    expect(claim(t.pw, name).status.lastPodEventTime).toBe(otherWriters);
   });
 
   it('replaces the node that drifted first, not the first one listed', async () => {
@@ -199,5 +203,34 @@ describe('disruption: the Drifted condition', () => {
     expect(claim(t.pw, busy).metadata.deletionTimestamp).toBeUndefined();
     const claims = t.pw.world.fakes.kube.store.list(NODECLAIMS).items as Json[];
     expect(claims.some((c) => c.metadata.annotations?.['podlift.dev/replaces'])).toBe(false);
+  });
+
+  // queue.go: commands run side by side, a candidate belongs to one (`HasAny`); Karpenter's
+  // drift_test.go "should drift nodes one at a time, requeueing" takes the next while one waits.
+  it('goes on disrupting another candidate while a command waits for its replacement', async () => {
+    // 1 cpu of pods each: neither node's pods fit beside the other's, so each needs a replacement.
+    const t = await driftWorld([4, 4], (spec) => budget('2')(labelled('payments')(spec)));
+    const [first, second] = t.names;
+    expect((await t.disrupt())?.steps).toEqual(['recorded drift']);
+    const ids = () =>
+      t.names.flatMap((n) => {
+        const text = claim(t.pw, n).metadata.annotations['podlift.dev/disruption-command'];
+        return text ? [JSON.parse(text).id as string] : [];
+      });
+    const [firstId] = ids();
+    t.pw.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps).toEqual([`replacing ${firstId}`, 'recorded drift']);
+    const [a, b] = ids();
+    expect(a).not.toBe(b);
+    t.pw.world.time.advance(20_000);
+    expect([...((await t.disrupt())?.steps ?? [])].sort()).toEqual(
+      [`replacing ${a}`, `replacing ${b}`].sort(),
+    );
+    const replacing = (t.pw.world.fakes.kube.store.list(NODECLAIMS).items as Json[]).map(
+      (c) => c.metadata.annotations?.['podlift.dev/replaces'],
+    );
+    expect(replacing.filter(Boolean).sort()).toEqual([a, b].sort());
+    expect(claim(t.pw, first).metadata.deletionTimestamp).toBeUndefined();
+    expect(claim(t.pw, second).metadata.deletionTimestamp).toBeUndefined();
   });
 });

@@ -1,0 +1,123 @@
+import { ANNOTATIONS } from '../model/labels';
+import type { NodeClaim } from '../model/nodeclaim';
+import type { Pod } from '../model/pod';
+import { isReschedulable } from '../provisioning/pods-to-provision';
+import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import { disruptionCandidates } from './candidates';
+import type { DisruptionCommand } from './methods';
+
+/**
+ * Disruption commands in flight, side by side, as Karpenter's orchestration queue keeps them
+ * (kubernetes-sigs/karpenter pkg/controllers/disruption/queue.go): a candidate belongs to one
+ * command (`HasAny`), a started command's candidates carry the `karpenter.sh/disrupted:NoSchedule`
+ * taint and the `DisruptionReason` condition (`markDisrupted`), and a command that waits too long
+ * for its replacements is given up (`waitOrTerminate`, `GetMaxRetryDuration`).
+ */
+
+/** The NodeClaim condition a started command sets on its candidates (v1.ConditionTypeDisruptionReason). */
+export const DISRUPTION_REASON = 'DisruptionReason';
+
+/** queue.go `minRetryDuration`, `maxRetryDuration` and `retryDurationScale`. */
+export const MIN_COMMAND_TIMEOUT_MS = 10 * 60_000;
+export const MAX_COMMAND_TIMEOUT_MS = 60 * 60_000;
+export const COMMAND_TIMEOUT_SCALE_MS = 80;
+
+/** Whether the NodeClaim is a candidate of a recorded command. */
+export function underCommand(claim: Pick<NodeClaim, 'annotations'>): boolean {
+  return claim.annotations[ANNOTATIONS.disruptionCommand] !== undefined;
+}
+
+/** The id of the command recorded on the NodeClaim, when one that parses is. */
+export function commandIdOf(claim: Pick<NodeClaim, 'annotations'>): string | undefined {
+  const text = claim.annotations[ANNOTATIONS.disruptionCommand];
+  if (!text) return undefined;
+  try {
+    const id = (JSON.parse(text) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The snapshot as a decision beside the commands in flight sees it (helpers.go
+ * `SimulateScheduling`: nodes marked for deletion take no pods, and their pods are scheduled
+ * before the candidates'): the Nodes of every other command's candidates (all but `except`) take
+ * no pods, and their pods that would move are pending.
+ */
+export function besideCommandsInFlight(snapshot: ClusterSnapshot, except?: string): ClusterSnapshot {
+  const held = new Set(
+    snapshot.nodeClaims.flatMap((c) =>
+      underCommand(c) && commandIdOf(c) !== except && c.status.providerID ? [c.status.providerID] : [],
+    ),
+  );
+  if (held.size === 0) return snapshot;
+  const moving: Pod[] = [];
+  const nodes = snapshot.nodes.map((node) => {
+    if (!node.providerID || !held.has(node.providerID)) return node;
+    // Their pods are counted once, as pending; DaemonSet pods stay with their node.
+    moving.push(...node.pods.filter(isReschedulable).map((p) => ({ ...p, nodeName: undefined })));
+    return { ...node, unschedulable: true, pods: node.pods.filter((p) => !isReschedulable(p)) };
+  });
+  return { ...snapshot, nodes, pendingPods: [...snapshot.pendingPods, ...moving] };
+}
+
+/**
+ * How long a started command may wait for its replacements (queue.go `GetMaxRetryDuration`): 80 ms
+ * per candidate of every command in flight, within 10 minutes and an hour — many commands mean
+ * more cloud traffic and slower launches.
+ */
+export function commandTimeoutMs(candidatesInFlight: number): number {
+  return Math.min(
+    MAX_COMMAND_TIMEOUT_MS,
+    Math.max(MIN_COMMAND_TIMEOUT_MS, COMMAND_TIMEOUT_SCALE_MS * candidatesInFlight),
+  );
+}
+
+/**
+ * When the command started (queue.go `cmd.CreationTimestamp`, set as `StartCommand` runs): the
+ * earliest `DisruptionReason` its candidates carry; undefined while none does (not started).
+ */
+export function commandStartedAt(candidates: readonly Pick<NodeClaim, 'status'>[]): number | undefined {
+  const times = candidates.flatMap((c) =>
+    (c.status.conditions ?? [])
+      .filter((k) => k.type === DISRUPTION_REASON && k.status === 'True')
+      .map((k) => Date.parse(k.lastTransitionTime)),
+  );
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
+
+/**
+ * The last check before a started command deletes its candidates, once its replacements are up:
+ * why it must not, or undefined. The taint kept new pods off, so what can still change is what
+ * a pod tolerating it, a person or the cluster did: a candidate gone or no longer a candidate,
+ * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0), or, for a command that deletes
+ * without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
+ */
+export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSnapshot): string | undefined {
+  const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
+  for (const name of command.candidates) {
+    const c = byName.get(name);
+    if (!c) return `NodeClaim ${name} is no longer a disruption candidate`;
+    if (c.blocked) return c.blocked;
+    if (!command.replace && c.pods.length > 0)
+      return `${c.pods.length} pods landed on NodeClaim ${name} since the command started`;
+  }
+  return undefined;
+}
+
+/**
+ * NodeClaims marked by a command that is no more (its annotation cleared, a crash between the
+ * steps of a cancellation), to unmark: `DisruptionReason` set, no command, not being deleted, not
+ * interrupted (interruption cordons with the same taint). controller.go `Reconcile` removes the
+ * taint and the condition from every node not in the queue and not marked for deletion.
+ */
+export function staleDisruptionMarks(snapshot: ClusterSnapshot): NodeClaim[] {
+  return snapshot.nodeClaims.filter(
+    (c) =>
+      !c.deletionTimestamp &&
+      !underCommand(c) &&
+      c.annotations[ANNOTATIONS.interruption] === undefined &&
+      c.status.conditions?.some((k) => k.type === DISRUPTION_REASON) === true,
+  );
+}
