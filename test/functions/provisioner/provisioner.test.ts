@@ -118,6 +118,32 @@ describe('provisioner: pending pods become NodeClaims, then instances', () => {
     expect(running(w)).toHaveLength(1);
   });
 
+  it('deletes a NodeClaim EC2 refuses for good (not capacity, not transient), with a Warning Event', async () => {
+    w = await provisionerWorld();
+    seedPendingPods(w.world, 2);
+    w.world.fakes.ec2.capacity.injectLaunchError(
+      {},
+      'InvalidParameterValue',
+      10,
+      'Invalid value for BlockDeviceMapping',
+    );
+    const summary = await settle(w.world, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
+    expect(summary).toMatchObject({ nodeClaimsLaunched: 0 });
+    expect(running(w)).toHaveLength(0);
+    expect(claims(w).length).toBeGreaterThan(0);
+    expect(claims(w).filter((c) => !c.metadata.deletionTimestamp)).toHaveLength(0);
+    const failed = w.world.fakes.kube.store
+      .list('events')
+      .items.filter((e) => (e as { reason?: string }).reason === 'LaunchFailed') as {
+      type?: string;
+      involvedObject?: { kind?: string };
+      message?: string;
+    }[];
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'NodeClaim' } });
+    expect(failed[0]?.message).toMatch(/InvalidParameterValue/);
+  });
+
   it('yields to an invocation holding the cluster Lease', async () => {
     w = await provisionerWorld();
     seedPendingPods(w.world, 2);
