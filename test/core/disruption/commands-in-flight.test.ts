@@ -333,3 +333,20 @@ describe('decideDisruption: what consolidation takes', () => {
     });
   });
 });
+
+describe('decideDisruption: the order of the methods', () => {
+  // kubernetes-sigs/karpenter pkg/controllers/disruption/controller.go `NewMethods`: emptiness,
+  // (static) drift, multi-node, then single-node consolidation; `Reconcile` stops at the first
+  // method that yields a command.
+  const drifted = [condition('Initialized'), condition('Consolidatable'), condition('Drifted')];
+
+  it('tries emptiness before drift, and drift before consolidation', () => {
+    const empty = member('a');
+    const busyDrifted = member('b', { pods: [web('b1')], conditions: drifted });
+    const underused = member('c', { pods: [web('c1')] });
+    const all = decideDisruption(snapshotOf([empty, busyDrifted, underused], { nodePools: [roomy] }), T0);
+    expect(all.command).toMatchObject({ method: 'emptiness', candidates: ['claim-a'] });
+    const noEmpty = decideDisruption(snapshotOf([busyDrifted, underused], { nodePools: [roomy] }), T0);
+    expect(noEmpty.command).toMatchObject({ method: 'drift', candidates: ['claim-b'], replace: true });
+  });
+});
