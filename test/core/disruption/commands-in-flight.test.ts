@@ -12,6 +12,7 @@ import {
 import {
   commandStillValid,
   decideDisruption,
+  MAX_CONSOLIDATION_SIMULATIONS,
   unconsolidatableBecause,
 } from '../../../shared/core/disruption/decide';
 import type { DisruptionCommand } from '../../../shared/core/disruption/methods';
@@ -331,5 +332,46 @@ describe('decideDisruption: what consolidation takes', () => {
       candidates: ['claim-a', 'claim-b', 'claim-c'],
       replace: true,
     });
+  });
+});
+
+describe('decideDisruption: the order of the methods', () => {
+  // kubernetes-sigs/karpenter pkg/controllers/disruption/controller.go `NewMethods`: emptiness,
+  // (static) drift, multi-node, then single-node consolidation; `Reconcile` stops at the first
+  // method that yields a command.
+  const drifted = [condition('Initialized'), condition('Consolidatable'), condition('Drifted')];
+
+  it('tries emptiness before drift, and drift before consolidation', () => {
+    const empty = member('a');
+    const busyDrifted = member('b', { pods: [web('b1')], conditions: drifted });
+    const underused = member('c', { pods: [web('c1')] });
+    const all = decideDisruption(snapshotOf([empty, busyDrifted, underused], { nodePools: [roomy] }), T0);
+    expect(all.command).toMatchObject({ method: 'emptiness', candidates: ['claim-a'] });
+    const noEmpty = decideDisruption(snapshotOf([busyDrifted, underused], { nodePools: [roomy] }), T0);
+    expect(noEmpty.command).toMatchObject({ method: 'drift', candidates: ['claim-b'], replace: true });
+  });
+});
+
+describe('decideDisruption: at most 100 candidates simulated', () => {
+  // kubernetes-sigs/karpenter pkg/controllers/disruption/multinodeconsolidation.go
+  // `ComputeCommands` ("Only consider a maximum batch of 100 NodeClaims"); podlift caps single-node
+  // the same way where Karpenter gives it a 3-minute timeout (singlenodeconsolidation.go). This
+  // case proves single-node's cap; multi-node finds nothing here with or without its own.
+  // Full nodes priced below anything that could replace them: none of them can be consolidated.
+  const full = (i: number) =>
+    member(`full-${i}`, {
+      pods: [pod({ name: `big-${i}`, cpu: '3900m', memory: '13Gi', ownerKind: 'ReplicaSet' })],
+      annotations: { 'podlift.dev/hourly-price': '0.001' },
+    });
+  // Two small pods: a cheaper node holds them, but fewest-pods-first puts this candidate last.
+  const last = member('z', { pods: [web('z1'), web('z2')] });
+
+  it('leaves a consolidatable candidate beyond the first 100 for a later run', () => {
+    expect(MAX_CONSOLIDATION_SIMULATIONS).toBe(100);
+    const within = Array.from({ length: 99 }, (_, i) => full(i));
+    const reached = decideDisruption(snapshotOf([...within, last], { nodePools: [roomy] }), T0);
+    expect(reached.command).toMatchObject({ method: 'consolidation', candidates: ['claim-z'] });
+    const beyond = decideDisruption(snapshotOf([...within, full(99), last], { nodePools: [roomy] }), T0);
+    expect(beyond.command).toBeUndefined();
   });
 });
