@@ -25,6 +25,10 @@ describe('doNotDisruptActive', () => {
     ['a zero duration', '0s', T0, T0, false],
     ['a negative duration', '-5m', T0, T0, false],
     ['garbage', 'soon', T0, T0, false],
+    // Without a start time only a positive duration fails safe: the rest is as if absent.
+    ['garbage without a start time', 'soon', undefined, T0, false],
+    ['a zero duration without a start time', '0s', undefined, T0, false],
+    ['a negative duration without a start time', '-5m', undefined, T0, false],
   ])('%s', (_case, value, startTime, now, active) => {
     expect(doNotDisruptActive(started(value, startTime), now)).toBe(active);
   });

@@ -41,5 +41,19 @@ describe('semanticallyEqual', () => {
     expect(semanticallyEqual({}, { a: 1 })).toBe(false);
     expect(semanticallyEqual('x', 'x')).toBe(true);
     expect(semanticallyEqual(1, '1')).toBe(false);
+    // Arrays: every item in order; an object with an array's keys is not one.
+    expect(semanticallyEqual({ a: [1, 2] }, { a: [1, 3] })).toBe(false);
+    expect(semanticallyEqual({ a: [{ x: 1 }, { y: 2 }] }, { a: [{ x: 1 }, { y: 3 }] })).toBe(false);
+    expect(semanticallyEqual({ a: { length: 1, 0: 1 } }, { a: [1] })).toBe(false);
+    expect(semanticallyEqual({ a: 1, b: 2 }, { a: 1, b: 3 })).toBe(false);
+  });
+
+  it('compares quantities by value in every resource map, and not inside arrays of them', () => {
+    for (const field of ['resources', 'capacity', 'allocatable', 'requests', 'limits']) {
+      expect(semanticallyEqual({ [field]: { cpu: '1' } }, { [field]: { cpu: '1000m' } })).toBe(true);
+    }
+    // A list under a quantity field holds objects, not quantities: compared as written.
+    expect(semanticallyEqual({ requests: [{ cpu: '1' }] }, { requests: [{ cpu: '1000m' }] })).toBe(false);
+    expect(semanticallyEqual({ limits: ['1'] }, { limits: ['1000m'] })).toBe(false);
   });
 });
