@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { blockedBecause } from '../../../shared/core/disruption/candidates';
+import { blockedBecause, disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
-import { nodePool, pod, stateNode } from '../../../sim/world/builders';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
+import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { snapshotOf } from './snapshot';
 
 // kubernetes-sigs/karpenter pkg/utils/pod/scheduling.go `IsDisruptable` / `IsDoNotDisruptActive`
 // (a pod's "true" or Go-duration annotation) and pkg/controllers/state/statenode.go
@@ -35,5 +38,90 @@ describe('blockedBecause: karpenter.sh/do-not-disrupt', () => {
     const pinned = (value: string) => ({ ...node, annotations: { 'karpenter.sh/do-not-disrupt': value } });
     expect(blocked([app()], T0, pinned('true'))).toBe('the Node has karpenter.sh/do-not-disrupt');
     expect(blocked([app()], T0, pinned('1h'))).toBeUndefined();
+  });
+});
+
+// kubernetes-sigs/karpenter pkg/controllers/disruption/types.go `NewCandidate`: only initialized,
+// managed NodeClaims with their Node, neither being deleted, of a NodePool that exists.
+describe('disruptionCandidates', () => {
+  const initialized = {
+    type: 'Initialized',
+    status: 'True' as const,
+    reason: 'Initialized',
+    message: '',
+    lastTransitionTime: new Date(T0).toISOString(),
+  };
+  const member = (
+    name: string,
+    claimMore: Partial<NodeClaim> = {},
+    nodeMore = {},
+  ): [StateNode, NodeClaim] => {
+    const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
+    const n = stateNode({ name, nodePool: 'default', lifecycle: { providerID, ready: true }, ...nodeMore });
+    const base = nodeClaim({
+      name: `claim-${name}`,
+      labels: { 'karpenter.sh/capacity-type': 'spot' },
+      annotations: { 'podlift.dev/hourly-price': '0.25' },
+      status: { providerID, conditions: [initialized] },
+    });
+    return [n, { ...base, ...claimMore }];
+  };
+
+  it('takes initialized NodeClaims of an existing NodePool, with their price and capacity type', () => {
+    const [c] = disruptionCandidates(snapshotOf([member('a')]));
+    expect([c?.claim.name, c?.node.name, c?.price, c?.capacityType, c?.blocked]).toEqual([
+      'claim-a',
+      'a',
+      0.25,
+      'spot',
+      undefined,
+    ]);
+  });
+
+  it('reads a NodeClaim without a capacity-type label as on-demand and without a price as free', () => {
+    const [n, claim] = member('a');
+    const [c] = disruptionCandidates(
+      snapshotOf([[n, { ...claim, labels: { 'karpenter.sh/nodepool': 'default' }, annotations: {} }]]),
+    );
+    expect([c?.capacityType, c?.price]).toEqual(['on-demand', 0]);
+  });
+
+  it('leaves out NodeClaims being deleted, Nodes being deleted, uninitialized claims and unknown NodePools', () => {
+    const [n, claim] = member('a');
+    const cases: [StateNode, NodeClaim][] = [
+      [n, { ...claim, deletionTimestamp: new Date(T0).toISOString() }],
+      [{ ...n, deleting: true }, claim],
+      [n, { ...claim, status: { ...claim.status, conditions: [] } }],
+      [n, { ...claim, labels: { ...claim.labels, 'karpenter.sh/nodepool': 'gone' } }],
+    ];
+    for (const c of cases) expect(disruptionCandidates(snapshotOf([c]))).toEqual([]);
+    expect(disruptionCandidates(snapshotOf([[n, claim]]))).toHaveLength(1);
+  });
+});
+
+describe('blockedBecause: PodDisruptionBudgets', () => {
+  const budget = (more = {}) => ({
+    namespace: 'default',
+    name: 'web',
+    disruptionsAllowed: 0,
+    selector: { matchLabels: { app: 'web' } },
+    ...more,
+  });
+  const web = app({ labels: { app: 'web' } });
+  const withBudgets = (budgets: ReturnType<typeof budget>[]) =>
+    blockedBecause(node, nodePool(), [web], budgets as never, T0);
+
+  it('blocks a node whose pod a budget allows no eviction of, naming both', () => {
+    expect(withBudgets([budget()])).toBe(
+      'PodDisruptionBudget default/web allows no eviction of pod default/web',
+    );
+  });
+
+  it.each([
+    ['another namespace', { namespace: 'other' }],
+    ['disruptions still allowed', { disruptionsAllowed: 1 }],
+    ['a selector the pod does not match', { selector: { matchLabels: { app: 'api' } } }],
+  ])('does not block for a budget of %s', (_case, more) => {
+    expect(withBudgets([budget(more)])).toBeUndefined();
   });
 });
