@@ -75,39 +75,28 @@ describe('claimsByInstance', () => {
 });
 
 describe('decideInterruption: what Karpenter cordons and drains (actionForMessage CordonAndDrain)', () => {
-  it('deletes, cordons and replaces on a spot warning, marking the spot offering of a spot NodeClaim', () => {
-    // suite_test.go "should mark the ICE cache for the offering when getting a spot interruption warning"
-    expect(decide(message('spot-interruption'), [launched('spot')])).toStrictEqual([
-      {
-        nodeClaim: 'default-x7k2',
-        node: 'ip-default-x7k2',
-        unavailable: { instanceType: 't3.large', zone: 'test-zone-1a', capacityType: 'spot' },
-        event: INTERRUPTION_EVENTS['spot-interruption'],
-        replace: true,
-        deleteNodeClaim: true,
-        cordon: cordon('spot-interruption'),
-      },
-    ]);
-  });
-
+  // suite_test.go "should mark the ICE cache for the offering when getting a spot interruption
+  // warning"; utils.go markUnavailableOfferings marks karpv1.CapacityTypeSpot whatever the claim's
+  // own capacity-type label, never the claim's own offering.
   it.each([
+    ['spot', 'spot'],
     ['on-demand', 'on-demand'],
     ['reserved', 'reserved'],
     ['no capacity-type label', undefined],
   ])(
-    'marks the spot offering, never the claim`s own, for a spot warning naming a NodeClaim that is not spot (%s)',
+    'deletes, cordons and replaces on a spot warning, marking the spot offering of its type and zone (claim: %s)',
     (_, ct) => {
-      // utils.go markUnavailableOfferings: karpv1.CapacityTypeSpot, whatever the claim's label.
-      const [d] = decide(message('spot-interruption'), [launched(ct)]);
-      expect(d).toStrictEqual({
-        nodeClaim: 'default-x7k2',
-        node: 'ip-default-x7k2',
-        unavailable: { instanceType: 't3.large', zone: 'test-zone-1a', capacityType: 'spot' },
-        event: INTERRUPTION_EVENTS['spot-interruption'],
-        replace: true,
-        deleteNodeClaim: true,
-        cordon: cordon('spot-interruption'),
-      });
+      expect(decide(message('spot-interruption'), [launched(ct)])).toStrictEqual([
+        {
+          nodeClaim: 'default-x7k2',
+          node: 'ip-default-x7k2',
+          unavailable: { instanceType: 't3.large', zone: 'test-zone-1a', capacityType: 'spot' },
+          event: INTERRUPTION_EVENTS['spot-interruption'],
+          replace: true,
+          deleteNodeClaim: true,
+          cordon: cordon('spot-interruption'),
+        },
+      ]);
     },
   );
 
