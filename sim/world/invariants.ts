@@ -21,6 +21,8 @@ interface InterruptionWatch {
   readonly hadPods: boolean;
   /** What announced the instance's end, for messages. */
   readonly cause: string;
+  /** The controllers (`namespace/Kind/name`) of the pods the node ran when it was warned. */
+  readonly controllers: ReadonlySet<string>;
   checked: boolean;
 }
 
@@ -33,8 +35,11 @@ interface InterruptionWatch {
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
  * - podlift terminates no instance that is not tagged for the cluster;
  * - a spot interruption (or an AWS Health scheduled change) of a node with pods gets a
- *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the interruption function launched one (none is needed when the
- *   pods fit on existing capacity), except while a waiver holds (capacity outages, crashes);
+ *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the
+ *   interruption function launched one; when it launched none (the pods fit on existing capacity,
+ *   or the cluster Lease was held and the provisioner's next run launches for them), no pod of the
+ *   node's controllers is left pending when the instance goes. Except while a waiver holds
+ *   (capacity outages, crashes);
  * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption
  *   (an interrupted or expired node's is forceful);
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
@@ -89,7 +94,8 @@ export class InvariantChecker {
    */
   expectReplacementBefore(instanceId: string, reclaimAt: number, cause = 'spot interruption'): void {
     const node = this.kubelet.nodeOf(instanceId);
-    const hadPods = node !== undefined && this.podsOn(node).length > 0;
+    const pods = node === undefined ? [] : this.podsOn(node);
+    const hadPods = pods.length > 0;
     if (node) this.interruptedNodes.add(node);
     const claim = this.world.fakes.ec2
       .instance(instanceId)
@@ -102,6 +108,7 @@ export class InvariantChecker {
       reclaimAt,
       hadPods,
       cause,
+      controllers: new Set(pods.flatMap((p) => controllerKeys(p))),
       checked: false,
     });
   }
@@ -152,6 +159,19 @@ export class InvariantChecker {
     this.reported.add(key);
     this.violations.push(message);
     this.onViolation(message);
+  }
+
+  /** Pods of `controllers` that are not bound to a node (nor finished, nor leaving). */
+  private pendingOf(controllers: ReadonlySet<string>): KubeObject[] {
+    return this.world.fakes.kube.store
+      .list('pods')
+      .items.filter(
+        (p) =>
+          !(p.spec as Json)?.nodeName &&
+          !p.metadata.deletionTimestamp &&
+          !['Succeeded', 'Failed'].includes((p.status as Json)?.phase) &&
+          controllerKeys(p).some((k) => controllers.has(k)),
+      );
   }
 
   private podsOn(
@@ -279,14 +299,17 @@ export class InvariantChecker {
         this.survived++;
         continue;
       }
-      // The interruption function launches what the node's pods need; when they fit on capacity
-      // already there it launches nothing, and nothing has to be ready.
+      // The interruption function launches what the node's pods need. When it launched nothing
+      // (they fit on capacity already there, or the provisioner launches for them because the
+      // Lease was held), the pods themselves are followed: their controllers' replacements must
+      // not be left pending when the instance goes.
       const launched = this.replacementsOf(watch.node);
       const replaced =
-        launched.length === 0 ||
-        launched.some(
-          (name) => (this.initializedAt.get(name) ?? Number.POSITIVE_INFINITY) <= watch.reclaimAt,
-        );
+        launched.length === 0
+          ? this.pendingOf(watch.controllers).length === 0
+          : launched.some(
+              (name) => (this.initializedAt.get(name) ?? Number.POSITIVE_INFINITY) <= watch.reclaimAt,
+            );
       if (replaced) this.survived++;
       else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))
         this.violate(
@@ -350,4 +373,11 @@ export class InvariantChecker {
     });
     for (const message of found) this.violate(`pdb/${this.world.time.now()}/${message}`, message);
   }
+}
+
+/** A pod's controllers as `namespace/Kind/name` (a ReplicaSet's pods keep their owner when recreated). */
+function controllerKeys(pod: KubeObject): string[] {
+  return ((pod.metadata.ownerReferences ?? []) as Json[])
+    .filter((o) => o.controller === true)
+    .map((o) => `${pod.metadata.namespace}/${o.kind}/${o.name}`);
 }

@@ -163,3 +163,26 @@ describe('e2e: spot interruption while another run holds the cluster Lease', () 
     expect(sim.invariants.violations).toEqual([]);
   }, 90_000);
 });
+
+describe('e2e: the replace-before-reclaim guarantee follows the pods', () => {
+  it('is broken when no run could launch for them before the instance went', async () => {
+    // The interruption function launched nothing (the Lease stayed held past the reclaim), so no
+    // replacement of its own can be checked: the node's pods, left pending when EC2 takes the
+    // instance, are what break the guarantee.
+    sim = await e2eWorld({ pool: still });
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const id = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot')?.InstanceId ?? '';
+    expect((await sim.world.ports.lease.acquire('provisioner/stuck', 600)).acquired).toBe(true);
+    const launchesBefore = sim.decisions.filter((d) => d.kind === 'nodeclaim-created').length;
+
+    sim.interrupt(id);
+    await sim.advance(150_000);
+
+    expect(sim.decisions.filter((d) => d.kind === 'nodeclaim-created').length).toBe(launchesBefore);
+    expect(sim.invariants.violations).toEqual([
+      `spot interruption of ${id}: no replacement initialized before the instance went`,
+    ]);
+    expect(sim.interruptionsSurvived).toBe(0);
+  }, 90_000);
+});
