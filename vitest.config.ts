@@ -4,6 +4,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Test files share a worker's module graph instead of each importing the AWS SDK, the
+    // Kubernetes client and aws-cdk-lib again: a third of the CPU time on a 2-core machine
+    // (test/functions alone: 65 s of CPU isolated, 18 s shared). No test relies on fresh module
+    // state; every world, fake and clock is built per test.
+    isolate: false,
     env: {
       CDK_VALIDATION: 'false',
       AWS_REGION: 'us-east-1',
