@@ -5,7 +5,7 @@ import {
   mimeHeader,
   parseMimeArchive,
 } from '../../shared/aws/userdata/mime-archive';
-import { isTomlTable, parseToml, type TomlTable } from '../../shared/aws/userdata/toml-parse';
+import { isTomlTable, parseToml, type TomlTable } from '../../shared/aws/userdata/toml';
 
 /** What a node's bootstrap tells its kubelet: the labels and taints it registers with, and max pods. */
 export interface NodeBootstrap {

@@ -1,8 +1,7 @@
 import { isValidationError } from '../../core/model/errors';
 import { type BootstrapOptions, invalidUserData } from './bootstrap-options';
 import { goDurationString } from './go-duration';
-import { isTomlTable, parseToml, type TomlTable, type TomlValue } from './toml-parse';
-import { stringifyToml } from './toml-stringify';
+import { isTomlTable, parseToml, stringifyToml, type TomlTable, type TomlValue } from './toml';
 
 /**
  * Bottlerocket user data: the EC2NodeClass's TOML settings with podlift's merged in, as

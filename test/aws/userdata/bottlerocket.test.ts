@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bottlerocketUserData } from '../../../shared/aws/userdata/bottlerocket';
-import { parseToml, type TomlTable } from '../../../shared/aws/userdata/toml-parse';
+import { parseToml, type TomlTable } from '../../../shared/aws/userdata/toml';
 import { isValidationError, type ValidationError } from '../../../shared/core/model/errors';
 import { clusterInfo as cluster } from '../../../sim/world/aws/region';
 import { nodeClaim, nodeClass } from '../../../sim/world/builders';
@@ -57,7 +57,7 @@ describe('bottlerocketUserData', () => {
       }),
     );
     expect(toml).toContain('[settings.kubernetes]\ncluster-name = "demo"\n');
-    expect(toml).toContain('"karpenter.sh/unregistered" = [":NoExecute"]');
+    expect(toml).toContain('"karpenter.sh/unregistered" = [ ":NoExecute" ]');
     expect(kubernetesSettings(toml)).toEqual({
       'cluster-name': 'demo',
       'api-server': cluster.endpoint,

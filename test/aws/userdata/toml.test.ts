@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseToml, TomlSyntaxError, type TomlTable } from '../../../shared/aws/userdata/toml-parse';
-import { stringifyToml } from '../../../shared/aws/userdata/toml-stringify';
+import {
+  isTomlTable,
+  parseToml,
+  stringifyToml,
+  TomlSyntaxError,
+  type TomlTable,
+} from '../../../shared/aws/userdata/toml';
 
 /** Karpenter's Bottlerocket test input (testdata/br_userdata_input.golden), with its Go %s filled in. */
 const BOTTLEROCKET_INPUT = `[settings.kubernetes]
@@ -95,16 +100,14 @@ fast = false
   });
 
   it.each([
-    ['a = 1\na = 2', 2, 'defined twice'],
-    ['[t]\nx = 1\n[t]\ny = 2', 3, 'defined twice'],
-    ['s = "open', 1, 'unterminated string'],
-    ['d = 1979-05-27T07:32:00Z', 1, 'dates and times are not supported'],
-    ['x = 1 y = 2', 1, 'expected the end of the line'],
-    ['key value', 1, "expected '='"],
-    ['arr = [1 2]', 1, "expected ',' or ']'"],
-    ['n = 99999999999999999999', 1, 'integer out of range'],
-    ['inline = { a = 1 }\n[inline]\nb = 2', 2, 'defined twice'],
-  ])('rejects %j at line %i: %s', (text, line, reason) => {
+    ['a = 1\na = 2', 2, 1, 'trying to redefine an already defined table or value'],
+    ['[t]\nx = 1\n[t]\ny = 2', 3, 2, 'trying to redefine an already defined table or value'],
+    ['s = "open', 1, 5, 'unfinished string'],
+    ['x = 1 y = 2', 1, 7, 'each key-value declaration must be followed by an end-of-line'],
+    ['arr = [1 2]', 1, 10, 'expected comma or end of structure'],
+    ['n = 99999999999999999999', 1, 5, 'integer value cannot be represented losslessly'],
+    ['inline = { a = 1 }\n[inline]\nb = 2', 2, 2, 'trying to redefine an already defined table or value'],
+  ])('rejects %j at line %i, column %i: %s', (text, line, column, reason) => {
     let error: unknown;
     try {
       parseToml(text);
@@ -112,8 +115,17 @@ fast = false
       error = e;
     }
     expect(error).toBeInstanceOf(TomlSyntaxError);
-    expect((error as TomlSyntaxError).line).toBe(line);
-    expect((error as TomlSyntaxError).message).toContain(reason);
+    expect(error).toMatchObject({ line, column, reason });
+    // The message names the place and the reason, without smol-toml's excerpt of the document.
+    expect((error as TomlSyntaxError).message).toBe(`line ${line}, column ${column}: ${reason}`);
+  });
+
+  it('keeps dates as dates, which are not tables, and writes them back', () => {
+    const doc = parseToml('d = 1979-05-27T07:32:00Z');
+    expect(isTomlTable(doc)).toBe(true);
+    expect(isTomlTable(doc.d)).toBe(false);
+    expect(isTomlTable([])).toBe(false);
+    expect(stringifyToml(doc)).toBe('d = 1979-05-27T07:32:00.000Z\n');
   });
 });
 
@@ -139,7 +151,7 @@ describe('stringifyToml', () => {
         '"karpenter.sh/nodepool" = "default"',
         '',
         '[settings.kubernetes.node-taints]',
-        '"karpenter.sh/unregistered" = [":NoExecute"]',
+        '"karpenter.sh/unregistered" = [ ":NoExecute" ]',
         '',
       ].join('\n'),
     );
