@@ -9,6 +9,7 @@ import { formatQuality, measureQuality, qualityWorkloads } from './quality';
 import { printSchedulerReport, type SizedResult } from './scheduler-report';
 import { simInChild, simJson } from './sim/child';
 import { formatSimFigures } from './sim/figures';
+import { BENCH_SOAK_SEEDS, formatSoakFigures, soakInChild } from './soak/child';
 import { formatSystemFigures, systemFigures } from './system';
 import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
 
@@ -19,7 +20,7 @@ import { WORKLOAD_SHAPES, type WorkloadShape } from './workload';
  * `--expose-gc --trace-gc`, so heap figures are per size and exact (gc-trace.ts).
  */
 
-const PARTS = ['scheduler', 'churn', 'footprint', 'bundles', 'sim'] as const;
+const PARTS = ['scheduler', 'churn', 'footprint', 'bundles', 'sim', 'soak'] as const;
 /** NODE_OPTIONS --max-old-space-size in manifests/watcher-deployment.yaml. */
 const DEPLOYMENT_HEAP_MB = 160;
 
@@ -40,7 +41,9 @@ Options:
   --parts <list>     what to measure, comma-separated: scheduler, churn (watcher hints under
                      churn), footprint (watcher memory and sync), bundles (function bundle
                      size and cold init), sim (pending pod → CreateFleet and a
-                     1,000-pod scale-out in the simulator, bench/sim); default all
+                     1,000-pod scale-out in the simulator, bench/sim), soak (the running
+                     cluster's cost ÷ bound by phase and evictions per hour, soak seeds
+                     ${BENCH_SOAK_SEEDS.join(' and ')}, bench/soak); default all
   --watcher-pods <list>  footprint pod counts (default 10000)
   --watcher-heap <MB>    footprint --max-old-space-size (default ${DEPLOYMENT_HEAP_MB}, the Deployment's)
   -h, --help         show this help`;
@@ -103,13 +106,20 @@ async function main(): Promise<number> {
       watcherHeapMB: watcherHeap,
     });
   const sim = () => (parts.includes('sim') ? simInChild(progress) : undefined);
+  const soak = () =>
+    parts.includes('soak') ? BENCH_SOAK_SEEDS.map((seed) => soakInChild(seed, progress)) : undefined;
   if (!parts.includes('scheduler')) {
     const figures = await system();
     const simFigures = sim();
+    const soakFigures = soak();
     console.log(
       values.json
-        ? JSON.stringify({ system: figures, sim: simJson(simFigures) }, null, 2)
-        : [...formatSystemFigures(figures), ...(simFigures ? formatSimFigures(simFigures) : [])].join('\n'),
+        ? JSON.stringify({ system: figures, sim: simJson(simFigures), soak: soakFigures ?? null }, null, 2)
+        : [
+            ...formatSystemFigures(figures),
+            ...(simFigures ? formatSimFigures(simFigures) : []),
+            ...(soakFigures ? formatSoakFigures(soakFigures) : []),
+          ].join('\n'),
     );
     return 0;
   }
@@ -144,6 +154,7 @@ async function main(): Promise<number> {
   const revision = schedulerRevision();
   const systemMeasured = await system();
   const simMeasured = sim();
+  const soakMeasured = soak();
   printSchedulerReport(values.json, {
     setup,
     throughput,
@@ -153,11 +164,13 @@ async function main(): Promise<number> {
     revision,
     system: systemMeasured,
     sim: simMeasured,
+    ...(soakMeasured ? { soak: soakMeasured } : {}),
   });
   if (values.json) return 0;
   console.log(`\n${await qualityReport(env)}`);
-  // Section 7 follows the plan-cost section 6, which is measured last.
+  // Sections 7 and 8 follow the plan-cost section 6, which is measured last.
   if (simMeasured) console.log(formatSimFigures(simMeasured).join('\n'));
+  if (soakMeasured) console.log(formatSoakFigures(soakMeasured).join('\n'));
   return 0;
 }
 

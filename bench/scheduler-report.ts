@@ -4,6 +4,7 @@ import type { InflateOutcome } from './inflate';
 import type { Measurement } from './measure';
 import { simJson } from './sim/child';
 import type { SimFigures } from './sim/figures';
+import type { SoakFigures } from './soak/child';
 import { formatSystemFigures, type SystemFigures } from './system';
 import { formatTable, num } from './table';
 import type { WorkloadShape } from './workload';
@@ -50,6 +51,8 @@ export interface Report {
   readonly system?: SystemFigures;
   /** The simulator's figures, when measured. */
   readonly sim?: SimFigures;
+  /** The soak seeds' cost reports, when measured. */
+  readonly soak?: readonly SoakFigures[];
 }
 
 /** Peak heap in use over a size's timed runs: from the GC trace, else the largest heapTotal seen. */
@@ -84,6 +87,7 @@ export function printSchedulerReport(json: boolean, report: Report): void {
           inflate: report.inflate ?? null,
           system: report.system ?? null,
           sim: simJson(report.sim),
+          soak: report.soak ?? null,
         },
         null,
         2,

@@ -32,6 +32,8 @@ export interface DecisionEntry {
   readonly message: string;
   /** $/hour saved, for consolidation decisions. */
   readonly savedDollarsPerHour?: number;
+  /** Nodes taken, for voluntary disruption decisions (consolidation, emptiness, drift). */
+  readonly disruptedNodes?: number;
 }
 
 /** A whole run. */

@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { formatBoundTable } from './bound';
+import { formatCostReport } from './cost-report';
 import { runSoak } from './soak';
 
 /**
- * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>]`: seeded random steps
+ * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]`: seeded random steps
  * with injected faults against the whole loop (not part of npm test). Prints what broke, the
  * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
@@ -12,7 +13,7 @@ import { runSoak } from './soak';
 // As `npm start` (sim/cli/main.ts): the SDK's Node 22 notice says nothing about clients talking
 // to local fakes, so it is not printed over the soak's report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const USAGE = 'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>]\n';
+const USAGE = 'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -40,6 +41,23 @@ const result = await runSoak({
 });
 const wall = ((Date.now() - started) / 1000).toFixed(1);
 if (traceFile !== undefined) writeFileSync(traceFile, `${(result.trace ?? []).join('\n')}\n`);
+const failed = result.violations.length + result.podsLost + result.orphans + result.notFinalized.length;
+// One JSON line of the figures (for npm run bench), instead of the report.
+if (args.includes('--json')) {
+  process.stdout.write(
+    `${JSON.stringify({
+      seed,
+      steps,
+      violations: result.violations.length,
+      podsLost: result.podsLost,
+      orphans: result.orphans,
+      notFinalized: result.notFinalized.length,
+      cost: result.cost,
+      digest: result.digest,
+    })}\n`,
+  );
+  process.exit(failed === 0 ? 0 : 1);
+}
 process.stdout.write(
   [
     `soak seed ${seed}: ${steps} steps, ${(result.simulatedMs / 60_000).toFixed(0)} simulated minutes in ${wall}s wall`,
@@ -49,10 +67,10 @@ process.stdout.write(
     `NodeClaims deleted but not finalized within 10m: ${result.notFinalized.length}${result.notFinalized.length > 0 ? ` (${result.notFinalized.join(', ')})` : ''}`,
     `function invocations that failed (and were retried): ${result.invocationsFailed}`,
     formatBoundTable(result.costOverTime),
+    formatCostReport(result.cost),
     `trace digest: ${result.digest} (${result.traceEntries} entries)`,
     `repro: npm run soak -- --seed ${seed} --steps ${steps}`,
     '',
   ].join('\n'),
 );
-process.exitCode =
-  result.violations.length + result.podsLost + result.orphans + result.notFinalized.length === 0 ? 0 : 1;
+process.exitCode = failed === 0 ? 0 : 1;

@@ -9,6 +9,7 @@ import { CLUSTER_WORLD_TYPES } from '../world/cluster-world';
 import { seeded } from '../world/seeded-random';
 import { Simulation } from '../world/simulation';
 import { type BoundPoint, boundPoint } from './bound';
+import { type CostReport, costReport, settleWindowMs } from './cost-report';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -36,8 +37,13 @@ export interface SoakResult {
    */
   readonly notFinalized: readonly string[];
   readonly invocationsFailed: number;
-  /** $/h against the configuration-LP lower bound every {@link BOUND_EVERY} steps and after the quiet period. */
+  /**
+   * $/h against the configuration-LP lower bound every {@link BOUND_EVERY} steps, at the end of
+   * each quiet spell and after the quiet period.
+   */
   readonly costOverTime: readonly BoundPoint[];
+  /** The cost by phase (settling, settled) and the evictions the run's disruption cost. */
+  readonly cost: CostReport;
   /** SHA-256 of the world's trace (every write, EC2 and EventBridge call, invocation, step). */
   readonly digest: string;
   /** Entries in the trace. */
@@ -49,6 +55,12 @@ export interface SoakResult {
 /** Steps between two cost-versus-bound points (each is one LP solve, 0.1–1 s of wall time). */
 export const BOUND_EVERY = 10;
 /**
+ * Steps between two quiet spells: {@link QUIET_SPELL_MS} with no step at all, then a point, so the
+ * run has settled phases to measure (a cluster between bursts of change), not only settling ones.
+ */
+export const QUIET_EVERY = 20;
+export const QUIET_SPELL_MS = 8 * 60_000;
+/**
  * How long a deleted NodeClaim may take to be finalized: drained (stuck pods let go a minute past
  * their deletionTimestamp), its instance terminated and gone, then its finalizer removed.
  */
@@ -57,6 +69,8 @@ export const FINALIZE_WITHIN_MS = 10 * 60_000;
 const BOUND_MAX_MS = 5_000;
 
 const NODE_CLASS = ec2NodeClassManifest({ role: ROLE });
+/** The soak NodePool's consolidateAfter. */
+const CONSOLIDATE_AFTER_MS = 60_000;
 
 const NODE_POOL = {
   apiVersion: 'karpenter.sh/v1',
@@ -73,7 +87,10 @@ const NODE_POOL = {
       },
     },
     limits: { cpu: '64' },
-    disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m' },
+    disruption: {
+      consolidationPolicy: 'WhenEmptyOrUnderutilized',
+      consolidateAfter: `${CONSOLIDATE_AFTER_MS / 60_000}m`,
+    },
   },
 };
 
@@ -89,7 +106,8 @@ const DEPLOYMENTS = [
  * retirements, offerings out of capacity, CreateFleet throttled, functions
  * crashing mid-invocation, cluster-bus events duplicated, dropped and reordered, watches dropped,
  * API-server 409s and 5xx, kubelets that die (heartbeats stop, no pod deletion confirmed) and
- * pods given a finalizer nobody removes — each followed by 10–90 s of cluster time; then ten
+ * pods given a finalizer nobody removes — each followed by 10–90 s of cluster time, and every
+ * {@link QUIET_EVERY} steps a quiet spell with no step, so settled phases can be measured; then ten
  * quiet minutes without faults, after which every pod must run, no instance may lack its
  * NodeClaim and every NodeClaim deleted must be finalized. The invariant checker runs
  * throughout. The same seed and step count replay the same run.
@@ -140,8 +158,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           BOUND_MAX_MS,
         ),
       );
+    // When each step that changed something ran (a plain wait changes nothing).
+    const changesMs: number[] = [];
     for (let step = 0; step < options.steps; step++) {
       if (step > 0 && step % BOUND_EVERY === 0) await measure();
+      if (step > 0 && step % QUIET_EVERY === 0) {
+        log(`quiet spell: ${QUIET_SPELL_MS / 60_000}m without a step`);
+        await sim.advance(QUIET_SPELL_MS);
+        await measure();
+      }
       const roll = random();
       let what: string;
       if (roll < 0.4) {
@@ -236,6 +261,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         } else what = 'stuck finalizer: no running pod';
       } else what = 'wait';
       const waitMs = 10_000 + Math.floor(random() * 80_000);
+      if (what !== 'wait') changesMs.push(sim.elapsed);
       log(`step ${step}: ${what}, then ${Math.round(waitMs / 1000)}s`);
       await sim.advance(waitMs);
     }
@@ -272,6 +298,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       notFinalized: sim.record.unfinalized(FINALIZE_WITHIN_MS).map((d) => d.name),
       invocationsFailed: sim.router.invocations.filter((i) => i.outcome === 'threw').length,
       costOverTime,
+      cost: costReport({
+        points: costOverTime,
+        changesMs,
+        windowMs: settleWindowMs(CONSOLIDATE_AFTER_MS),
+        simulatedMs: sim.elapsed,
+        evictions: kube.requests.filter(
+          (r) => r.method === 'POST' && r.status === 201 && r.path.endsWith('/eviction'),
+        ).length,
+        disruptedNodes: sim.decisions.reduce((n, d) => n + (d.disruptedNodes ?? 0), 0),
+        savedDollarsPerHour: sim.decisions.reduce((sum, d) => sum + (d.savedDollarsPerHour ?? 0), 0),
+      }),
       digest: sim.trace.digest(),
       traceEntries: sim.trace.count,
       ...(options.keepTrace ? { trace: sim.trace.lines } : {}),

@@ -5,6 +5,8 @@ export interface LineDecision {
   readonly kind: string;
   readonly message: string;
   readonly savedDollarsPerHour?: number;
+  /** Nodes a voluntary disruption (consolidation, emptiness, drift) takes, for its decisions. */
+  readonly disruptedNodes?: number;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: log fields are free-form JSON
@@ -63,6 +65,7 @@ export function decisionFromLine(line: LoggedLine): LineDecision | undefined {
         kind,
         message: `disrupting via ${f.method} (${f.reason}) ${list(f.candidates)}${f.replace ? ' with a replacement' : ''}${saved ? `, saving ${money(saved)}` : ''}`,
         ...(saved ? { savedDollarsPerHour: saved } : {}),
+        ...(Array.isArray(f.candidates) ? { disruptedNodes: f.candidates.length } : {}),
       };
     }
     case 'disruption command no longer holds; cancelled':

@@ -160,14 +160,13 @@ export class Simulation {
   }
 
   /** Records something the world or the scenario did. */
-  decide(actor: string, kind: string, message: string, savedDollarsPerHour?: number): void {
-    const entry: DecisionEntry = {
-      at: this.elapsed,
-      actor,
-      kind,
-      message,
-      ...(savedDollarsPerHour !== undefined ? { savedDollarsPerHour } : {}),
-    };
+  decide(
+    actor: string,
+    kind: string,
+    message: string,
+    figures: Pick<DecisionEntry, 'savedDollarsPerHour' | 'disruptedNodes'> = {},
+  ): void {
+    const entry: DecisionEntry = { at: this.elapsed, actor, kind, message, ...figures };
     this.decisions.push(entry);
     this.options.onDecision?.(entry);
   }
@@ -410,6 +409,7 @@ export class Simulation {
       this.invariants.noteInterruptionLaunch(String(fields.nodeClaim), this.lastInterruptedNode);
     if (decision.kind === 'forced')
       this.invariants.forcedNodes.add(String((line.fields as { node?: string }).node));
-    this.decide(fn, decision.kind, decision.message, decision.savedDollarsPerHour);
+    const { kind, message, ...figures } = decision;
+    this.decide(fn, kind, message, figures);
   }
 }

@@ -38,6 +38,21 @@ describe('decisionFromLine', () => {
     ).toBe('drifted');
   });
 
+  it("counts the nodes a disruption takes and what it saves, for the soak's cost report", () => {
+    expect(
+      decisionFromLine({
+        level: 'info',
+        message: 'disrupting',
+        fields: { method: 'consolidation', reason: 'Underutilized', candidates: ['a', 'b'], savings: 0.2 },
+      }),
+    ).toStrictEqual({
+      kind: 'consolidated',
+      message: 'disrupting via consolidation (Underutilized) a, b, saving $0.2000/h',
+      savedDollarsPerHour: 0.2,
+      disruptedNodes: 2,
+    });
+  });
+
   it('drops per-run bookkeeping lines', () => {
     expect(decisionFromLine({ level: 'info', message: 'cluster snapshot read', fields: {} })).toBeUndefined();
   });

@@ -1,0 +1,106 @@
+import { VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
+import type { BoundPoint } from './bound';
+
+/**
+ * The soak's running cost against the configuration-LP bound, split by phase, and what the
+ * disruption it took cost in evictions: the figures issue-level targets are stated in ("settled
+ * cost ÷ bound", "evictions per hour").
+ */
+
+/** The disruption function's schedule: it decides once a minute. */
+const DISRUPTION_SCHEDULE_MS = 60_000;
+
+/**
+ * How long after a change the cluster is still settling: the NodePool's consolidateAfter (no node
+ * is Consolidatable before it) plus one disruption cycle — the next scheduled run and its 15 s
+ * validation. A point later than that after the last change is settled.
+ */
+export function settleWindowMs(consolidateAfterMs: number): number {
+  return consolidateAfterMs + DISRUPTION_SCHEDULE_MS + VALIDATION_DELAY_MS;
+}
+
+/** Whether the cluster was settled at `atMs`: no change within `windowMs` before it. */
+export function phaseAt(
+  atMs: number,
+  changesMs: readonly number[],
+  windowMs: number,
+): 'settling' | 'settled' {
+  const last = changesMs.filter((c) => c <= atMs).reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+  return atMs - last < windowMs ? 'settling' : 'settled';
+}
+
+/** Cost ÷ bound over the points of one phase (those with a bound). */
+export interface PhaseFigures {
+  /** Points with a bound. */
+  readonly points: number;
+  readonly mean?: number;
+  readonly max?: number;
+}
+
+/** What a soak's cost report says. */
+export interface CostReport {
+  readonly settling: PhaseFigures;
+  readonly settled: PhaseFigures;
+  readonly whole: PhaseFigures;
+  /** Evictions podlift made (the Eviction API, accepted), per simulated hour. */
+  readonly evictionsPerHour: number;
+  /** Nodes taken by voluntary disruption (consolidation, emptiness, drift), per simulated hour. */
+  readonly disruptedNodesPerHour: number;
+  /** $/h the voluntary disruptions saved, summed, per eviction; absent without evictions. */
+  readonly savedPerEviction?: number;
+}
+
+/** What {@link costReport} reads. */
+export interface CostReportInput {
+  readonly points: readonly BoundPoint[];
+  /** Simulated times of the changes the soak made (every step but a plain wait). */
+  readonly changesMs: readonly number[];
+  readonly windowMs: number;
+  readonly simulatedMs: number;
+  readonly evictions: number;
+  readonly disruptedNodes: number;
+  /** $/h saved by the voluntary disruptions, summed over the run. */
+  readonly savedDollarsPerHour: number;
+}
+
+/** The cost report of one soak. */
+export function costReport(input: CostReportInput): CostReport {
+  const ratios = input.points.flatMap((p) =>
+    p.bound !== undefined && p.bound > 0
+      ? [{ phase: phaseAt(p.atMs, input.changesMs, input.windowMs), ratio: p.dollarsPerHour / p.bound }]
+      : [],
+  );
+  const figures = (list: readonly { ratio: number }[]): PhaseFigures =>
+    list.length === 0
+      ? { points: 0 }
+      : {
+          points: list.length,
+          mean: list.reduce((sum, r) => sum + r.ratio, 0) / list.length,
+          max: Math.max(...list.map((r) => r.ratio)),
+        };
+  const hours = input.simulatedMs / 3_600_000;
+  return {
+    settling: figures(ratios.filter((r) => r.phase === 'settling')),
+    settled: figures(ratios.filter((r) => r.phase === 'settled')),
+    whole: figures(ratios),
+    evictionsPerHour: hours > 0 ? input.evictions / hours : 0,
+    disruptedNodesPerHour: hours > 0 ? input.disruptedNodes / hours : 0,
+    ...(input.evictions > 0 ? { savedPerEviction: input.savedDollarsPerHour / input.evictions } : {}),
+  };
+}
+
+/** The report as the soak prints it. */
+export function formatCostReport(report: CostReport): string {
+  const phase = (name: string, f: PhaseFigures) =>
+    f.points === 0
+      ? `  ${name}: no point`
+      : `  ${name}: mean ${f.mean?.toFixed(2)}, max ${f.max?.toFixed(2)} over ${f.points} point(s)`;
+  return [
+    'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle):',
+    phase('settling', report.settling),
+    phase('settled', report.settled),
+    phase('whole run', report.whole),
+    `evictions per hour: ${report.evictionsPerHour.toFixed(1)}; nodes disrupted voluntarily per hour: ${report.disruptedNodesPerHour.toFixed(1)}`,
+    `saved per eviction: ${report.savedPerEviction === undefined ? 'no eviction' : `$${report.savedPerEviction.toFixed(4)}/h`}`,
+  ].join('\n');
+}

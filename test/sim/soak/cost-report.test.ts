@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { costReport, formatCostReport, phaseAt, settleWindowMs } from '../../../sim/soak/cost-report';
+
+describe('the soak cost report', () => {
+  it('settles consolidateAfter plus one disruption cycle (the next minute run and its 15 s validation) after a change', () => {
+    expect(settleWindowMs(60_000)).toBe(135_000);
+    expect(settleWindowMs(0)).toBe(75_000);
+  });
+
+  it('calls a point settling within the window after the last change before it, settled after', () => {
+    const changes = [0, 100_000, 1_000_000];
+    expect(phaseAt(100_000, changes, 135_000)).toBe('settling');
+    expect(phaseAt(234_999, changes, 135_000)).toBe('settling');
+    expect(phaseAt(235_000, changes, 135_000)).toBe('settled');
+    // A later change does not count for an earlier point.
+    expect(phaseAt(900_000, changes, 135_000)).toBe('settled');
+    // Nothing changed yet: settled.
+    expect(phaseAt(5_000, [], 135_000)).toBe('settled');
+  });
+
+  it('splits cost ÷ bound by phase, skips points without a bound, and counts evictions and nodes per hour', () => {
+    const report = costReport({
+      points: [
+        { atMs: 60_000, pods: 4, dollarsPerHour: 3, bound: 1 },
+        { atMs: 120_000, pods: 4, dollarsPerHour: 2, bound: 1 },
+        { atMs: 700_000, pods: 4, dollarsPerHour: 1.2, bound: 1 },
+        { atMs: 800_000, pods: 4, dollarsPerHour: 1.1, bound: 1 },
+        { atMs: 900_000, pods: 4, dollarsPerHour: 5 },
+        { atMs: 950_000, pods: 0, dollarsPerHour: 0, bound: 0 },
+      ],
+      changesMs: [0, 100_000],
+      windowMs: 135_000,
+      simulatedMs: 1_800_000,
+      evictions: 6,
+      disruptedNodes: 3,
+      savedDollarsPerHour: 0.3,
+    });
+    expect(report.settling).toEqual({ points: 2, mean: 2.5, max: 3 });
+    expect(report.settled.points).toBe(2);
+    expect(report.settled.mean).toBeCloseTo(1.15);
+    expect(report.settled.max).toBeCloseTo(1.2);
+    expect(report.whole.points).toBe(4);
+    expect(report.whole.mean).toBeCloseTo(1.825);
+    expect(report.evictionsPerHour).toBe(12);
+    expect(report.disruptedNodesPerHour).toBe(6);
+    expect(report.savedPerEviction).toBeCloseTo(0.05);
+    expect(formatCostReport(report)).toContain('settled: mean 1.15, max 1.20 over 2 point(s)');
+    expect(formatCostReport(report)).toContain(
+      'evictions per hour: 12.0; nodes disrupted voluntarily per hour: 6.0',
+    );
+  });
+
+  it('says so when a phase has no point and nothing was evicted', () => {
+    const report = costReport({
+      points: [],
+      changesMs: [],
+      windowMs: 1,
+      simulatedMs: 0,
+      evictions: 0,
+      disruptedNodes: 0,
+      savedDollarsPerHour: 0,
+    });
+    expect(report).toEqual({
+      settling: { points: 0 },
+      settled: { points: 0 },
+      whole: { points: 0 },
+      evictionsPerHour: 0,
+      disruptedNodesPerHour: 0,
+    });
+    expect(formatCostReport(report)).toContain('settled: no point');
+    expect(formatCostReport(report)).toContain('saved per eviction: no eviction');
+  });
+});
