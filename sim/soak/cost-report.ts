@@ -19,13 +19,16 @@ export function settleWindowMs(consolidateAfterMs: number): number {
   return consolidateAfterMs + DISRUPTION_SCHEDULE_MS + VALIDATION_DELAY_MS;
 }
 
-/** Whether the cluster was settled at `atMs`: no change within `windowMs` before it. */
+/**
+ * Whether the cluster was settled at `atMs`: no change within `windowMs` before it. A change at
+ * the point's own time came after it (the soak measures before it takes the step).
+ */
 export function phaseAt(
   atMs: number,
   changesMs: readonly number[],
   windowMs: number,
 ): 'settling' | 'settled' {
-  const last = changesMs.filter((c) => c <= atMs).reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+  const last = changesMs.filter((c) => c < atMs).reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
   return atMs - last < windowMs ? 'settling' : 'settled';
 }
 

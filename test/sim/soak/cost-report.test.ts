@@ -12,8 +12,9 @@ describe('the soak cost report', () => {
     expect(phaseAt(100_000, changes, 135_000)).toBe('settling');
     expect(phaseAt(234_999, changes, 135_000)).toBe('settling');
     expect(phaseAt(235_000, changes, 135_000)).toBe('settled');
-    // A later change does not count for an earlier point.
+    // A later change does not count for an earlier point, nor one at the point's own time.
     expect(phaseAt(900_000, changes, 135_000)).toBe('settled');
+    expect(phaseAt(1_000_000, changes, 135_000)).toBe('settled');
     // Nothing changed yet: settled.
     expect(phaseAt(5_000, [], 135_000)).toBe('settled');
   });
