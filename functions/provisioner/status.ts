@@ -69,7 +69,10 @@ export async function reportNodePools(
     });
   }
   for (const invalid of snapshot.invalid) {
-    const name = /^NodePool\/(.+)$/.exec(invalid.location?.object ?? '')?.[1];
+    // Only a NodePool read from the cluster has a status to write: an SSM parameter's error
+    // may name a NodePool that exists as a valid CRD (which wins) or not at all.
+    if (invalid.location.source !== 'cluster') continue;
+    const name = /^NodePool\/(.+)$/.exec(invalid.location.object ?? '')?.[1];
     if (!name) continue;
     await write(name, {
       resources: {},
