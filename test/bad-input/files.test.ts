@@ -91,7 +91,7 @@ describe('scenario files: hostile YAML', () => {
     expect(message).toContain(file);
     expect(message.length).toBeLessThan(2000);
     // The scenario text nests the hostile document one level down (or holds a key twice).
-    expect(message).toMatch(new RegExp(`${escape(says)}|not valid YAML|Map keys must be unique`));
+    expect(message).toMatch(new RegExp(`${escapeRegExp(says)}|not valid YAML|Map keys must be unique`));
   });
 });
 
@@ -111,4 +111,4 @@ describe('the CDK construct: hostile NodePool files fail the synth with the read
   });
 });
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
