@@ -4,13 +4,23 @@ import { makeTerminationHandler } from '../../functions/termination/handler';
 import { ORPHAN_GRACE_MS } from '../../shared/core/termination/decide';
 import { parseEach } from '../../shared/kube/parsed-list';
 import { RecordingObservability } from '../../sim/fakes/ports/recording-observability';
-import { claim, type Json, running, web } from '../functions/interruption/world';
+import {
+  about,
+  claim,
+  claims,
+  interruptionWorld,
+  type Json,
+  running,
+  sqsEvent,
+  web,
+} from '../functions/interruption/world';
 import {
   lambdaContext,
   type ProvisionerWorld,
   scheduledEvent,
   withOneNode,
 } from '../functions/provisioner/world';
+import { aliasBomb, header } from './hostile-documents';
 
 let pw: ProvisionerWorld | undefined;
 afterEach(async () => {
@@ -66,5 +76,29 @@ describe('objects read from the cluster that do not parse', () => {
     expect(line?.fields).toMatchObject({ object: `NodeClaim/${one.claimName}`, source: 'cluster' });
     expect(String(line?.fields.error)).toContain('spec.requirements');
     expect(seen.total('InvalidObjects', { kind: 'NodeClaim' })).toBe(1);
+  });
+
+  it("replaces an interrupted node while an SSM parameter holds an alias bomb (the reviewer's case)", async () => {
+    // Measured before the fix: every loop threw, the interrupted node stayed cordoned and
+    // nothing replaced it. Karpenter's interruption controller.go handleMessage deletes the
+    // NodeClaim and the provisioner launches for its pods.
+    const t = await interruptionWorld([web()], 'spot');
+    pw = t.pw;
+    pw.world.fakes.ssm.seed({
+      name: '/podlift/demo/nodepools/bomb',
+      value: `${header('NodePool', 'bomb')}${aliasBomb()}`,
+    });
+
+    const response = await t.handle(
+      sqsEvent([about('spot-interruption-warning', t.instanceId)]),
+      lambdaContext('i'),
+    );
+
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(claim(pw, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(claims(pw).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
+    expect(running(pw)).toHaveLength(2);
+    const [line] = t.seen.linesSaying('skipping an invalid object');
+    expect(line?.fields).toMatchObject({ source: '/podlift/demo/nodepools/bomb', object: 'NodePool/bomb' });
   });
 });
