@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import * as jsYaml from 'js-yaml';
+import { stringify } from 'yaml';
 import { LABEL_CAPACITY_TYPE, LABEL_OS } from '../shared/core/model/labels';
 import type { Pod } from '../shared/core/model/pod';
 import { ec2NodeClassManifest, nodePoolManifest, podManifest } from '../sim/world/builders';
@@ -79,7 +79,7 @@ function main(): void {
     }),
     ...workload(shape, count).map(manifestOf),
   ];
-  const text = docs.map((d) => jsYaml.dump(d, { noRefs: true, lineWidth: -1 })).join('---\n');
+  const text = docs.map((d) => stringify(d, { aliasDuplicateObjects: false, lineWidth: 0 })).join('---\n');
   if (values.out) writeFileSync(values.out, text);
   else process.stdout.write(text);
 }

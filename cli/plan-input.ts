@@ -15,7 +15,7 @@ import {
 } from '../shared/core/model/nodepool';
 import type { Pod } from '../shared/core/model/pod';
 import type { DaemonSet, StateNode } from '../shared/core/state/cluster-state';
-import { isObject, loadKubernetesYaml, type Obj } from './kubernetes-yaml';
+import { isObject, loadKubernetesYaml, type Obj } from '../shared/yaml/kubernetes-yaml';
 import { isWorkloadKind, namespaceOf, templatePod, workloadPods, workloadTemplate } from './plan-workloads';
 
 /** Everything `podlift plan` reads from its input file, validated. */

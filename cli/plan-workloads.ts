@@ -2,7 +2,7 @@ import type { PodTemplateManifest } from '../shared/core/manifests/kube-objects'
 import { podTemplateToPod } from '../shared/core/manifests/pod-manifest';
 import { ValidationError, type ValidationLocation } from '../shared/core/model/errors';
 import type { Pod } from '../shared/core/model/pod';
-import { isObject, type Obj } from './kubernetes-yaml';
+import { isObject, type Obj } from '../shared/yaml/kubernetes-yaml';
 
 /**
  * The pods `podlift plan` expects the workloads of its input to run: Deployments,

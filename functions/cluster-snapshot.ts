@@ -1,9 +1,11 @@
 import { mergeWithCrds } from '../shared/aws/ssm-config/merge-with-crds';
 import type { UnavailableOfferings } from '../shared/core/catalog/unavailable-offerings';
 import type { EC2NodeClassStatus } from '../shared/core/model/ec2nodeclass-status';
+import type { ValidationError } from '../shared/core/model/errors';
 import type { ClusterSnapshot } from '../shared/core/state/cluster-snapshot';
 import type { Ports } from './compose';
 import type { Invocation } from './invocation';
+import { METRICS } from './observability';
 
 /** What a loop needs beyond the cluster's objects. */
 export interface SnapshotParts {
@@ -107,8 +109,31 @@ export async function loadClusterSnapshot(
       ...daemonSets.invalid,
       ...crdPools.invalid,
       ...crdClasses.invalid,
+      ...ssm.errors,
     ],
     warnings: merged.warnings,
   };
+  reportInvalid(invocation, snapshot.invalid);
   return { snapshot, nodeClassFailures: failures };
+}
+
+/**
+ * One warning line and one `InvalidObjects` count (by kind) per object or SSM parameter that
+ * was skipped, in every loop that read it: the line names the object, where it came from and
+ * the field and value at fault; the rest of the cluster is decided on as usual.
+ */
+function reportInvalid(invocation: Invocation, invalid: readonly ValidationError[]): void {
+  const byKind = new Map<string, number>();
+  for (const error of invalid) {
+    const object = error.location.object;
+    invocation.log.warn('skipping an invalid object', {
+      ...(object === undefined ? {} : { object }),
+      ...(error.location.source === undefined ? {} : { source: error.location.source }),
+      error: error.message,
+    });
+    const kind = object?.split('/', 1)[0] ?? 'unknown';
+    byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+  }
+  for (const [kind, count] of byKind)
+    invocation.metrics.add(METRICS.invalidObjects, 'Count', count, { kind });
 }

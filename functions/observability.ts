@@ -70,6 +70,8 @@ export const METRICS = {
   leaseLost: 'LeaseLost',
   /** Releasing the cluster Lease was refused after retries; it lapses after its short duration. */
   leaseReleaseFailed: 'LeaseReleaseFailed',
+  /** Objects and SSM parameters skipped because they do not validate, by kind (each is logged by name). */
+  invalidObjects: 'InvalidObjects',
   decisionTime: 'DecisionTime',
   invocationTime: 'InvocationTime',
 } as const;

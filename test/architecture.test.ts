@@ -187,13 +187,28 @@ describe('architecture', () => {
         'shared/aws',
         (name) =>
           /^@(aws-sdk|smithy)\//.test(name) ||
-          ['zod', 'yaml', 'js-yaml'].includes(name) ||
+          ['zod', 'yaml'].includes(name) ||
           // Bottlerocket user data is TOML.
           name === 'smol-toml' ||
           name.startsWith('node:'),
       ),
     ).toEqual([]);
     expect(violations(['shared/runtime'], ['shared/aws', 'shared/kube'])).toEqual([]);
+    // The one YAML reader (shared/yaml): core and the `yaml` package, nothing else.
+    expect(violations(['shared/yaml'], ['shared/aws', 'shared/kube', 'shared/runtime'])).toEqual([]);
+    expect(packageViolations('shared/yaml', (name) => name === 'yaml')).toEqual([]);
+  });
+
+  it("reads YAML with one library, through shared/yaml wherever the input is a user's", () => {
+    const all = [...PRODUCT, 'sim', 'bench'].flatMap((folder) => sources(folder));
+    expect(all.filter((file) => packagesOf(file).includes('js-yaml'))).toEqual([]);
+    const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(Object.keys({ ...packageJson.dependencies, ...packageJson.devDependencies })).not.toContain(
+      'js-yaml',
+    );
   });
 
   it('keeps product code away from the simulator and the tests', () => {

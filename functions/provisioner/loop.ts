@@ -47,8 +47,6 @@ export async function runProvisioner(
         resolveNodeClasses: true,
       },
     );
-    for (const invalid of snapshot.invalid)
-      held.log.warn('skipping an invalid object', { error: invalid.message });
     for (const [name, error] of nodeClassFailures) {
       held.log.warn('EC2NodeClass not resolved; its NodePools launch nothing', {
         nodeClass: name,

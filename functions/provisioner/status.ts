@@ -43,7 +43,7 @@ export async function reportNodeClasses(
  * Ready, as Karpenter reports them, so `kubectl get nodepools` says why one launches nothing,
  * and its $/h (`NodePoolDollarsPerHour`, the launch prices its NodeClaims carry). A
  * NodePool that failed validation gets ValidationSucceeded=False with the validation message,
- * and is skipped by everything else.
+ * and is skipped by everything else; so does an EC2NodeClass (with Ready=False).
  */
 export async function reportNodePools(
   runtime: LoopRuntime,
@@ -69,7 +69,28 @@ export async function reportNodePools(
     });
   }
   for (const invalid of snapshot.invalid) {
-    const name = /^NodePool\/(.+)$/.exec(invalid.location?.object ?? '')?.[1];
+    // Only an object read from the cluster has a status to write: an SSM parameter's error
+    // may name a NodePool that exists as a valid CRD (which wins) or not at all.
+    if (invalid.location.source !== 'cluster') continue;
+    const nodeClass = /^EC2NodeClass\/(.+)$/.exec(invalid.location.object ?? '')?.[1];
+    if (nodeClass) {
+      // Karpenter's EC2NodeClass carries ValidationSucceeded too (aws apis/v1/ec2nodeclass_status.go);
+      // it sets it from its own checks, podlift from the object's validation.
+      const failed = { status: 'False', reason: 'ValidationFailed', message: invalid.message } as const;
+      await runtime.ports.cluster
+        .writeNodeClassConditions(nodeClass, [
+          { type: 'ValidationSucceeded', ...failed },
+          { type: 'Ready', ...failed },
+        ])
+        .catch((error: unknown) => {
+          invocation.log.warn('writing EC2NodeClass conditions failed', {
+            nodeClass,
+            error: errorText(error),
+          });
+        });
+      continue;
+    }
+    const name = /^NodePool\/(.+)$/.exec(invalid.location.object ?? '')?.[1];
     if (!name) continue;
     await write(name, {
       resources: {},

@@ -52,6 +52,9 @@ export async function runTermination(
     nodePools: snapshot.nodePools,
     instances,
     ...volumes,
+    unreadableNodeClaims: new Set(
+      snapshot.invalid.flatMap((e) => /^NodeClaim\/(.+)$/.exec(e.location.object ?? '')?.[1] ?? []),
+    ),
   });
   let failed = 0;
   await mapConcurrently(actions, 8, async (action) => {

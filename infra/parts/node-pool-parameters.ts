@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { aws_ssm as ssm } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import * as jsYaml from 'js-yaml';
 import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-schema';
 import { manifestIdentity } from '../../shared/core/manifests/manifest-kind';
 import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
 import { ValidationError, type ValidationLocation } from '../../shared/core/model/errors';
+import { loadKubernetesYaml } from '../../shared/yaml/kubernetes-yaml';
 
 /**
  * NodePools and EC2NodeClasses to store as SSM parameters: manifests as objects (typed props,
@@ -101,21 +101,23 @@ export function nodePoolParameters(clusterName: string, sources: NodePoolSources
 }
 
 function readManifests(file: string): Located[] {
-  let documents: unknown[];
+  let text: string;
   try {
-    documents = jsYaml.loadAll(readFileSync(file, 'utf8'), undefined, {
-      schema: jsYaml.CORE_SCHEMA,
-      filename: file,
-    });
+    text = readFileSync(file, 'utf8');
   } catch (error) {
-    const reason = error instanceof jsYaml.YAMLException ? error.message : String(error);
-    throw new ValidationError([{ field: '(file)', value: file, message: `cannot be read: ${reason}` }], {
-      source: file,
-    });
+    throw new ValidationError(
+      [{ field: '(file)', value: file, message: `cannot be read: ${(error as Error).message}` }],
+      { source: file },
+    );
   }
-  return documents
-    .map((manifest, documentIndex) => ({ manifest, location: { source: file, documentIndex } }))
-    .filter(({ manifest }) => manifest !== null && manifest !== undefined);
+  // The functions' own reader and limits (shared/yaml): a file the functions would refuse in an
+  // SSM parameter fails the synth instead, naming the file, document and line.
+  const documents: Located[] = [];
+  loadKubernetesYaml(text, file, (manifest, documentIndex) => {
+    if (manifest !== null && manifest !== undefined)
+      documents.push({ manifest, location: { source: file, documentIndex } });
+  });
+  return documents;
 }
 
 /** The parameters as `AWS::SSM::Parameter` resources (String; standard tier unless over 4 KB). */

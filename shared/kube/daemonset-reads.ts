@@ -25,7 +25,7 @@ export async function readDaemonSets(api: KubeApi): Promise<ParsedList<DaemonSet
   } catch (error) {
     throw kubeError(error, 'listing DaemonSets', 'daemonsets.apps', DAEMONSETS);
   }
-  return parseEach(manifests, (manifest) => {
+  return parseEach(manifests, 'DaemonSet', (manifest) => {
     const namespace = manifest.metadata?.namespace ?? 'default';
     const name = manifest.metadata?.name ?? '';
     const pod = podTemplateToPod(manifest.spec?.template ?? {}, {

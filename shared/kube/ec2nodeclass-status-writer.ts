@@ -1,8 +1,15 @@
 import { toStatusManifest } from '../core/model/ec2nodeclass-conditions';
 import type { EC2NodeClassStatus } from '../core/model/ec2nodeclass-status';
+import type { Condition } from '../core/model/nodeclaim';
+import { semanticallyEqual } from '../core/model/semantic-equal';
+import type { ConditionUpdate } from '../core/ports/cluster';
+import type { Clock } from '../core/ports/time';
 import { kubeError } from './api-errors';
+import { setConditions } from './conditions';
 import type { KubeApi } from './kube-api';
 import { EC2NODECLASSES, MERGE_PATCH } from './kube-api';
+import type { KubeObjectJson } from './object-access';
+import { retryOnConflict } from './retry-on-conflict';
 
 /**
  * Writes `status` (in Karpenter's shape, see toStatusManifest) to the status subresource of EC2NodeClass `name` with one merge patch (the
@@ -28,5 +35,48 @@ export async function writeEC2NodeClassStatus(
       `EC2NodeClass ${name}`,
       EC2NODECLASSES,
     );
+  }
+}
+
+/**
+ * Sets `updates` among the conditions of EC2NodeClass `name` (the others are kept; a condition's
+ * lastTransitionTime only moves when its status changes), replacing `/status` at the
+ * resourceVersion read (409 → read again); nothing is written when nothing changed. For an
+ * EC2NodeClass that did not validate, which has no resolved status to write.
+ * @throws NotFoundError when the EC2NodeClass is gone; CloudError for other API failures.
+ */
+export async function writeEC2NodeClassConditions(
+  api: KubeApi,
+  clock: Clock,
+  name: string,
+  updates: readonly ConditionUpdate[],
+): Promise<void> {
+  const custom = await api.custom();
+  const doing = `writing the conditions of EC2NodeClass ${name}`;
+  try {
+    await retryOnConflict(
+      async () => (await custom.getClusterCustomObject({ ...EC2NODECLASSES, name })) as KubeObjectJson,
+      (current) => {
+        const status = (current.status ?? {}) as { conditions?: Condition[] };
+        const conditions = setConditions(
+          status.conditions ?? [],
+          updates,
+          clock.now(),
+          current.metadata?.generation,
+        );
+        const next = { ...status, conditions };
+        if (semanticallyEqual(next, current.status ?? {})) return undefined;
+        return { ...current, status: next };
+      },
+      async (next) =>
+        (await custom.replaceClusterCustomObjectStatus({
+          ...EC2NODECLASSES,
+          name,
+          body: next,
+        })) as KubeObjectJson,
+      { doing },
+    );
+  } catch (error) {
+    throw kubeError(error, doing, `EC2NodeClass ${name}`, EC2NODECLASSES);
   }
 }

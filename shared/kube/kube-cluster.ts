@@ -6,6 +6,7 @@ import { podKey } from '../core/model/pod';
 import type {
   ClusterReader,
   ClusterWriter,
+  ConditionUpdate,
   DeletePodOptions,
   EC2NodeClassList,
   EvictionOutcome,
@@ -22,7 +23,7 @@ import type {
 import type { Clock } from '../core/ports/time';
 import type { DaemonSet, PodDisruptionBudget, StateNode } from '../core/state/cluster-state';
 import { readDaemonSets } from './daemonset-reads';
-import { writeEC2NodeClassStatus } from './ec2nodeclass-status-writer';
+import { writeEC2NodeClassConditions, writeEC2NodeClassStatus } from './ec2nodeclass-status-writer';
 import {
   addNodeClaimFinalizer,
   addNodeFinalizer,
@@ -206,5 +207,9 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
 
   writeNodePoolStatus(name: string, status: NodePoolStatusUpdate): Promise<void> {
     return writeNodePoolStatus(this.api, this.clock, name, status);
+  }
+
+  writeNodeClassConditions(name: string, conditions: readonly ConditionUpdate[]): Promise<void> {
+    return writeEC2NodeClassConditions(this.api, this.clock, name, conditions);
   }
 }

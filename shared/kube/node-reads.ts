@@ -34,7 +34,7 @@ export async function readNodes(api: KubeApi): Promise<ParsedList<StateNode>> {
     list.push(pod);
     byNode.set(pod.nodeName, list);
   }
-  const parsed = parseEach(nodes, (node) =>
+  const parsed = parseEach(nodes, 'Node', (node) =>
     nodeFromManifest(node, {}, byNode.get(node.metadata?.name ?? '') ?? []),
   );
   return { items: parsed.items, invalid: [...parsed.invalid, ...pods.invalid] };

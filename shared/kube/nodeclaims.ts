@@ -14,7 +14,7 @@ import { retryOnConflict } from './retry-on-conflict';
 
 /** Every NodeClaim (karpenter.sh/v1); ones that do not parse are reported in `invalid`. */
 export async function readNodeClaims(api: KubeApi): Promise<ParsedList<NodeClaim>> {
-  return parseEach(await listCustom(api, NODECLAIMS, 'listing NodeClaims'), nodeClaimFromObject);
+  return parseEach(await listCustom(api, NODECLAIMS, 'listing NodeClaims'), 'NodeClaim', nodeClaimFromObject);
 }
 
 /**

@@ -20,7 +20,7 @@ import { parseEach } from './parsed-list';
 /** Every NodePool (karpenter.sh/v1). */
 export async function readNodePools(api: KubeApi): Promise<ParsedList<NodePool>> {
   const objects = await listCustom(api, NODEPOOLS, 'listing NodePools');
-  return parseEach(objects, (o) => parseNodePool(o, { source: 'cluster' }));
+  return parseEach(objects, 'NodePool', (o) => parseNodePool(o, { source: 'cluster' }));
 }
 
 /** Every EC2NodeClass (karpenter.k8s.aws/v1). */
@@ -34,7 +34,7 @@ export async function readEC2NodeClasses(api: KubeApi): Promise<EC2NodeClassList
       conditions.set(name, status.conditions as Condition[]);
     }
   }
-  const parsed = parseEach(objects, (o) => parseEC2NodeClass(o, { source: 'cluster' }));
+  const parsed = parseEach(objects, 'EC2NodeClass', (o) => parseEC2NodeClass(o, { source: 'cluster' }));
   return { ...parsed, conditions };
 }
 

@@ -29,7 +29,7 @@ export async function readPendingPods(api: KubeApi, options: PendingPodOptions =
   const manifests = (await listPods(api, PENDING_POD_FIELD_SELECTOR, 'listing pending pods')).filter((p) =>
     isProvisionablePod(p, options),
   );
-  const parsed = parseEach(manifests, parsePod);
+  const parsed = parseEach(manifests, 'Pod', parsePod);
   const claims = new Map<string, readonly string[]>();
   for (const manifest of manifests) {
     const names = podClaimNames(manifest);
@@ -41,12 +41,12 @@ export async function readPendingPods(api: KubeApi, options: PendingPodOptions =
 /** The pods bound to node `nodeName` that still hold capacity there (not Succeeded or Failed). */
 export async function readPodsOnNode(api: KubeApi, nodeName: string): Promise<ParsedList<Pod>> {
   const selector = `spec.nodeName=${escapeFieldValue(nodeName)},status.phase!=Succeeded,status.phase!=Failed`;
-  return parseEach(await listPods(api, selector, `listing pods on Node ${nodeName}`), parsePod);
+  return parseEach(await listPods(api, selector, `listing pods on Node ${nodeName}`), 'Pod', parsePod);
 }
 
 /** Every pod bound to some node that still holds capacity there, across all namespaces. */
 export async function readBoundPods(api: KubeApi): Promise<ParsedList<Pod>> {
-  return parseEach(await listPods(api, BOUND_POD_FIELD_SELECTOR, 'listing bound pods'), parsePod);
+  return parseEach(await listPods(api, BOUND_POD_FIELD_SELECTOR, 'listing bound pods'), 'Pod', parsePod);
 }
 
 async function listPods(api: KubeApi, fieldSelector: string, doing: string): Promise<PodManifest[]> {

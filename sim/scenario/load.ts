@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { renderValue } from '../../shared/core/model/errors';
+import { loadKubernetesYamlDocument } from '../../shared/yaml/kubernetes-yaml';
 import { type Scenario, scenario } from './schema';
 
 /** A scenario file that cannot be used: every problem, each naming the file, step, field and value. */
@@ -28,9 +29,11 @@ export function loadScenarioFile(file: string): Scenario {
 export function parseScenario(file: string, text: string): Scenario {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    // The product's reader and limits: an alias bomb, a cycle or a 100,000-level nesting is
+    // refused here, before the schema or the error messages walk it.
+    raw = loadKubernetesYamlDocument(text, file);
   } catch (error) {
-    throw new ScenarioError(file, [`not valid YAML: ${(error as Error).message}`]);
+    throw new ScenarioError(file, [(error as Error).message]);
   }
   const parsed = scenario.safeParse(raw);
   if (!parsed.success)
@@ -38,14 +41,14 @@ export function parseScenario(file: string, text: string): Scenario {
       file,
       parsed.error.issues.map((issue) => {
         const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-        return `${describePath(raw, path)}: ${issue.message} (got ${shown(valueAt(raw, path))})`;
+        return `${describePath(raw, path)}: ${issue.message} (got ${renderValue(valueAt(raw, path))})`;
       }),
     );
   const result = parsed.data;
   const late = result.timeline.findIndex((s) => s.at > result.duration);
   if (late >= 0)
     throw new ScenarioError(file, [
-      `timeline[${late}].at: the step falls after the scenario's duration (got ${shown(valueAt(raw, ['timeline', late, 'at']))})`,
+      `timeline[${late}].at: the step falls after the scenario's duration (got ${renderValue(valueAt(raw, ['timeline', late, 'at']))})`,
     ]);
   return result;
 }
@@ -72,10 +75,4 @@ function valueAt(raw: unknown, path: readonly (string | number)[]): unknown {
     current = (current as Record<string | number, unknown>)[part];
   }
   return current;
-}
-
-function shown(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

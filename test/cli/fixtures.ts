@@ -1,4 +1,4 @@
-import * as jsYaml from 'js-yaml';
+import { stringify } from 'yaml';
 import type { CliIO } from '../../cli/run';
 
 /** Manifest builders for CLI tests: plain objects, as a user's YAML decodes to. */
@@ -157,7 +157,7 @@ export function list(...items: unknown[]): Manifest {
 
 /** A multi-document YAML stream of `docs`, as kubectl writes it. */
 export function yamlStream(...docs: unknown[]): string {
-  return docs.map((d) => jsYaml.dump(d)).join('---\n');
+  return docs.map((d) => stringify(d, { aliasDuplicateObjects: false })).join('---\n');
 }
 
 /** A NodePool, its EC2NodeClass and `docs`, as YAML: the smallest plannable input. */

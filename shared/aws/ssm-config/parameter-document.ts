@@ -1,19 +1,20 @@
-import type { Type } from 'js-yaml';
-import * as jsYaml from 'js-yaml';
 import { ValidationError } from '../../core/model/errors';
-
-// @types/js-yaml does not declare `types`, which js-yaml 4 exports at runtime.
-const { types: yamlTypes } = jsYaml as unknown as { types: { merge: Type } };
+import {
+  KUBERNETES_YAML_LIMITS,
+  loadKubernetesYamlDocument,
+  type YamlLimits,
+} from '../../yaml/kubernetes-yaml';
 
 /**
- * YAML 1.2 core plus merge keys, as Kubernetes reads YAML (an unquoted `2024-01-01` stays a
- * string). The same schema as `podlift plan` (cli/kubernetes-yaml.ts).
+ * What one parameter value may cost to read: SSM's advanced tier holds at most 8 KB, so a
+ * longer value did not come from SSM; the alias and shape limits are those of any manifest.
  */
-const KUBERNETES_YAML = jsYaml.CORE_SCHEMA.extend({ implicit: [yamlTypes.merge] });
+const PARAMETER_LIMITS: YamlLimits = { ...KUBERNETES_YAML_LIMITS, maxDocumentBytes: 8192 };
 
 /**
  * Decodes one SSM parameter value holding a single manifest: JSON when it starts with `{`
- * (so JSON's own error messages apply), YAML otherwise.
+ * (so JSON's own error messages apply), YAML otherwise (as Kubernetes reads it, with the
+ * limits of shared/yaml, the same reader as `podlift plan`'s).
  *
  * @param parameter the parameter name, which becomes the error's `location.source`
  * @throws ValidationError naming the parameter, and for syntax errors the line and column
@@ -22,6 +23,18 @@ export function decodeParameterDocument(text: string, parameter: string): unknow
   if (text.trim() === '') {
     throw new ValidationError(
       [{ field: 'value', value: text, message: 'empty: expected one YAML or JSON manifest' }],
+      { source: parameter },
+    );
+  }
+  if (Buffer.byteLength(text, 'utf8') > PARAMETER_LIMITS.maxDocumentBytes) {
+    throw new ValidationError(
+      [
+        {
+          field: 'value',
+          value: `${Buffer.byteLength(text, 'utf8')} bytes`,
+          message: `longer than the ${PARAMETER_LIMITS.maxDocumentBytes} bytes an SSM parameter holds`,
+        },
+      ],
       { source: parameter },
     );
   }
@@ -36,22 +49,5 @@ export function decodeParameterDocument(text: string, parameter: string): unknow
       );
     }
   }
-  try {
-    return jsYaml.load(text, { schema: KUBERNETES_YAML, filename: parameter });
-  } catch (e) {
-    if (!(e instanceof jsYaml.YAMLException)) throw e;
-    const { line, column } = e.mark ?? { line: 0, column: 0 };
-    // The offending line stands in for the value: it is what the user has to find and fix.
-    throw new ValidationError(
-      [
-        {
-          field: `line ${line + 1}, column ${column + 1}`,
-          value: text.split(/\r?\n/, line + 1)[line],
-          message: `not valid YAML: ${e.reason}`,
-        },
-      ],
-      { source: parameter },
-      { cause: e },
-    );
-  }
+  return loadKubernetesYamlDocument(text, parameter, PARAMETER_LIMITS);
 }

@@ -105,8 +105,9 @@ export class SsmNodePoolConfig implements NodePoolConfigPort {
         sources.set(key, name);
         out.push(obj);
       } catch (e) {
-        if (!(e instanceof ValidationError)) throw e;
-        const located = e.location.source === undefined ? e.at({ source: name }) : e;
+        // Whatever went wrong with one parameter skips that parameter only: never the others,
+        // never the loop (a crash here stopped every loop while one parameter was bad).
+        const located = locatedError(e, name, section.kind);
         errors.push(located);
         warnings.push(`skipping SSM parameter ${name}: ${located.message}`);
       }
@@ -144,6 +145,33 @@ export class SsmNodePoolConfig implements NodePoolConfigPort {
     } while (nextToken !== undefined && nextToken !== '');
     return out;
   }
+}
+
+/**
+ * `error` as a ValidationError naming the parameter and, when the document got too far to name
+ * itself, `Kind/<last path segment>` (the construct names parameters after their object), so
+ * that an EC2NodeClass parameter that fails still counts as an EC2NodeClass that did not
+ * validate (garbage collection keeps its instance profiles then).
+ */
+function locatedError(error: unknown, parameter: string, kind: string): ValidationError {
+  const validation =
+    error instanceof ValidationError
+      ? error
+      : new ValidationError(
+          [
+            {
+              field: '(document)',
+              value: undefined,
+              message: `cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+            },
+          ],
+          {},
+          { cause: error },
+        );
+  return validation.at({
+    source: validation.location.source ?? parameter,
+    object: validation.location.object ?? `${kind}/${parameter.split('/').at(-1) ?? ''}`,
+  });
 }
 
 /** The next page's token; a token handed back unchanged would page forever, so it is an error. */

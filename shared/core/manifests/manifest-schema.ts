@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ValidationError, type ValidationLocation } from '../model/errors';
 import { manifestIdentity } from './manifest-kind';
 import { validationErrorFromZod } from './schema-issues';
+import { valueShapeIssue } from './value-shape';
 
 /** DNS-1123 subdomain: what Kubernetes accepts as the name of a cluster-scoped custom object. */
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -68,6 +69,10 @@ export function parseManifest<S extends z.ZodType, R>(
       where,
     );
   }
+  // Before anything walks it: zod and the error rendering recurse, and would throw (or run
+  // out of memory on a YAML alias bomb) rather than report.
+  const shape = valueShapeIssue(obj);
+  if (shape) throw new ValidationError([shape], where);
   const result = schema.safeParse(obj);
   if (!result.success) {
     throw validationErrorFromZod(

@@ -50,16 +50,91 @@ function formatValidation(issues: readonly ValidationIssue[], loc: ValidationLoc
     loc.object,
   ]
     .filter((x) => x !== undefined)
+    .map((part) => excerpt(part, MAX_LOCATION_PART))
     .join(', ');
-  const lines = issues.map((i) => `${i.field}: ${i.message} (got ${renderValue(i.value)})`);
+  const shown = issues.slice(0, MAX_ISSUES_SHOWN);
+  const lines = shown.map(
+    (i) =>
+      `${excerpt(i.field, MAX_LOCATION_PART)}: ${excerpt(i.message, MAX_MESSAGE)} (got ${renderValue(i.value)})`,
+  );
+  if (issues.length > shown.length) lines.push(`and ${issues.length - shown.length} more`);
   return `${where ? `${where}: ` : ''}${lines.join('; ')}`;
 }
 
-function renderValue(value: unknown): string {
+/** The characters of a rendered value an error message shows; longer ones end in `...`. */
+const MAX_RENDERED = 120;
+/** A file name, object or field in a message (an object's name is at most 253 characters). */
+const MAX_LOCATION_PART = 300;
+/** One issue's message (an unknown field's message names the field, which may be long). */
+const MAX_MESSAGE = 500;
+/** Issues one message lists before it sums up the rest. */
+const MAX_ISSUES_SHOWN = 20;
+
+const excerpt = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 3)}...` : text);
+
+/**
+ * A value as JSON for an error message, at most {@link MAX_RENDERED} characters. Only that
+ * much is ever built: a whole value, serialised and then cut, is what a hostile document turns
+ * into gigabytes (an alias bomb's shared subtrees are expanded by JSON.stringify) or an
+ * exception of its own (a cycle, a nesting deeper than the stack); neither can happen here.
+ * Values short enough read exactly as JSON.stringify writes them.
+ */
+export function renderValue(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const s = JSON.stringify(value);
-  return s === undefined ? String(value) : s.length > 120 ? `${s.slice(0, 117)}...` : s;
+  const out = { text: '', room: MAX_RENDERED + 1 };
+  writeJson(value, out);
+  return excerpt(out.text, MAX_RENDERED);
 }
+
+/** Appends `value` as JSON to `out` until `out.room` characters are used; each level costs a character, so depth is bounded too. */
+function writeJson(value: unknown, out: { text: string; room: number }): void {
+  const put = (s: string) => {
+    const cut = s.length > out.room ? s.slice(0, out.room) : s;
+    out.text += cut;
+    out.room -= cut.length;
+  };
+  if (out.room <= 0) return;
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'string') put(JSON.stringify(value.slice(0, out.room)));
+    else if (typeof value === 'bigint') put(String(value));
+    else put((JSON.stringify(value) as string | undefined) ?? String(value));
+    return;
+  }
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') {
+    writeJson(toJSON.call(value), out);
+    return;
+  }
+  if (Array.isArray(value)) {
+    put('[');
+    for (let i = 0; i < value.length && out.room > 0; i++) {
+      if (i > 0) put(',');
+      const item: unknown = value[i];
+      // JSON.stringify writes what it cannot write as null inside an array.
+      if (unwritable(item)) put('null');
+      else writeJson(item, out);
+    }
+    put(']');
+    return;
+  }
+  put('{');
+  let first = true;
+  for (const key in value) {
+    if (out.room <= 0) break;
+    if (!Object.hasOwn(value, key)) continue;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    // JSON.stringify leaves out the members it cannot write.
+    if (unwritable(item)) continue;
+    put(`${first ? '' : ','}${JSON.stringify(key.slice(0, out.room))}:`);
+    first = false;
+    writeJson(item, out);
+  }
+  put('}');
+}
+
+/** What JSON has no value for: undefined, functions, symbols. */
+const unwritable = (value: unknown) =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 export function isValidationError(e: unknown): e is ValidationError {
   return e instanceof ValidationError;
@@ -146,7 +221,7 @@ export class ConfigurationError extends PodliftError {
       `invalid ${subject} configuration: ${issues
         .map(
           (issue) =>
-            `${issue.field} ${issue.message}${issue.value === undefined ? '' : ` (got ${JSON.stringify(issue.value)})`}`,
+            `${issue.field} ${issue.message}${issue.value === undefined ? '' : ` (got ${renderValue(issue.value)})`}`,
         )
         .join('; ')}`,
     );

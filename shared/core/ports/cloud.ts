@@ -16,6 +16,7 @@
 import type { Catalog, InstanceTypeOption } from '../catalog/instance-type';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
+import type { ValidationError } from '../model/errors';
 import type { LaunchedInstance, NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 
@@ -59,6 +60,8 @@ export interface NodePoolConfigPort {
     readonly nodePools: readonly NodePool[];
     readonly nodeClasses: readonly EC2NodeClass[];
     readonly warnings: readonly string[];
+    /** What was skipped, one error per parameter, naming it (`location.source`) and its `Kind/name`. */
+    readonly errors: readonly ValidationError[];
   }>;
 }
 

@@ -211,4 +211,9 @@ export interface ClusterWriter {
   patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void>;
   /** Writes a NodePool's resources in use and conditions. @throws NotFoundError when gone. */
   writeNodePoolStatus(name: string, status: NodePoolStatusUpdate): Promise<void>;
+  /**
+   * Sets conditions of an EC2NodeClass's status, keeping the others and each one's
+   * lastTransitionTime while its status stays. @throws NotFoundError when gone.
+   */
+  writeNodeClassConditions(name: string, conditions: readonly ConditionUpdate[]): Promise<void>;
 }

@@ -58,4 +58,9 @@ export interface TerminationInput {
    * without it no attachment is recognised as a non-drained pod's.
    */
   readonly claimedVolumes?: ReadonlyMap<string, string>;
+  /**
+   * NodeClaims that exist but could not be read (they did not validate): their instances are
+   * owned, not orphans. None when absent.
+   */
+  readonly unreadableNodeClaims?: ReadonlySet<string>;
 }

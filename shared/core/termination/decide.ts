@@ -53,7 +53,10 @@ export function decideTermination(input: TerminationInput): TerminationAction[] 
       actions.push({ kind: 'finish', node: node.name });
     }
   }
-  const claimNames = new Set(input.nodeClaims.map((c) => c.name));
+  // A NodeClaim that exists but did not validate still owns its instance. Karpenter's
+  // garbagecollection/controller.go Reconcile lists every NodeClaim (ListManaged) and collects
+  // nothing when the list fails to decode; here only that NodeClaim's instance is kept.
+  const claimNames = new Set([...input.nodeClaims.map((c) => c.name), ...(input.unreadableNodeClaims ?? [])]);
   for (const instance of input.instances) {
     if (instance.nodeClaim && claimNames.has(instance.nodeClaim)) continue;
     if (instance.state === 'shutting-down' || instance.launchTime === undefined) continue;
