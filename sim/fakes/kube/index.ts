@@ -1,5 +1,11 @@
 /** The fake Kubernetes API server and what tests need to drive and inspect it. */
 export {
+  decideAccess,
+  type FakeKubeAuthorization,
+  forbiddenStatus,
+  requestAttributes,
+} from './authorization';
+export {
   budgetSelects,
   computeBudget,
   type DisruptionBudget,
@@ -10,6 +16,15 @@ export { evictionBlockedMessage } from './eviction';
 export { cloneObject, formatKubeTime, type KubeObject, type ObjectMeta, toKubeObject } from './kube-object';
 export { continueExpiredMessage } from './list-snapshots';
 export { patchContentTypes } from './patch';
+export {
+  type PolicyRule,
+  RbacPolicy,
+  type RequestAttributes,
+  ruleAllows,
+  SYSTEM_AUTHENTICATED,
+  SYSTEM_MASTERS,
+  type UserInfo,
+} from './rbac';
 export { defaultResources, type KnownResource, qualifiedName, type ResourceType } from './resources';
 export type { KubeVerb } from './routes';
 export {
