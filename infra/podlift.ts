@@ -6,6 +6,7 @@ import {
   type aws_sqs as sqs,
 } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { KUBERNETES_GROUP_OF } from '../shared/core/contracts/kubernetes-identities';
 import type { FunctionName } from '../shared/core/contracts/routing';
 import { acknowledgeFindings } from './nag';
 import { ClusterIdentities, kopsParameterArn, NodeIdentity } from './parts/cluster-identities';
@@ -117,7 +118,10 @@ export class Podlift extends Construct {
       clusterName,
       access: clusterAccess,
       nodeRole: this.nodeRole,
-      functionRoles: { Functions: this.functionsRole, Termination: this.terminationRole },
+      functionRoles: {
+        Functions: { role: this.functionsRole, kubernetesGroup: KUBERNETES_GROUP_OF.provisioner },
+        Termination: { role: this.terminationRole, kubernetesGroup: KUBERNETES_GROUP_OF.termination },
+      },
       nodeAccessEntry: props.nodeRole === undefined,
     });
     if (identities.watcherRole) {
