@@ -1,10 +1,5 @@
 /** The fake Kubernetes API server and what tests need to drive and inspect it. */
-export {
-  decideAccess,
-  type FakeKubeAuthorization,
-  forbiddenStatus,
-  requestAttributes,
-} from './authorization';
+export type { FakeKubeAuthorization } from './authorization';
 export {
   budgetSelects,
   computeBudget,
