@@ -1,4 +1,4 @@
-import { aws_iam as iam, aws_logs as logs } from 'aws-cdk-lib';
+import { aws_iam as iam, aws_logs as logs, aws_sns as sns } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { parseFeatureGates } from '../shared/core/model/feature-gates';
 import { WatcherImage } from './parts/watcher-image';
@@ -21,6 +21,8 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true` | all off |
  * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
  * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
+ * | `alarmTopicArn` | an SNS topic the alarms notify | none |
+ * | `alarmEmail` | an address subscribed to the alarms (a new topic unless `alarmTopicArn`) | none |
  */
 /**
  * @param scope where an existing node role (`nodeRoleArn`) is imported; without it the key is
@@ -76,6 +78,14 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
   const leaseNamespace = text('leaseNamespace');
   const leaseName = text('leaseName');
   const retention = text('logRetentionDays');
+  const alarmTopicArn = text('alarmTopicArn');
+  if (alarmTopicArn !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/.test(alarmTopicArn)) {
+    throw new Error(`context alarmTopicArn ${JSON.stringify(alarmTopicArn)} is not an SNS topic ARN`);
+  }
+  const alarmEmail = text('alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new Error(`context alarmEmail ${JSON.stringify(alarmEmail)} is not an e-mail address`);
+  }
   const nodeRoleArn = text('nodeRoleArn');
   if (nodeRoleArn !== undefined && !/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(nodeRoleArn)) {
     throw new Error(`context nodeRoleArn ${JSON.stringify(nodeRoleArn)} is not an IAM role ARN`);
@@ -92,6 +102,16 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
     ...(retention ? { logRetention: retentionDays(retention) } : {}),
     ...(nodeRoleArn && scope
       ? { nodeRole: iam.Role.fromRoleArn(scope, 'ImportedNodeRole', nodeRoleArn, { mutable: false }) }
+      : {}),
+    ...(alarmTopicArn || alarmEmail
+      ? {
+          alarms: {
+            ...(alarmTopicArn && scope
+              ? { topic: sns.Topic.fromTopicArn(scope, 'ImportedAlarmTopic', alarmTopicArn) }
+              : {}),
+            ...(alarmEmail ? { email: alarmEmail } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -6,10 +6,13 @@ import {
   type aws_sqs as sqs,
 } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { KUBERNETES_GROUP_OF } from '../shared/core/contracts/kubernetes-identities';
 import type { FunctionName } from '../shared/core/contracts/routing';
 import { acknowledgeFindings } from './nag';
+import { PodliftAlarms } from './parts/alarms';
 import { ClusterIdentities, kopsParameterArn, NodeIdentity } from './parts/cluster-identities';
 import { controllerStatements, terminationStatements } from './parts/controller-policy';
+import { PodliftDashboard } from './parts/dashboard';
 import { FUNCTION_SIZING, PodliftFunctions } from './parts/functions';
 import { NodePoolParameters } from './parts/node-pool-parameters';
 import { Routing } from './parts/routing';
@@ -44,6 +47,10 @@ export class Podlift extends Construct {
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
   /** The cluster's name, as given. */
   readonly clusterName: string;
+  /** Dead letters, function errors and throttles, interruption queue age, a failing provisioner. */
+  readonly alarms: PodliftAlarms;
+  /** The CloudWatch dashboard `podlift-<cluster>` of the functions' metrics. */
+  readonly dashboard: PodliftDashboard;
 
   constructor(scope: Construct, id: string, props: PodliftProps) {
     super(scope, id);
@@ -112,12 +119,27 @@ export class Podlift extends Construct {
     });
     this.functions = functions.functions;
     routing.route(this.functions);
+    this.alarms = new PodliftAlarms(this, 'Alarms', {
+      clusterName,
+      functions: this.functions,
+      interruptionQueue: this.interruptionQueue,
+      deadLetterQueue: this.deadLetterQueue,
+      ...props.alarms,
+    });
+    this.dashboard = new PodliftDashboard(this, 'Dashboard', {
+      clusterName,
+      functions: this.functions,
+      alarms: this.alarms.alarms,
+    });
 
     const identities = new ClusterIdentities(this, 'Identities', {
       clusterName,
       access: clusterAccess,
       nodeRole: this.nodeRole,
-      functionRoles: { Functions: this.functionsRole, Termination: this.terminationRole },
+      functionRoles: {
+        Functions: { role: this.functionsRole, kubernetesGroup: KUBERNETES_GROUP_OF.provisioner },
+        Termination: { role: this.terminationRole, kubernetesGroup: KUBERNETES_GROUP_OF.termination },
+      },
       nodeAccessEntry: props.nodeRole === undefined,
     });
     if (identities.watcherRole) {

@@ -1,4 +1,5 @@
 import type { aws_iam as iam, aws_logs as logs } from 'aws-cdk-lib';
+import type { AlarmNotificationProps } from './parts/alarms';
 import type { NodePoolSources } from './parts/node-pool-parameters';
 import type { WatcherImage } from './parts/watcher-image';
 
@@ -86,6 +87,12 @@ export interface PodliftProps {
    * @default logs.RetentionDays.ONE_MONTH
    */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * Where podlift's alarms notify: an SNS topic, or an e-mail address (subscribed to a new topic
+   * unless `topic` is given). The alarms and the dashboard exist either way.
+   * @default no notification
+   */
+  readonly alarms?: AlarmNotificationProps;
 }
 
 /** Karpenter feature gates, each off unless set. */

@@ -32,7 +32,7 @@ export class PodliftStack extends Stack {
     output(
       'TerminationRoleArn',
       p.terminationRole.roleArn,
-      'The termination function role (access entry: group podlift:functions)',
+      'The termination function role (access entry: group podlift:termination)',
     );
     output('NodeRoleArn', p.nodeRole.roleArn, 'The node role');
     output('NodeRoleName', p.nodeRole.roleName, 'spec.role of your EC2NodeClasses');

@@ -1,13 +1,10 @@
 import { Aws, aws_eks as eks, aws_iam as iam } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import {
+  WATCHER_NAMESPACE,
+  WATCHER_SERVICE_ACCOUNT,
+} from '../../shared/core/contracts/kubernetes-identities';
 import type { ClusterAccessProps } from '../props';
-
-/** The Kubernetes group manifests/functions-rbac.yaml binds the functions' rights to. */
-export const FUNCTIONS_KUBERNETES_GROUP = 'podlift:functions';
-/** The watcher's namespace (manifests/namespace.yaml). */
-export const WATCHER_NAMESPACE = 'podlift';
-/** The watcher's service account (manifests/watcher-rbac.yaml, watcher-deployment.yaml). */
-export const WATCHER_SERVICE_ACCOUNT = 'podlift-watcher';
 
 /**
  * The four AWS-managed policies of an EKS worker node, as Karpenter's KarpenterNodeRole
@@ -50,8 +47,13 @@ export interface ClusterIdentitiesProps {
   readonly clusterName: string;
   readonly access: ClusterAccessProps;
   readonly nodeRole: iam.IRole;
-  /** The functions' roles, each mapped to {@link FUNCTIONS_KUBERNETES_GROUP} by its own access entry. */
-  readonly functionRoles: Readonly<Record<string, iam.IRole>>;
+  /**
+   * The functions' roles by construct id, each mapped to its Kubernetes group (from
+   * shared/core/contracts/kubernetes-identities.ts) by its own access entry.
+   */
+  readonly functionRoles: Readonly<
+    Record<string, { readonly role: iam.IRole; readonly kubernetesGroup: string }>
+  >;
   /**
    * Whether to create the node role's access entry: a role the caller brings (Karpenter's, when
    * migrating) usually has one already, and EKS refuses a second for the same principal.
@@ -61,8 +63,8 @@ export interface ClusterIdentitiesProps {
 
 /**
  * How the cluster knows podlift's identities. EKS: access entries (the node role as EC2_LINUX,
- * the functions' roles in {@link FUNCTIONS_KUBERNETES_GROUP} with no access policy: RBAC from
- * manifests/ decides) and a Pod Identity association for the watcher's service account. kOps:
+ * the launching functions' role in `podlift:functions` and termination's in `podlift:termination`,
+ * with no access policy: RBAC from manifests/ decides) and a Pod Identity association for the watcher's service account. kOps:
  * the watcher's role is trusted through the cluster's OIDC issuer (IRSA) when one is given; the
  * node and function identities are the kOps operator's (README, kOps guide).
  */
@@ -81,12 +83,12 @@ export class ClusterIdentities extends Construct {
           type: 'EC2_LINUX',
         });
       }
-      for (const [id, role] of Object.entries(props.functionRoles)) {
+      for (const [id, { role, kubernetesGroup }] of Object.entries(props.functionRoles)) {
         new eks.CfnAccessEntry(this, `${id}AccessEntry`, {
           clusterName,
           principalArn: role.roleArn,
           type: 'STANDARD',
-          kubernetesGroups: [FUNCTIONS_KUBERNETES_GROUP],
+          kubernetesGroups: [kubernetesGroup],
         });
       }
       // EKS Pod Identity: the pods.eks.amazonaws.com principal assumes the role with session tags.

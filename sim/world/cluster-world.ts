@@ -2,6 +2,7 @@ import { type AwsClients, awsClients } from '../../functions/aws-clients';
 import { composePorts, type Ports } from '../../functions/compose';
 import { type PodliftConfig, parseFunctionConfig } from '../../functions/config';
 import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
+import type { FunctionName } from '../../shared/core/contracts/routing';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
 import { withFake } from '../fakes/aws/attach';
 import { FakeEc2, instanceTypeInfo, type SpotPriceSeed } from '../fakes/aws/ec2';
@@ -16,6 +17,7 @@ import { bundledSpec } from './aws/bundled-spec';
 import { al2023Path, amiParameter, ROLE } from './aws/node-class-world';
 import { AL2023_IMAGES, CLUSTER, DISCOVERY, K8S, REGION, SECURITY_GROUP_NODES, ZONES } from './aws/region';
 import { SequencedIo } from './io-sequencer';
+import { functionIdentity, podliftAuthorization } from './kube-identities';
 import { seeded, seededUuids } from './seeded-random';
 
 /**
@@ -44,7 +46,11 @@ export interface ClusterWorldOptions {
   readonly kubernetesVersion?: string;
   /** Environment overrides of the functions' configuration (e.g. `{ REBALANCE_ACTION: 'replace' }`). */
   readonly environment?: Readonly<Record<string, string>>;
-  /** Which loop the ports are composed for (names the configuration's errors). @default 'test' */
+  /**
+   * Which loop the ports are composed for: names the configuration's errors and, for a
+   * function, is whom {@link ClusterWorld.ports} authenticate as to the API server.
+   * @default 'test' (ports authenticate as the provisioner)
+   */
   readonly loop?: string;
   /**
    * Seeds what the fakes would otherwise draw at random — the API server's uids and
@@ -77,10 +83,16 @@ export interface ClusterWorld {
   /** Real SDK clients answered by the fakes. */
   readonly clients: AwsClients;
   readonly config: PodliftConfig;
-  /** The functions' ports, composed exactly as in Lambda, over the fakes. */
+  /**
+   * The functions' ports, composed exactly as in Lambda, over the fakes, authenticating to the
+   * API server as the `loop` function (the provisioner unless `loop` names another).
+   */
   readonly ports: Ports;
-  /** Composes another set of ports over the same world: a second Lambda container, cold caches. */
-  composeAgain(): Ports;
+  /**
+   * Composes another set of ports over the same world: a second Lambda container, cold caches,
+   * authenticating as `fn` (default: as {@link ClusterWorld.ports} do).
+   */
+  composeAgain(fn?: FunctionName): Ports;
   /** Stops the API server. */
   close(): Promise<void>;
 }
@@ -101,8 +113,10 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
   const io = new SequencedIo();
   // Virtual time waits for the real HTTP to the API server to settle before it moves.
   time.settleWith(() => io.idle());
+  // RBAC from manifests/: every function and the watcher get exactly what the cluster grants them.
   const kube = await startFakeKubeApiServer({
     time,
+    authorization: podliftAuthorization(),
     admit: (request, response) => io.admit(request, response),
     newUid: seededUuids(seed),
     random: seeded(seed),
@@ -172,6 +186,7 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     eks: withFake(raw.eks, fakes.eks),
     eventBridge: withFake(raw.eventBridge, fakes.eventBridge),
   };
+  const loop = options.loop ?? 'test';
   const config = parseFunctionConfig(
     {
       CLUSTER_NAME: CLUSTER,
@@ -179,15 +194,16 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
       EVENT_BUS_NAME: `podlift-${CLUSTER}`,
       ...options.environment,
     },
-    options.loop ?? 'test',
+    loop,
   );
-  const compose = () =>
+  const defaultFunction: FunctionName = isFunctionName(loop) ? loop : 'provisioner';
+  const compose = (fn: FunctionName = defaultFunction) =>
     composePorts({
       config,
       clients,
       time,
       random: () => 0.5,
-      kubeConfigSource: staticKubeConfig(io.kubeConfig(kube.kubeConfig())),
+      kubeConfigSource: staticKubeConfig(io.kubeConfig(kube.kubeConfig(functionIdentity(fn).token))),
     });
   return {
     time,
@@ -199,4 +215,8 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     composeAgain: compose,
     close: () => kube.close(),
   };
+}
+
+function isFunctionName(name: string): name is FunctionName {
+  return name === 'provisioner' || name === 'interruption' || name === 'disruption' || name === 'termination';
 }

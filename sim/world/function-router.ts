@@ -101,7 +101,8 @@ export class FunctionRouter {
     const runtime = (fn: FunctionName): (() => LoopRuntime) => {
       const seen = new RecordingObservability((line) => onLine(fn, line));
       // Each function is its own Lambda container: its own ports, caches and unavailable offerings.
-      const rt = runtimeOf(fn, world.composeAgain(), time, seen.log, seen.metricsPort);
+      // It authenticates to the API server as that function (its IAM role's access entry).
+      const rt = runtimeOf(fn, world.composeAgain(fn), time, seen.log, seen.metricsPort);
       return () => rt;
     };
     this.handlers = {

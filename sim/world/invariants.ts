@@ -1,6 +1,6 @@
 import type { Instance } from '@aws-sdk/client-ec2';
 import { durationMs } from '../../shared/core/model/duration';
-import type { KubeObject } from '../fakes/kube';
+import type { KubeObject, RecordedRequest } from '../fakes/kube';
 import { BudgetInvariant, type ControllerRef, podsRemovedBy } from './budget-invariant';
 import type { ClusterWorld } from './cluster-world';
 import { quantityValue } from './kube-scheduler';
@@ -45,6 +45,8 @@ interface InterruptionWatch {
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
  *   takes a PodDisruptionBudget's healthy pods below its desiredHealthy, minAvailable or
  *   maxUnavailable, integer or percentage ({@link BudgetInvariant}); involuntary losses do not count.
+ * - the API server refuses no request of a function or the watcher with 403: manifests/ grants
+ *   every right their code uses (the fake enforces its RBAC, kube-identities.ts).
  * Each violation is reported once, named, and kept in `violations`.
  */
 export class InvariantChecker {
@@ -358,8 +360,10 @@ export class InvariantChecker {
     const { kube } = this.world.fakes;
     const requests = kube.requests;
     if (this.requestCursor > requests.length) this.requestCursor = 0;
-    const removedByPodlift = podsRemovedBy(requests.slice(this.requestCursor));
+    const fresh = requests.slice(this.requestCursor);
     this.requestCursor = requests.length;
+    this.checkAccess(fresh);
+    const removedByPodlift = podsRemovedBy(fresh);
     const budgets = kube.store.list('poddisruptionbudgets.policy').items;
     // Without budgets there is nothing to hold, and no pod list to copy at every step.
     const found = this.budgets.check({
@@ -372,6 +376,18 @@ export class InvariantChecker {
       scaleOf: this.scaleOf,
     });
     for (const message of found) this.violate(`pdb/${this.world.time.now()}/${message}`, message);
+  }
+
+  /** A 403 means a grant missing from manifests/: the loop that met it could not do its work. */
+  private checkAccess(requests: readonly RecordedRequest[]): void {
+    for (const r of requests) {
+      if (r.status !== 403) continue;
+      const what = `${r.user ?? 'an unknown user'} ${r.method} ${r.path}`;
+      this.violate(
+        `rbac/${what}`,
+        `the API server refused ${what} (403 Forbidden): manifests/ does not grant it`,
+      );
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import { Ec2EventSource } from './aws-events';
 import { type ClusterWorld, clusterWorld } from './cluster-world';
 import { FunctionRouter, type RoutingLatencies } from './function-router';
 import { InvariantChecker } from './invariants';
+import { WATCHER_IDENTITY } from './kube-identities';
 import { allocatableOf, KubeSchedulerStandIn, podRequests } from './kube-scheduler';
 import { KubeletStandIn, type KubeletTimings, kubeletEventMessage } from './kubelet';
 import { decisionFromLine } from './log-lines';
@@ -133,7 +134,7 @@ export class Simulation {
     let observed: ObservedSources | undefined;
     if (options.watcher !== false) {
       observed = new ObservedSources(
-        kubeListWatchSources(world.io.kubeConfig(world.fakes.kube.kubeConfig())),
+        kubeListWatchSources(world.io.kubeConfig(world.fakes.kube.kubeConfig(WATCHER_IDENTITY.token))),
         world.fakes.kube.store,
       );
       watcher = new Watcher({

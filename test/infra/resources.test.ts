@@ -182,7 +182,7 @@ describe('identities', () => {
     });
   });
 
-  it('maps the node role as EC2_LINUX and both function roles to podlift:functions (no access policy)', () => {
+  it('maps the node role as EC2_LINUX, the launching role to podlift:functions and termination to podlift:termination (no access policy)', () => {
     template.resourceCountIs('AWS::EKS::AccessEntry', 3);
     template.hasResourceProperties('AWS::EKS::AccessEntry', {
       ClusterName: 'demo',
@@ -193,10 +193,13 @@ describe('identities', () => {
       .filter((e) => e.Properties.Type === 'STANDARD')
       .map((e) => e.Properties);
     expect(standard).toEqual(
-      ['PodliftFunctionsRole', 'PodliftTerminationRole'].map((role) => ({
+      [
+        ['PodliftFunctionsRole', 'podlift:functions'],
+        ['PodliftTerminationRole', 'podlift:termination'],
+      ].map(([role, group]) => ({
         ClusterName: 'demo',
         Type: 'STANDARD',
-        KubernetesGroups: ['podlift:functions'],
+        KubernetesGroups: [group],
         PrincipalArn: { 'Fn::GetAtt': [expect.stringMatching(new RegExp(`^${role}[0-9A-F]{8}$`)), 'Arn'] },
       })),
     );

@@ -3,8 +3,9 @@ import { CRD_NAMES, crd } from './crd-schema';
 import { type KubeObject, manifestDocuments, manifestObject } from './manifests';
 
 /**
- * The watcher may only read; the functions get exactly what their operations need (listed
- * here explicitly, so a new right is a reviewed change to this table, not a snapshot update).
+ * The watcher may only read; the launching functions and termination each get exactly what
+ * their operations need (listed here explicitly, so a new right is a reviewed change to this
+ * table, not a snapshot update; test/manifests/least-privilege.test.ts checks each is used).
  */
 
 interface PolicyRule {
@@ -55,40 +56,57 @@ function rights(role: RoleObject): Record<string, string[]> {
 const sorted = (table: Record<string, readonly string[]>) =>
   Object.fromEntries(Object.entries(table).map(([k, v]) => [k, [...v].sort()]));
 
-/** What the Lambda functions may do cluster-wide (see the comment in functions-rbac.yaml). */
+/** What the launching functions may do cluster-wide (see the comment in functions-rbac.yaml). */
 const FUNCTIONS_CLUSTER_RIGHTS = sorted({
+  'core/pods': ['list'],
+  'core/nodes': ['get', 'list', 'patch'],
+  'core/persistentvolumes': ['list'],
+  'core/persistentvolumeclaims': ['list'],
+  'core/events': ['create', 'list', 'patch'],
+  'apps/daemonsets': ['list'],
+  'policy/poddisruptionbudgets': ['list'],
+  'karpenter.sh/nodepools': ['get', 'list'],
+  'karpenter.sh/nodepools/status': ['update'],
+  'karpenter.sh/nodeclaims': ['get', 'list', 'create', 'patch', 'delete'],
+  'karpenter.sh/nodeclaims/status': ['update'],
+  'karpenter.k8s.aws/ec2nodeclasses': ['list'],
+  'karpenter.k8s.aws/ec2nodeclasses/status': ['patch'],
+});
+
+/** What the launching functions may do in the podlift namespace: their one Lease. */
+const FUNCTIONS_LEASE_RIGHTS = sorted({
+  'coordination.k8s.io/leases': ['create'],
+  'coordination.k8s.io/leases[podlift]': ['get', 'update'],
+});
+
+/** What termination may do cluster-wide (see the comment in termination-rbac.yaml). */
+const TERMINATION_CLUSTER_RIGHTS = sorted({
   'core/pods': ['get', 'list', 'delete'],
   'core/pods/eviction': ['create'],
-  'core/nodes': ['get', 'list', 'patch', 'update', 'delete'],
-  'core/persistentvolumes': ['get', 'list'],
-  'core/persistentvolumeclaims': ['get', 'list'],
+  'core/nodes': ['get', 'list', 'patch', 'delete'],
+  'core/persistentvolumeclaims': ['list'],
   'core/events': ['create', 'list', 'patch'],
   'storage.k8s.io/volumeattachments': ['list'],
   'apps/daemonsets': ['list'],
   'policy/poddisruptionbudgets': ['list'],
-  'karpenter.sh/nodepools': ['get', 'list'],
-  'karpenter.sh/nodepools/status': ['patch', 'update'],
-  'karpenter.sh/nodeclaims': ['get', 'list', 'create', 'patch', 'update', 'delete'],
-  'karpenter.sh/nodeclaims/status': ['patch', 'update'],
-  'karpenter.k8s.aws/ec2nodeclasses': ['get', 'list'],
-  'karpenter.k8s.aws/ec2nodeclasses/status': ['patch', 'update'],
+  'karpenter.sh/nodepools': ['list'],
+  'karpenter.sh/nodeclaims': ['get', 'list', 'patch', 'delete'],
+  'karpenter.sh/nodeclaims/status': ['update'],
+  'karpenter.k8s.aws/ec2nodeclasses': ['list'],
 });
 
-/** What the functions may do in the podlift namespace: their one Lease. */
-const FUNCTIONS_LEASE_RIGHTS = sorted({
-  'coordination.k8s.io/leases': ['create'],
-  'coordination.k8s.io/leases[podlift]': ['get', 'update', 'patch'],
-});
+/** Termination reads the Lease (unavailable offerings), never takes it. */
+const TERMINATION_LEASE_RIGHTS = sorted({ 'coordination.k8s.io/leases[podlift]': ['get'] });
 
 const WATCHER_RIGHTS = sorted({
-  'core/pods': ['get', 'list', 'watch'],
-  'core/nodes': ['get', 'list', 'watch'],
-  'karpenter.sh/nodepools': ['get', 'list', 'watch'],
-  'karpenter.sh/nodeclaims': ['get', 'list', 'watch'],
-  'karpenter.k8s.aws/ec2nodeclasses': ['get', 'list', 'watch'],
+  'core/pods': ['list', 'watch'],
+  'core/nodes': ['list', 'watch'],
+  'karpenter.sh/nodepools': ['list', 'watch'],
+  'karpenter.sh/nodeclaims': ['list', 'watch'],
+  'karpenter.k8s.aws/ec2nodeclasses': ['list', 'watch'],
 });
 
-const FUNCTIONS_GROUP = 'podlift:functions';
+const GROUPS = { functions: 'podlift:functions', termination: 'podlift:termination' } as const;
 
 describe('the watcher ClusterRole', () => {
   const role = manifestObject<RoleObject>('ClusterRole', 'podlift-watcher');
@@ -97,9 +115,9 @@ describe('the watcher ClusterRole', () => {
     expect(rights(role)).toEqual(WATCHER_RIGHTS);
   });
 
-  it('has no verb but get, list and watch', () => {
+  it('has no verb but list and watch', () => {
     const verbs = new Set(role.rules.flatMap((r) => r.verbs));
-    expect([...verbs].sort()).toEqual(['get', 'list', 'watch']);
+    expect([...verbs].sort()).toEqual(['list', 'watch']);
   });
 
   it('is bound to the watcher ServiceAccount only', () => {
@@ -116,35 +134,45 @@ describe('the watcher ClusterRole', () => {
   });
 });
 
-describe('the functions roles', () => {
+describe.each([
+  { who: 'functions', cluster: FUNCTIONS_CLUSTER_RIGHTS, lease: FUNCTIONS_LEASE_RIGHTS },
+  { who: 'termination', cluster: TERMINATION_CLUSTER_RIGHTS, lease: TERMINATION_LEASE_RIGHTS },
+] as const)('the $who roles', ({ who, cluster, lease }) => {
+  const name = `podlift-${who}`;
   it('grant exactly the documented cluster-wide rights', () => {
-    expect(rights(manifestObject<RoleObject>('ClusterRole', 'podlift-functions'))).toEqual(
-      FUNCTIONS_CLUSTER_RIGHTS,
-    );
+    expect(rights(manifestObject<RoleObject>('ClusterRole', name))).toEqual(cluster);
   });
 
-  it('grant the Lease rights in the podlift namespace only, get/update/patch for the one Lease', () => {
-    const role = manifestObject<RoleObject>('Role', 'podlift-functions-lease', 'podlift');
-    expect(rights(role)).toEqual(FUNCTIONS_LEASE_RIGHTS);
+  it('grant the Lease rights in the podlift namespace only, naming the one Lease but for create', () => {
+    const role = manifestObject<RoleObject>('Role', `${name}-lease`, 'podlift');
+    expect(rights(role)).toEqual(lease);
   });
 
-  it(`are bound to the group ${FUNCTIONS_GROUP}, which the EKS access entry maps the Lambda role to`, () => {
-    const group = [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: FUNCTIONS_GROUP }];
-    const clusterBinding = manifestObject<BindingObject>('ClusterRoleBinding', 'podlift-functions');
-    expect(clusterBinding.roleRef).toMatchObject({ kind: 'ClusterRole', name: 'podlift-functions' });
+  it(`are bound to the group ${GROUPS[who]}, which the EKS access entry maps its Lambda role to`, () => {
+    const group = [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: GROUPS[who] }];
+    const clusterBinding = manifestObject<BindingObject>('ClusterRoleBinding', name);
+    expect(clusterBinding.roleRef).toMatchObject({ kind: 'ClusterRole', name });
     expect(clusterBinding.subjects).toEqual(group);
-    const leaseBinding = manifestObject<BindingObject>('RoleBinding', 'podlift-functions-lease', 'podlift');
-    expect(leaseBinding.roleRef).toMatchObject({ kind: 'Role', name: 'podlift-functions-lease' });
+    const leaseBinding = manifestObject<BindingObject>('RoleBinding', `${name}-lease`, 'podlift');
+    expect(leaseBinding.roleRef).toMatchObject({ kind: 'Role', name: `${name}-lease` });
     expect(leaseBinding.subjects).toEqual(group);
   });
 
   it('never touch secrets, configmaps or namespaces', () => {
-    const granted = [...Object.keys(FUNCTIONS_CLUSTER_RIGHTS), ...Object.keys(FUNCTIONS_LEASE_RIGHTS)].map(
-      (k) => k.split('/')[1],
-    );
+    const granted = [...Object.keys(cluster), ...Object.keys(lease)].map((k) => k.split('/')[1]);
     expect(granted).not.toContain('secrets');
     expect(granted).not.toContain('configmaps');
     expect(granted).not.toContain('namespaces');
+  });
+});
+
+describe('the launching functions and termination', () => {
+  it('split the rights: only termination evicts and deletes pods and nodes, only the functions create NodeClaims', () => {
+    expect(FUNCTIONS_CLUSTER_RIGHTS['core/pods/eviction']).toBeUndefined();
+    expect(FUNCTIONS_CLUSTER_RIGHTS['core/nodes']).not.toContain('delete');
+    expect(FUNCTIONS_CLUSTER_RIGHTS['core/pods']).not.toContain('delete');
+    expect(TERMINATION_CLUSTER_RIGHTS['karpenter.sh/nodeclaims']).not.toContain('create');
+    expect(TERMINATION_CLUSTER_RIGHTS['karpenter.sh/nodepools/status']).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 /** The fake Kubernetes API server and what tests need to drive and inspect it. */
+export type { FakeKubeAuthorization } from './authorization';
 export {
   budgetSelects,
   computeBudget,
@@ -10,6 +11,15 @@ export { evictionBlockedMessage } from './eviction';
 export { cloneObject, formatKubeTime, type KubeObject, type ObjectMeta, toKubeObject } from './kube-object';
 export { continueExpiredMessage } from './list-snapshots';
 export { patchContentTypes } from './patch';
+export {
+  type PolicyRule,
+  RbacPolicy,
+  type RequestAttributes,
+  ruleAllows,
+  SYSTEM_AUTHENTICATED,
+  SYSTEM_MASTERS,
+  type UserInfo,
+} from './rbac';
 export { defaultResources, type KnownResource, qualifiedName, type ResourceType } from './resources';
 export type { KubeVerb } from './routes';
 export {

@@ -10,8 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Time } from '../../../shared/core/ports/time';
 import { systemTime } from '../../../shared/runtime/system-time';
+import { decideAccess, type FakeKubeAuthorization } from './authorization';
 import { maintainDisruptionBudgetStatus } from './disruption';
 import { handleResourceRequest } from './handlers';
+import { readBody, respond, respondText } from './http-io';
 import type { ResourceRegistry } from './resources';
 import type { KubeVerb, Route } from './routes';
 import { routeFor, unservedPathAnswer, verbFor } from './routes';
@@ -37,6 +39,12 @@ export interface FakeKubeApiServerOptions extends Omit<KubeStoreOptions, 'clock'
    * @default undefined (any or no token is accepted)
    */
   readonly requireToken?: string;
+  /**
+   * Authenticate every request's bearer token as a user and authorize it with RBAC, answering
+   * 401 and 403 as the real server does (authorization.ts, rbac.ts).
+   * @default undefined (every request is allowed)
+   */
+  readonly authorization?: FakeKubeAuthorization;
   /**
    * The bearer token {@link FakeKubeApiServer.kubeConfig} puts in the kubeconfig.
    * @default requireToken, else 'podlift-test-token'
@@ -78,6 +86,8 @@ export interface RecordedRequest {
   readonly contentType?: string;
   /** The bearer token, when one was sent. */
   readonly token?: string;
+  /** Who the token authenticated as, when the server checks {@link FakeKubeApiServerOptions.authorization}. */
+  user?: string;
   /** The decoded JSON body, when one was sent. */
   readonly body?: unknown;
   /** The HTTP status answered (200 for a watch that started streaming). */
@@ -119,6 +129,7 @@ export class FakeKubeApiServer {
   private readonly watches: WatchHub;
   private readonly token: string;
   private readonly requireToken: string | undefined;
+  private readonly authorization: FakeKubeAuthorization | undefined;
   private readonly faults: Fault[] = [];
   private readonly hangs: RequestMatch[] = [];
   private readonly log: RecordedRequest[] = [];
@@ -132,6 +143,7 @@ export class FakeKubeApiServer {
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     this.watches = new WatchHub(store, time, options.bookmarkIntervalMs);
     this.requireToken = options.requireToken;
+    this.authorization = options.authorization;
     this.token = options.token ?? options.requireToken ?? 'podlift-test-token';
     this.version = parseFakeServerVersion(options.kubernetesVersion ?? DEFAULT_FAKE_KUBERNETES_VERSION);
     this.served = store.resources.servedBy(this.version.major, this.version.minor);
@@ -297,6 +309,19 @@ export class FakeKubeApiServer {
     };
     if (this.requireToken !== undefined && token !== this.requireToken)
       return answer(401, statusForCode(401));
+    if (this.authorization) {
+      const method = request.method ?? 'GET';
+      const query = url.searchParams;
+      const access = decideAccess(this.authorization, token, {
+        method,
+        path: url.pathname,
+        query,
+        route,
+        verb,
+      });
+      if (access.user) entry.user = access.user.name;
+      if (!access.allowed) return answer(access.status.code, access.status);
+    }
     if (url.pathname === '/version' && request.method === 'GET')
       return answer(200, versionInfo(this.version));
     if (!route) {
@@ -382,35 +407,4 @@ function takeMatch<T extends RequestMatch>(matches: T[], verb: KubeVerb, path: s
 /** Starts a {@link FakeKubeApiServer} on 127.0.0.1 (ephemeral port). */
 export function startFakeKubeApiServer(options: FakeKubeApiServerOptions = {}): Promise<FakeKubeApiServer> {
   return FakeKubeApiServer.start(options);
-}
-
-function respond(
-  response: ServerResponse,
-  status: number,
-  payload: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(payload);
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  response.end(text);
-}
-
-/** Go's `http.NotFound`: plain text, as the API server's last delegate answers. */
-function respondText(response: ServerResponse, status: number, text: string): void {
-  response.writeHead(status, {
-    'content-type': 'text/plain; charset=utf-8',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

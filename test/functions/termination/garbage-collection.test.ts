@@ -28,7 +28,13 @@ async function gcWorld() {
   const { pw, claimName } = await withOneNode([], ['m5.large', 'm5.xlarge']);
   w = pw;
   const seen = new RecordingObservability();
-  const runtime = runtimeOf('termination', pw.world.ports, pw.world.time, seen.log, seen.metricsPort);
+  const runtime = runtimeOf(
+    'termination',
+    pw.world.composeAgain('termination'),
+    pw.world.time,
+    seen.log,
+    seen.metricsPort,
+  );
   let n = 0;
   const terminate = () =>
     makeTerminationHandler(() => runtime)(scheduledEvent(`t${++n}`), lambdaContext(`t${n}`));
