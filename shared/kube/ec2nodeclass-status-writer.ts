@@ -1,5 +1,6 @@
 import { toStatusManifest } from '../core/model/ec2nodeclass-conditions';
 import type { EC2NodeClassStatus } from '../core/model/ec2nodeclass-status';
+import { NotFoundError } from '../core/model/errors';
 import type { Condition } from '../core/model/nodeclaim';
 import { semanticallyEqual } from '../core/model/semantic-equal';
 import type { ConditionUpdate } from '../core/ports/cluster';
@@ -40,9 +41,11 @@ export async function writeEC2NodeClassStatus(
 
 /**
  * Sets `updates` among the conditions of EC2NodeClass `name` (the others are kept; a condition's
- * lastTransitionTime only moves when its status changes), replacing `/status` at the
- * resourceVersion read (409 → read again); nothing is written when nothing changed. For an
- * EC2NodeClass that did not validate, which has no resolved status to write.
+ * lastTransitionTime only moves when its status changes) with a merge patch of `/status`
+ * conditioned on the resourceVersion read (409 → read again); nothing is written when nothing
+ * changed. For an EC2NodeClass that did not validate, which has no resolved status to write.
+ * It reads with a `metadata.name` list and writes with a patch: the verbs the functions' role
+ * already has for EC2NodeClasses (manifests/functions-rbac.yaml), no get and no update.
  * @throws NotFoundError when the EC2NodeClass is gone; CloudError for other API failures.
  */
 export async function writeEC2NodeClassConditions(
@@ -55,7 +58,16 @@ export async function writeEC2NodeClassConditions(
   const doing = `writing the conditions of EC2NodeClass ${name}`;
   try {
     await retryOnConflict(
-      async () => (await custom.getClusterCustomObject({ ...EC2NODECLASSES, name })) as KubeObjectJson,
+      async () => {
+        const list = (await custom.listClusterCustomObject({
+          ...EC2NODECLASSES,
+          fieldSelector: `metadata.name=${name}`,
+        })) as { items?: KubeObjectJson[] };
+        const found = list.items?.[0];
+        if (!found)
+          throw new NotFoundError(`EC2NodeClass ${name}`, `${doing}: EC2NodeClass ${name} not found`);
+        return found;
+      },
       (current) => {
         const status = (current.status ?? {}) as { conditions?: Condition[] };
         const conditions = setConditions(
@@ -66,14 +78,13 @@ export async function writeEC2NodeClassConditions(
         );
         const next = { ...status, conditions };
         if (semanticallyEqual(next, current.status ?? {})) return undefined;
-        return { ...current, status: next };
+        return { metadata: { resourceVersion: current.metadata?.resourceVersion }, status: { conditions } };
       },
       async (next) =>
-        (await custom.replaceClusterCustomObjectStatus({
-          ...EC2NODECLASSES,
-          name,
-          body: next,
-        })) as KubeObjectJson,
+        (await custom.patchClusterCustomObjectStatus(
+          { ...EC2NODECLASSES, name, body: next },
+          MERGE_PATCH,
+        )) as KubeObjectJson,
       { doing },
     );
   } catch (error) {

@@ -80,3 +80,51 @@ describe('KubeCluster.writeNodeClassStatus', () => {
     expect(error.message).toBe('writing the status of EC2NodeClass ghost: EC2NodeClass ghost not found');
   });
 });
+
+describe('KubeCluster.writeNodeClassConditions', () => {
+  const invalid = {
+    type: 'ValidationSucceeded',
+    status: 'False',
+    reason: 'ValidationFailed',
+    message: 'spec.amiSelectorTerms: required',
+  } as const;
+  const classes = 'ec2nodeclasses.karpenter.k8s.aws';
+
+  it('reads with a metadata.name list and merge-patches the conditions at the version read, keeping the others', async () => {
+    h.server.store.create(classes, ec2NodeClassManifest({ name: 'default' }));
+    await h.cluster.writeNodeClassStatus('default', status);
+    await h.cluster.writeNodeClassConditions('default', [invalid]);
+    const conditions = (h.server.store.get(classes, 'default').status as { conditions: { type: string }[] })
+      .conditions;
+    expect(conditions.map((c) => c.type).sort()).toEqual(['Ready', 'ValidationSucceeded']);
+    const [read, write] = h.server.requests.slice(-2);
+    expect(read).toMatchObject({ method: 'GET', path: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses' });
+    expect(read.query.fieldSelector).toBe('metadata.name=default');
+    expect(write).toMatchObject({
+      method: 'PATCH',
+      path: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default/status',
+      contentType: 'application/merge-patch+json',
+    });
+    expect((write.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBeDefined();
+    // Unchanged: read, nothing written.
+    const before = h.server.requests.length;
+    await h.cluster.writeNodeClassConditions('default', [invalid]);
+    expect(h.server.requests.slice(before).map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('reads again after a conflict', async () => {
+    h.server.store.create(classes, ec2NodeClassManifest({ name: 'default' }));
+    h.server.failNext('patch', '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/default/status', 409);
+    await h.cluster.writeNodeClassConditions('default', [invalid]);
+    expect(h.server.requests.filter((r) => r.method === 'GET').length).toBe(2);
+    expect(
+      (h.server.store.get(classes, 'default').status as { conditions: { type: string }[] }).conditions,
+    ).toMatchObject([{ type: 'ValidationSucceeded', status: 'False' }]);
+  });
+
+  it('fails with NotFoundError for a missing EC2NodeClass', async () => {
+    const error = await rejectionOf(h.cluster.writeNodeClassConditions('ghost', [invalid]));
+    expect(isNotFoundError(error)).toBe(true);
+    expect(error.message).toBe('writing the conditions of EC2NodeClass ghost: EC2NodeClass ghost not found');
+  });
+});
