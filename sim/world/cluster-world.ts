@@ -2,6 +2,7 @@ import { type AwsClients, awsClients } from '../../functions/aws-clients';
 import { composePorts, type Ports } from '../../functions/compose';
 import { type PodliftConfig, parseFunctionConfig } from '../../functions/config';
 import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
+import type { FunctionName } from '../../shared/core/contracts/routing';
 import { staticKubeConfig } from '../../shared/kube/kubeconfig-source';
 import { withFake } from '../fakes/aws/attach';
 import { FakeEc2, instanceTypeInfo, type SpotPriceSeed } from '../fakes/aws/ec2';
@@ -10,6 +11,8 @@ import { FakeEventBridge } from '../fakes/aws/fake-eventbridge';
 import { FakeIam } from '../fakes/aws/fake-iam';
 import { FakePricing } from '../fakes/aws/fake-pricing';
 import { FakeSsm } from '../fakes/aws/fake-ssm';
+import type { Caller } from '../fakes/aws/iam-policy/authorization';
+import { type StackPolicies, type StackRole, stackPolicies } from '../fakes/aws/iam-policy/stack-policies';
 import { type FakeKubeApiServer, startFakeKubeApiServer } from '../fakes/kube';
 import { VirtualTime } from '../virtual-time';
 import { bundledSpec } from './aws/bundled-spec';
@@ -52,6 +55,26 @@ export interface ClusterWorldOptions {
    * @default 0
    */
   readonly seed?: number;
+  /**
+   * The identity policies the fakes enforce, by role: every AWS call a function (or the
+   * watcher) makes is evaluated against its role's policies and refused as AWS would refuse it.
+   * `false` turns the evaluation off (fakes answer every caller).
+   * @default the policies of podlift's own stack, synthesized from infra/ ({@link stackPolicies})
+   */
+  readonly policies?: StackPolicies | false;
+}
+
+/** Who makes AWS calls in a world: a function (by its role) or the watcher. */
+export type WorldPrincipal = FunctionName | 'watcher';
+
+/** The account every world plays in (the fakes' default). */
+export const WORLD_ACCOUNT = '123456789012';
+
+/** The stack role each principal runs as (infra/podlift.ts: the three launching functions share one). */
+export function roleOf(principal: WorldPrincipal | 'test' | string): StackRole {
+  if (principal === 'termination') return 'termination';
+  if (principal === 'watcher') return 'watcher';
+  return 'functions';
 }
 
 /** Every fake of a {@link clusterWorld}, to seed, inspect and break. */
@@ -74,13 +97,20 @@ export interface ClusterWorld {
    * in, and the wait for their I/O to settle; `io.kubeConfig` numbers a client's requests.
    */
   readonly io: SequencedIo;
-  /** Real SDK clients answered by the fakes. */
+  /** Real SDK clients answered by the fakes, as the role of `loop` ({@link roleOf}). */
   readonly clients: AwsClients;
+  /** The policies the fakes enforce, or false when evaluation is off. */
+  readonly policies: StackPolicies | false;
+  /** Clients as `principal`'s role: what that Lambda (or the watcher) would hold. */
+  clientsOf(principal: WorldPrincipal): AwsClients;
   readonly config: PodliftConfig;
   /** The functions' ports, composed exactly as in Lambda, over the fakes. */
   readonly ports: Ports;
-  /** Composes another set of ports over the same world: a second Lambda container, cold caches. */
-  composeAgain(): Ports;
+  /**
+   * Composes another set of ports over the same world: a second Lambda container, cold caches;
+   * with `principal`, its clients carry that principal's role.
+   */
+  composeAgain(principal?: WorldPrincipal): Ports;
   /** Stops the API server. */
   close(): Promise<void>;
 }
@@ -163,15 +193,35 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     eks: new FakeEks({ clock: time, region: REGION, clusters: [{ name: CLUSTER, version: K8S }] }),
     eventBridge: new FakeEventBridge({ clock: time, region: REGION }),
   };
-  const raw = awsClients(REGION, { accessKeyId: 'x', secretAccessKey: 'y' });
-  const clients: AwsClients = {
-    ec2: withFake(raw.ec2, fakes.ec2),
-    ssm: withFake(raw.ssm, fakes.ssm),
-    iam: withFake(raw.iam, fakes.iam),
-    pricing: withFake(raw.pricing, fakes.pricing),
-    eks: withFake(raw.eks, fakes.eks),
-    eventBridge: withFake(raw.eventBridge, fakes.eventBridge),
+  const policies =
+    options.policies ??
+    (await stackPolicies({
+      account: WORLD_ACCOUNT,
+      region: REGION,
+      clusterName: CLUSTER,
+      // The node role of Karpenter's getting-started guide, imported as a migrating user would.
+      nodeRoleName: ROLE,
+      interruptionQueueArn: interruptionQueueArn(REGION, CLUSTER),
+    }));
+  const clientsAs = (role: StackRole | undefined): AwsClients => {
+    const caller: Caller | undefined =
+      policies === false || role === undefined
+        ? undefined
+        : {
+            arn: `arn:aws:sts::${WORLD_ACCOUNT}:assumed-role/podlift-${role}/${role}`,
+            policies: policies[role],
+          };
+    const raw = awsClients(REGION, { accessKeyId: 'x', secretAccessKey: 'y' });
+    return {
+      ec2: withFake(raw.ec2, fakes.ec2, caller),
+      ssm: withFake(raw.ssm, fakes.ssm, caller),
+      iam: withFake(raw.iam, fakes.iam, caller),
+      pricing: withFake(raw.pricing, fakes.pricing, caller),
+      eks: withFake(raw.eks, fakes.eks, caller),
+      eventBridge: withFake(raw.eventBridge, fakes.eventBridge, caller),
+    };
   };
+  const clients = clientsAs(roleOf(options.loop ?? 'test'));
   const config = parseFunctionConfig(
     {
       CLUSTER_NAME: CLUSTER,
@@ -181,10 +231,10 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     },
     options.loop ?? 'test',
   );
-  const compose = () =>
+  const compose = (principal?: WorldPrincipal) =>
     composePorts({
       config,
-      clients,
+      clients: principal === undefined ? clients : clientsAs(roleOf(principal)),
       time,
       random: () => 0.5,
       kubeConfigSource: staticKubeConfig(io.kubeConfig(kube.kubeConfig())),
@@ -194,9 +244,16 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     fakes,
     io,
     clients,
+    policies,
+    clientsOf: (principal) => clientsAs(roleOf(principal)),
     config,
     ports: compose(),
     composeAgain: compose,
     close: () => kube.close(),
   };
+}
+
+/** The interruption queue's ARN in a world (the FunctionRouter's queue, CloudFormation's name in a deployment). */
+export function interruptionQueueArn(region: string, cluster: string): string {
+  return `arn:aws:sqs:${region}:${WORLD_ACCOUNT}:podlift-${cluster}-interruption`;
 }

@@ -7,7 +7,7 @@ import { makeTerminationHandler } from '../../functions/termination/handler';
 import { type FunctionName, routeEvent, SCHEDULES } from '../../shared/core/contracts/routing';
 import { type LoggedLine, RecordingObservability } from '../fakes/ports/recording-observability';
 import type { VirtualTime } from '../virtual-time';
-import type { ClusterWorld } from './cluster-world';
+import { type ClusterWorld, interruptionQueueArn } from './cluster-world';
 import { InterruptionQueue } from './interruption-queue';
 import type { SequencedIo } from './io-sequencer';
 
@@ -95,13 +95,14 @@ export class FunctionRouter {
     };
     this.queue = new InterruptionQueue({
       clock: time,
-      arn: `arn:aws:sqs:${world.config.region}:123456789012:podlift-${world.config.clusterName}-interruption`,
+      arn: interruptionQueueArn(world.config.region, world.config.clusterName),
       region: world.config.region,
     });
     const runtime = (fn: FunctionName): (() => LoopRuntime) => {
       const seen = new RecordingObservability((line) => onLine(fn, line));
       // Each function is its own Lambda container: its own ports, caches and unavailable offerings.
-      const rt = runtimeOf(fn, world.composeAgain(), time, seen.log, seen.metricsPort);
+      // Its clients carry the function's role: the fakes refuse what the stack does not grant it.
+      const rt = runtimeOf(fn, world.composeAgain(fn), time, seen.log, seen.metricsPort);
       return () => rt;
     };
     this.handlers = {
