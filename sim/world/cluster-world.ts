@@ -193,16 +193,7 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     eks: new FakeEks({ clock: time, region: REGION, clusters: [{ name: CLUSTER, version: K8S }] }),
     eventBridge: new FakeEventBridge({ clock: time, region: REGION }),
   };
-  const policies =
-    options.policies ??
-    (await stackPolicies({
-      account: WORLD_ACCOUNT,
-      region: REGION,
-      clusterName: CLUSTER,
-      // The node role of Karpenter's getting-started guide, imported as a migrating user would.
-      nodeRoleName: ROLE,
-      interruptionQueueArn: interruptionQueueArn(REGION, CLUSTER),
-    }));
+  const policies = options.policies ?? (await worldStackPolicies());
   const clientsAs = (role: StackRole | undefined): AwsClients => {
     const caller: Caller | undefined =
       policies === false || role === undefined
@@ -256,4 +247,19 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
 /** The interruption queue's ARN in a world (the FunctionRouter's queue, CloudFormation's name in a deployment). */
 export function interruptionQueueArn(region: string, cluster: string): string {
   return `arn:aws:sqs:${region}:${WORLD_ACCOUNT}:podlift-${cluster}-interruption`;
+}
+
+/**
+ * The policies of podlift's stack deployed for a world: its account, region and cluster, the
+ * node role of Karpenter's getting-started guide (`KarpenterNodeRole-demo`, imported as a
+ * migrating user would), the router's interruption queue.
+ */
+export function worldStackPolicies(): Promise<StackPolicies> {
+  return stackPolicies({
+    account: WORLD_ACCOUNT,
+    region: REGION,
+    clusterName: CLUSTER,
+    nodeRoleName: ROLE,
+    interruptionQueueArn: interruptionQueueArn(REGION, CLUSTER),
+  });
 }

@@ -9,7 +9,7 @@ import {
   nodePoolManifest,
   podManifest,
 } from '../../../sim/world/builders';
-import { type ClusterWorld, clusterWorld } from '../../../sim/world/cluster-world';
+import { type ClusterWorld, type ClusterWorldOptions, clusterWorld } from '../../../sim/world/cluster-world';
 
 /** A cluster world with the default NodePool and EC2NodeClass, and the provisioner's handler over it. */
 export interface ProvisionerWorld {
@@ -22,8 +22,9 @@ export interface ProvisionerWorld {
 export async function provisionerWorld(
   instanceTypes: readonly string[] = ['m5.large', 'm5.xlarge', 'c5.xlarge'],
   capacityType: 'on-demand' | 'spot' = 'on-demand',
+  options: Pick<ClusterWorldOptions, 'policies'> = {},
 ) {
-  const world = await clusterWorld({ instanceTypes, loop: 'provisioner' });
+  const world = await clusterWorld({ instanceTypes, loop: 'provisioner', ...options });
   world.fakes.kube.store.seed('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest());
   world.fakes.kube.store.seed(
     'nodepools.karpenter.sh',
