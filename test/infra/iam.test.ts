@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WatcherImage } from '../../infra/parts/watcher-image';
 import { PodliftStack } from '../../infra/stack';
-import { normalStatement } from './policy-text';
+import { normalStatement, statementsOfRole } from './policy-text';
 import { removeTestApps, synthStack, TEST_IMAGE, testApp } from './test-app';
 
 afterAll(removeTestApps);
@@ -271,14 +271,6 @@ const TERMINATION_STATEMENTS = [
     Resource: ['<PodliftFunctionsTerminationLogs.Arn>'],
   },
 ];
-
-/** Every statement of every policy attached to the role whose logical id starts with `rolePrefix`. */
-function statementsOfRole(template: Template, rolePrefix: string): Record<string, unknown>[] {
-  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
-    (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(rolePrefix)),
-  );
-  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement.map(normalStatement));
-}
 
 /** Orders statements by their canonical text (keys sorted), whatever order the keys were written in. */
 const canonical = (value: unknown): string =>
