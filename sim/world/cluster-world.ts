@@ -101,6 +101,11 @@ export interface ClusterWorld {
   readonly clients: AwsClients;
   /** The policies the fakes enforce, or false when evaluation is off. */
   readonly policies: StackPolicies | false;
+  /**
+   * Clients no policy limits: the account's administrator, for a test or scenario that sets up
+   * or inspects state behind podlift's back (another cluster's launch template, a listing).
+   */
+  readonly adminClients: AwsClients;
   /** Clients as `principal`'s role: what that Lambda (or the watcher) would hold. */
   clientsOf(principal: WorldPrincipal): AwsClients;
   readonly config: PodliftConfig;
@@ -236,6 +241,7 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     io,
     clients,
     policies,
+    adminClients: clientsAs(undefined),
     clientsOf: (principal) => clientsAs(roleOf(principal)),
     config,
     ports: compose(),

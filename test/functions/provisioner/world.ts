@@ -143,8 +143,9 @@ export async function withOneNode(
   pods: readonly object[],
   instanceTypes: readonly string[] = ['m5.large'],
   capacityType: 'on-demand' | 'spot' = 'on-demand',
+  options: Pick<ClusterWorldOptions, 'policies'> = {},
 ) {
-  const pw = await provisionerWorld(instanceTypes, capacityType);
+  const pw = await provisionerWorld(instanceTypes, capacityType, options);
   seedPendingPods(pw.world, 1, '250m', 'seed');
   await pw.handler(scheduledEvent('p1'), lambdaContext('p1'));
   const store = pw.world.fakes.kube.store;

@@ -30,7 +30,9 @@ async function healthWorld(nodeRepair = false) {
   });
   const { pw, claimName, instanceId } = await withOneNode([pod]);
   const seen = new RecordingObservability();
-  const ports = { ...pw.world.ports, config: { ...pw.world.ports.config, featureGates: { nodeRepair } } };
+  // Termination's own role (a world's default ports carry the launching functions' role).
+  const own = pw.world.composeAgain('termination');
+  const ports = { ...own, config: { ...own.config, featureGates: { nodeRepair } } };
   const runtime = runtimeOf('termination', ports, pw.world.time, seen.log, seen.metricsPort);
   const handler = makeTerminationHandler(() => runtime);
   let runs = 0;

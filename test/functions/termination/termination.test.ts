@@ -23,7 +23,14 @@ afterEach(async () => {
 async function terminationWorld(pods: readonly Json[]) {
   const { pw, claimName } = await withOneNode(pods);
   const seen = new RecordingObservability();
-  const runtime = runtimeOf('termination', pw.world.ports, pw.world.time, seen.log, seen.metricsPort);
+  // Termination's own role (a world's default ports carry the launching functions' role).
+  const runtime = runtimeOf(
+    'termination',
+    pw.world.composeAgain('termination'),
+    pw.world.time,
+    seen.log,
+    seen.metricsPort,
+  );
   return { pw, seen, claimName, terminate: makeTerminationHandler(() => runtime) };
 }
 
