@@ -6,6 +6,7 @@ import { decodeAuthorizationMessage } from '../../sim/fakes/aws/iam-policy/autho
 import type { PolicyDocument, PolicyStatement } from '../../sim/fakes/aws/iam-policy/evaluate';
 import type { StackPolicies } from '../../sim/fakes/aws/iam-policy/stack-policies';
 import { type ClusterWorld, clusterWorld, worldStackPolicies } from '../../sim/world/cluster-world';
+import { FunctionRouter } from '../../sim/world/function-router';
 import {
   lambdaContext,
   type ProvisionerWorld,
@@ -164,5 +165,46 @@ describe("IAM: the fakes enforce the stack's policies", () => {
         .clientsOf('termination')
         .iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: 'with-cluster-name' })),
     ).resolves.toBeDefined();
+  });
+
+  it("lets Lambda's SQS event source poll the interruption queue only with the function role's queue permissions", async () => {
+    const warning = {
+      version: '0',
+      id: 'w-1',
+      'detail-type': 'EC2 Spot Instance Interruption Warning',
+      source: 'aws.ec2',
+      account: '123456789012',
+      time: '2026-01-01T00:00:00Z',
+      region: 'us-east-1',
+      resources: ['arn:aws:ec2:us-east-1:123456789012:instance/i-00000000000000001'],
+      detail: { 'instance-id': 'i-00000000000000001', 'instance-action': 'terminate' },
+    };
+    const stack = await worldStackPolicies();
+    const withoutQueue = {
+      ...stack,
+      functions: stack.functions.filter((doc) => !JSON.stringify(doc).includes('sqs:ReceiveMessage')),
+    };
+    world = await clusterWorld({ policies: withoutQueue });
+    const router = new FunctionRouter(world, () => undefined);
+    router.putDefaultBusEvent(warning);
+    await router.runDue();
+    expect(router.queue.depth).toBe(1);
+    expect(router.invocations).toEqual([
+      expect.objectContaining({
+        fn: 'interruption',
+        outcome: 'threw',
+        error: expect.stringMatching(
+          /not authorized to perform: sqs:ReceiveMessage on resource: arn:aws:sqs:us-east-1:123456789012:podlift-demo-interruption/,
+        ),
+      }),
+    ]);
+    await world.close();
+
+    world = await clusterWorld();
+    const allowed = new FunctionRouter(world, () => undefined);
+    allowed.putDefaultBusEvent(warning);
+    await allowed.runDue();
+    expect(allowed.queue.depth).toBe(0);
+    expect(allowed.invocations.map((i) => [i.fn, i.trigger])).toEqual([['interruption', 'sqs']]);
   });
 });
