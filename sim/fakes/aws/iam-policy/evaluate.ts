@@ -106,13 +106,22 @@ function lookup(context: RequestContext, key: string): readonly string[] | undef
   return undefined;
 }
 
+/** Compiled patterns: every AWS call of a simulation evaluates the same few dozen. */
+const compiled = new Map<string, RegExp>();
+
 /** Whether `value` matches `pattern`, where `*` is any run of characters and `?` one character. */
 export function wildcardMatch(pattern: string, value: string, ignoreCase: boolean): boolean {
-  const source = pattern
-    .split('')
-    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
+  const key = `${ignoreCase ? 'i' : 's'}${pattern}`;
+  let regex = compiled.get(key);
+  if (regex === undefined) {
+    const source = pattern
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    regex = new RegExp(`^${source}$`, ignoreCase ? 'is' : 's');
+    compiled.set(key, regex);
+  }
+  return regex.test(value);
 }
 
 type Comparison = (requestValue: string, policyValue: string) => boolean;

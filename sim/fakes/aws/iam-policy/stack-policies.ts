@@ -5,6 +5,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -90,9 +91,10 @@ async function synthesize(placement: StackPlacement): Promise<StackPolicies> {
   const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as {
     context: Record<string, unknown>;
   };
+  const outdir = join(tmpdir(), 'podlift-stack-policies', `cdk.out.${process.pid}`);
   const app = new App({
     builtinCloudFormationValidation: false,
-    outdir: join(tmpdir(), 'podlift-stack-policies', `cdk.out.${process.pid}`),
+    outdir,
     context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
   });
   const stack = new PodliftStack(app, `Podlift-${placement.clusterName}`, {
@@ -104,6 +106,7 @@ async function synthesize(placement: StackPlacement): Promise<StackPolicies> {
     }),
   });
   const template = app.synth().getStackByName(stack.stackName).template as Template;
+  rmSync(outdir, { recursive: true, force: true });
   return policiesOf(template, placement);
 }
 
