@@ -56,10 +56,13 @@ export type Decision =
 /** Evaluates `request` against every statement of `policies`. */
 export function evaluate(policies: readonly PolicyDocument[], request: AuthorizationRequest): Decision {
   let allowedBy: PolicyStatement | undefined;
-  for (const statement of policies.flatMap((p) => p.Statement)) {
-    if (!statementMatches(statement, request)) continue;
-    if (statement.Effect === 'Deny') return withSid('ExplicitDeny', statement);
-    allowedBy ??= statement;
+  const context = lowerCaseKeys(request.context);
+  for (const policy of policies) {
+    for (const statement of policy.Statement) {
+      if (!statementMatches(statement, request, context)) continue;
+      if (statement.Effect === 'Deny') return withSid('ExplicitDeny', statement);
+      allowedBy ??= statement;
+    }
   }
   return allowedBy === undefined ? { effect: 'ImplicitDeny' } : withSid('Allow', allowedBy);
 }
@@ -71,7 +74,18 @@ function withSid(effect: 'Allow' | 'ExplicitDeny', statement: PolicyStatement): 
 const list = (value: string | readonly string[] | undefined): readonly string[] =>
   value === undefined ? [] : typeof value === 'string' ? [value] : value;
 
-function statementMatches(statement: PolicyStatement, request: AuthorizationRequest): boolean {
+/** Condition keys are case-insensitive (IAM User Guide, "Condition element"): the context by lower-cased key. */
+function lowerCaseKeys(context: RequestContext): ReadonlyMap<string, readonly string[]> {
+  const map = new Map<string, readonly string[]>();
+  for (const [key, value] of Object.entries(context)) map.set(key.toLowerCase(), list(value));
+  return map;
+}
+
+function statementMatches(
+  statement: PolicyStatement,
+  request: AuthorizationRequest,
+  context: ReadonlyMap<string, readonly string[]>,
+): boolean {
   const actionMatches = (patterns: readonly string[]) =>
     patterns.some((p) => wildcardMatch(p, request.action, true));
   if (
@@ -90,7 +104,7 @@ function statementMatches(statement: PolicyStatement, request: AuthorizationRequ
     return false;
   return Object.entries(statement.Condition ?? {}).every(([operator, keys]) =>
     Object.entries(keys).every(([key, values]) =>
-      conditionHolds(operator, lookup(request.context, key), conditionValues(values)),
+      conditionHolds(operator, context.get(key.toLowerCase()), conditionValues(values)),
     ),
   );
 }
@@ -99,18 +113,14 @@ function conditionValues(values: string | boolean | readonly string[]): readonly
   return typeof values === 'boolean' ? [String(values)] : list(values);
 }
 
-/** Condition keys are case-insensitive (IAM User Guide, "Condition element"). */
-function lookup(context: RequestContext, key: string): readonly string[] | undefined {
-  const lower = key.toLowerCase();
-  for (const [k, v] of Object.entries(context)) if (k.toLowerCase() === lower) return list(v);
-  return undefined;
-}
-
 /** Compiled patterns: every AWS call of a simulation evaluates the same few dozen. */
 const compiled = new Map<string, RegExp>();
 
 /** Whether `value` matches `pattern`, where `*` is any run of characters and `?` one character. */
 export function wildcardMatch(pattern: string, value: string, ignoreCase: boolean): boolean {
+  if (!pattern.includes('*') && !pattern.includes('?')) {
+    return ignoreCase ? pattern.toLowerCase() === value.toLowerCase() : pattern === value;
+  }
   const key = `${ignoreCase ? 'i' : 's'}${pattern}`;
   let regex = compiled.get(key);
   if (regex === undefined) {
