@@ -1,4 +1,4 @@
-import { CreateFleetCommand } from '@aws-sdk/client-ec2';
+import { CreateFleetCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateInstanceProfileCommand, DeleteInstanceProfileCommand } from '@aws-sdk/client-iam';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -206,5 +206,30 @@ describe("IAM: the fakes enforce the stack's policies", () => {
     await allowed.runDue();
     expect(allowed.queue.depth).toBe(0);
     expect(allowed.invocations.map((i) => [i.fn, i.trigger])).toEqual([['interruption', 'sqs']]);
+  });
+
+  it("terminates only instances tagged for the cluster and a NodePool (Karpenter's AllowScopedDeletion), from either role", async () => {
+    world = await clusterWorld();
+    const ec2 = world.fakes.ec2;
+    const owned = [
+      { Key: 'kubernetes.io/cluster/demo', Value: 'owned' },
+      { Key: 'karpenter.sh/nodepool', Value: 'default' },
+    ];
+    const ours = ec2.launchOutside({ instanceType: 'm5.large', tags: owned });
+    const noPool = ec2.launchOutside({ instanceType: 'm5.large', tags: [owned[0]!] });
+    const otherCluster = ec2.launchOutside({
+      instanceType: 'm5.large',
+      tags: [{ Key: 'kubernetes.io/cluster/other', Value: 'owned' }, owned[1]!],
+    });
+    const terminate = (principal: 'termination' | 'disruption', id: string) =>
+      world!.clientsOf(principal).ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+    for (const id of [noPool, otherCluster]) {
+      await expect(terminate('termination', id)).rejects.toMatchObject({ name: 'UnauthorizedOperation' });
+      await expect(terminate('disruption', id)).rejects.toMatchObject({ name: 'UnauthorizedOperation' });
+    }
+    await expect(terminate('termination', ours)).resolves.toBeDefined();
+    expect(ec2.instance(noPool)?.State?.Name).toBe('pending');
+    expect(ec2.instance(otherCluster)?.State?.Name).toBe('pending');
+    expect(ec2.instance(ours)?.State?.Name).toBe('shutting-down');
   });
 });
