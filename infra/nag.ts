@@ -31,7 +31,7 @@ export function acknowledgeFindings(scopes: NagScopes): void {
   const acknowledgements = [
     wildcard(
       '*',
-      'EC2 Describe* and pricing:GetProducts support no resource-level permissions (Describe* limited to this region by aws:RequestedRegion); instance-profile create/tag/add-role/remove-role are scoped by aws:RequestTag/aws:ResourceTag kubernetes.io/cluster/<cluster>=owned, topology.kubernetes.io/region and karpenter.k8s.aws/ec2nodeclass, as Karpenter does',
+      "EC2 Describe* and pricing:GetProducts support no resource-level permissions (Describe* limited to this region by aws:RequestedRegion), as in Karpenter's AllowRegionalReadActions and AllowPricingReadActions",
     ),
     wildcard(
       `arn:${P}:ec2:${R}::image/*`,
@@ -75,7 +75,7 @@ export function acknowledgeFindings(scopes: NagScopes): void {
     ),
     wildcard(
       `arn:${P}:iam::${A}:instance-profile/*`,
-      'iam:GetInstanceProfile (read only) on an EC2NodeClass spec.instanceProfile, which names any profile of the account; Karpenter grants it on *',
+      "This account's instance profiles: GetInstanceProfile (an EC2NodeClass spec.instanceProfile names any of them) and ListInstanceProfiles are reads; create, tag, add/remove role and delete are scoped by aws:RequestTag/aws:ResourceTag kubernetes.io/cluster/<cluster>=owned, eks:eks-cluster-name, topology.kubernetes.io/region and karpenter.k8s.aws/ec2nodeclass, as in Karpenter's policy",
     ),
   ];
   for (const policy of scopes.policies) Validations.of(policy).acknowledge(...acknowledgements);

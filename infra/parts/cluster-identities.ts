@@ -92,9 +92,20 @@ export class ClusterIdentities extends Construct {
         });
       }
       // EKS Pod Identity: the pods.eks.amazonaws.com principal assumes the role with session tags.
+      // The service principal alone would let any Pod Identity association of any cluster, in
+      // any account, name this role: aws:SourceAccount keeps it to this account, and the session
+      // tags EKS Pod Identity sets (EKS user guide, pod-id-role and pod-id-abac) to this
+      // cluster's ARN and the watcher's namespace and service account.
       this.watcherRole = new iam.Role(this, 'WatcherRole', {
         description: `podlift watcher of cluster ${clusterName}: publishes hints to the cluster's bus`,
-        assumedBy: new iam.ServicePrincipal('pods.eks.amazonaws.com').withSessionTags(),
+        assumedBy: new iam.ServicePrincipal('pods.eks.amazonaws.com').withSessionTags().withConditions({
+          StringEquals: {
+            'aws:SourceAccount': Aws.ACCOUNT_ID,
+            'aws:RequestTag/eks-cluster-arn': clusterArn(clusterName),
+            'aws:RequestTag/kubernetes-namespace': WATCHER_NAMESPACE,
+            'aws:RequestTag/kubernetes-service-account': WATCHER_SERVICE_ACCOUNT,
+          },
+        }),
       });
       new eks.CfnPodIdentityAssociation(this, 'WatcherPodIdentity', {
         clusterName,
@@ -120,4 +131,9 @@ export class ClusterIdentities extends Construct {
 /** The ARN of the kOps access parameter the functions read (shared/aws/eks/kops-cluster-access.ts). */
 export function kopsParameterArn(clusterName: string): string {
   return `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter/podlift/${clusterName}/cluster`;
+}
+
+/** The EKS cluster's ARN in this stack's account and region. */
+function clusterArn(clusterName: string): string {
+  return `arn:${Aws.PARTITION}:eks:${Aws.REGION}:${Aws.ACCOUNT_ID}:cluster/${clusterName}`;
 }

@@ -14,6 +14,14 @@ export interface ControllerPolicyScope {
 
 const ec2 = (resource: string, account = '*') =>
   `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${account}:${resource}`;
+/**
+ * The tag naming the EKS cluster on everything podlift creates (shared/aws/fleet/launch-tags.ts
+ * TAG_EKS_CLUSTER_NAME; infra imports core only). The simulator's IAM evaluation denies every
+ * launch if the two ever differ.
+ */
+const TAG_EKS_CLUSTER_NAME = 'eks:eks-cluster-name';
+/** Every instance profile of this account (IAM is global: no region in the ARN). */
+const instanceProfiles = `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`;
 
 /**
  * The functions' IAM statements, matched to Karpenter's controller policy
@@ -26,8 +34,9 @@ const ec2 = (resource: string, account = '*') =>
  *   and Name tags are set by CreateFleet) and no `iam:DeleteInstanceProfile` here: garbage
  *   collection of instance profiles and launch templates runs in the termination function, whose
  *   role alone may delete them ({@link terminationStatements});
- * - Describe* lists only the eight calls podlift makes (no DescribeAvailabilityZones);
- * - `iam:GetInstanceProfile` on this account's profiles instead of `*`;
+ * - Describe* lists only the calls podlift makes (no DescribeAvailabilityZones);
+ * - no `capacity-reservation/*` launch resource: podlift never launches into a reservation;
+ * - `iam:PassedToService` only `ec2.amazonaws.com` (Karpenter adds the China partition's name);
  * - SSM reads split: the public AMI parameters (`GetParameters`, what amis.ts calls), the
  *   cluster's NodePool parameters (`GetParametersByPath`), and in kOps mode the access parameter;
  * - the interruption queue's actions come from the SQS event source (sqs-consume), and
@@ -38,52 +47,65 @@ const ec2 = (resource: string, account = '*') =>
 export function controllerStatements(scope: ControllerPolicyScope): iam.PolicyStatement[] {
   const clusterTag = `kubernetes.io/cluster/${scope.clusterName}`;
   const requestTagged = {
-    StringEquals: { [`aws:RequestTag/${clusterTag}`]: 'owned' },
+    StringEquals: {
+      [`aws:RequestTag/${clusterTag}`]: 'owned',
+      [`aws:RequestTag/${TAG_EKS_CLUSTER_NAME}`]: scope.clusterName,
+    },
     StringLike: { [`aws:RequestTag/${LABEL_NODEPOOL}`]: '*' },
   };
+  // What CreateFleet and CreateLaunchTemplate create, each tagged at creation: the fleet, the
+  // instances and their volumes (fleet-request.ts TagSpecifications), the network interfaces and,
+  // for spot launches, the spot requests (launch-template-data.ts launchedResourceTags), and the
+  // launch template itself (launch-template-provider.ts).
+  const created = [
+    ec2('fleet/*'),
+    ec2('instance/*'),
+    ec2('volume/*'),
+    ec2('network-interface/*'),
+    ec2('launch-template/*'),
+    ec2('spot-instances-request/*'),
+  ];
   const statements = [
     new iam.PolicyStatement({
-      sid: 'AllowScopedEC2InstanceActions',
+      sid: 'AllowScopedEC2InstanceAccessActions',
       actions: ['ec2:RunInstances', 'ec2:CreateFleet'],
+      // Karpenter also lists capacity-reservation/*: podlift never launches into a reservation
+      // (it only describes them), so it is left out.
       resources: [
         `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::image/*`,
         `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::snapshot/*`,
-        ec2('spot-instances-request/*'),
         ec2('security-group/*'),
         ec2('subnet/*'),
-        ec2('launch-template/*'),
         // An EC2NodeClass's placementGroupSelector puts the group on the launch template.
         ec2('placement-group/*'),
       ],
     }),
     new iam.PolicyStatement({
+      // Launching from a template is allowed only from the cluster's own templates.
+      sid: 'AllowScopedEC2LaunchTemplateAccessActions',
+      actions: ['ec2:RunInstances', 'ec2:CreateFleet'],
+      resources: [ec2('launch-template/*')],
+      conditions: {
+        StringEquals: { [`aws:ResourceTag/${clusterTag}`]: 'owned' },
+        StringLike: { [`aws:ResourceTag/${LABEL_NODEPOOL}`]: '*' },
+      },
+    }),
+    new iam.PolicyStatement({
       sid: 'AllowScopedEC2InstanceActionsWithTags',
       actions: ['ec2:RunInstances', 'ec2:CreateFleet', 'ec2:CreateLaunchTemplate'],
-      resources: [
-        ec2('fleet/*'),
-        ec2('instance/*'),
-        ec2('volume/*'),
-        ec2('network-interface/*'),
-        ec2('launch-template/*'),
-      ],
+      resources: created,
       conditions: requestTagged,
     }),
     new iam.PolicyStatement({
       sid: 'AllowScopedResourceCreationTagging',
       actions: ['ec2:CreateTags'],
-      resources: [
-        ec2('fleet/*'),
-        ec2('instance/*'),
-        ec2('volume/*'),
-        ec2('network-interface/*'),
-        ec2('launch-template/*'),
-      ],
+      resources: created,
       conditions: {
         StringEquals: {
-          [`aws:RequestTag/${clusterTag}`]: 'owned',
+          ...requestTagged.StringEquals,
           'ec2:CreateAction': ['RunInstances', 'CreateFleet', 'CreateLaunchTemplate'],
         },
-        StringLike: { [`aws:RequestTag/${LABEL_NODEPOOL}`]: '*' },
+        StringLike: requestTagged.StringLike,
       },
     }),
     new iam.PolicyStatement({
@@ -134,12 +156,12 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     new iam.PolicyStatement({
       sid: 'AllowScopedInstanceProfileCreationActions',
       actions: ['iam:CreateInstanceProfile'],
-      // CreateInstanceProfile is authorised on the new profile's ARN: its path is fixed by
-      // podlift (/karpenter/<region>/<cluster>/), but the request tags are what scopes it.
-      resources: ['*'],
+      // CreateInstanceProfile is authorised on the new profile's ARN, in this account.
+      resources: [instanceProfiles],
       conditions: {
         StringEquals: {
           [`aws:RequestTag/${clusterTag}`]: 'owned',
+          [`aws:RequestTag/${TAG_EKS_CLUSTER_NAME}`]: scope.clusterName,
           [`aws:RequestTag/${LABEL_REGION}`]: Aws.REGION,
         },
         StringLike: { [`aws:RequestTag/${LABEL_NODECLASS}`]: '*' },
@@ -149,12 +171,13 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
       // CreateInstanceProfile with Tags also needs iam:TagInstanceProfile.
       sid: 'AllowScopedInstanceProfileTagActions',
       actions: ['iam:TagInstanceProfile'],
-      resources: ['*'],
+      resources: [instanceProfiles],
       conditions: {
         StringEquals: {
           [`aws:ResourceTag/${clusterTag}`]: 'owned',
           [`aws:ResourceTag/${LABEL_REGION}`]: Aws.REGION,
           [`aws:RequestTag/${clusterTag}`]: 'owned',
+          [`aws:RequestTag/${TAG_EKS_CLUSTER_NAME}`]: scope.clusterName,
           [`aws:RequestTag/${LABEL_REGION}`]: Aws.REGION,
         },
         StringLike: {
@@ -166,7 +189,7 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     new iam.PolicyStatement({
       sid: 'AllowScopedInstanceProfileActions',
       actions: ['iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile'],
-      resources: ['*'],
+      resources: [instanceProfiles],
       conditions: {
         StringEquals: {
           [`aws:ResourceTag/${clusterTag}`]: 'owned',
@@ -178,7 +201,7 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     new iam.PolicyStatement({
       sid: 'AllowInstanceProfileReadActions',
       actions: ['iam:GetInstanceProfile'],
-      resources: [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`],
+      resources: [instanceProfiles],
     }),
     new iam.PolicyStatement({
       sid: 'AllowClusterBusPublishing',
@@ -270,7 +293,7 @@ export function terminationStatements(scope: ControllerPolicyScope): iam.PolicyS
     new iam.PolicyStatement({
       sid: 'AllowScopedInstanceProfileDeletion',
       actions: ['iam:RemoveRoleFromInstanceProfile', 'iam:DeleteInstanceProfile'],
-      resources: [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`],
+      resources: [instanceProfiles],
       conditions: {
         StringEquals: {
           [`aws:ResourceTag/${clusterTag}`]: 'owned',
@@ -282,7 +305,7 @@ export function terminationStatements(scope: ControllerPolicyScope): iam.PolicyS
     new iam.PolicyStatement({
       sid: 'AllowInstanceProfileListAndRead',
       actions: ['iam:ListInstanceProfiles', 'iam:GetInstanceProfile'],
-      resources: [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:instance-profile/*`],
+      resources: [instanceProfiles],
     }),
     clusterParameterReads(scope),
     ...clusterAccessStatements(scope),

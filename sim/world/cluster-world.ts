@@ -11,13 +11,15 @@ import { FakeEventBridge } from '../fakes/aws/fake-eventbridge';
 import { FakeIam } from '../fakes/aws/fake-iam';
 import { FakePricing } from '../fakes/aws/fake-pricing';
 import { FakeSsm } from '../fakes/aws/fake-ssm';
+import type { Caller } from '../fakes/aws/iam-policy/authorization';
+import { type StackPolicies, type StackRole, stackPolicies } from '../fakes/aws/iam-policy/stack-policies';
 import { type FakeKubeApiServer, startFakeKubeApiServer } from '../fakes/kube';
 import { VirtualTime } from '../virtual-time';
 import { bundledSpec } from './aws/bundled-spec';
 import { al2023Path, amiParameter, ROLE } from './aws/node-class-world';
 import { AL2023_IMAGES, CLUSTER, DISCOVERY, K8S, REGION, SECURITY_GROUP_NODES, ZONES } from './aws/region';
 import { SequencedIo } from './io-sequencer';
-import { functionIdentity, podliftAuthorization } from './kube-identities';
+import { functionIdentity, podliftAuthorization, WATCHER_IDENTITY } from './kube-identities';
 import { seeded, seededUuids } from './seeded-random';
 
 /**
@@ -58,6 +60,26 @@ export interface ClusterWorldOptions {
    * @default 0
    */
   readonly seed?: number;
+  /**
+   * The identity policies the fakes enforce, by role: every AWS call a function (or the
+   * watcher) makes is evaluated against its role's policies and refused as AWS would refuse it.
+   * `false` turns the evaluation off (fakes answer every caller).
+   * @default the policies of podlift's own stack, synthesized from infra/ ({@link stackPolicies})
+   */
+  readonly policies?: StackPolicies | false;
+}
+
+/** Who makes AWS calls in a world: a function (by its role) or the watcher. */
+export type WorldPrincipal = FunctionName | 'watcher';
+
+/** The account every world plays in (the fakes' default). */
+export const WORLD_ACCOUNT = '123456789012';
+
+/** The stack role each principal runs as (infra/podlift.ts: the three launching functions share one). */
+export function roleOf(principal: WorldPrincipal | 'test' | string): StackRole {
+  if (principal === 'termination') return 'termination';
+  if (principal === 'watcher') return 'watcher';
+  return 'functions';
 }
 
 /** Every fake of a {@link clusterWorld}, to seed, inspect and break. */
@@ -80,8 +102,17 @@ export interface ClusterWorld {
    * in, and the wait for their I/O to settle; `io.kubeConfig` numbers a client's requests.
    */
   readonly io: SequencedIo;
-  /** Real SDK clients answered by the fakes. */
+  /** Real SDK clients answered by the fakes, as the role of `loop` ({@link roleOf}). */
   readonly clients: AwsClients;
+  /** The policies the fakes enforce, or false when evaluation is off. */
+  readonly policies: StackPolicies | false;
+  /**
+   * Clients no policy limits: the account's administrator, for a test or scenario that sets up
+   * or inspects state behind podlift's back (another cluster's launch template, a listing).
+   */
+  readonly adminClients: AwsClients;
+  /** Clients as `principal`'s role: what that Lambda (or the watcher) would hold. */
+  clientsOf(principal: WorldPrincipal): AwsClients;
   readonly config: PodliftConfig;
   /**
    * The functions' ports, composed exactly as in Lambda, over the fakes, authenticating to the
@@ -89,10 +120,11 @@ export interface ClusterWorld {
    */
   readonly ports: Ports;
   /**
-   * Composes another set of ports over the same world: a second Lambda container, cold caches,
-   * authenticating as `fn` (default: as {@link ClusterWorld.ports} do).
+   * Composes another set of ports over the same world: a second Lambda container, cold caches;
+   * with `principal`, its AWS clients carry that principal's role and it authenticates to the API
+   * server as that principal (default: as {@link ClusterWorld.ports} do).
    */
-  composeAgain(fn?: FunctionName): Ports;
+  composeAgain(principal?: WorldPrincipal): Ports;
   /** Stops the API server. */
   close(): Promise<void>;
 }
@@ -177,16 +209,27 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     eks: new FakeEks({ clock: time, region: REGION, clusters: [{ name: CLUSTER, version: K8S }] }),
     eventBridge: new FakeEventBridge({ clock: time, region: REGION }),
   };
-  const raw = awsClients(REGION, { accessKeyId: 'x', secretAccessKey: 'y' });
-  const clients: AwsClients = {
-    ec2: withFake(raw.ec2, fakes.ec2),
-    ssm: withFake(raw.ssm, fakes.ssm),
-    iam: withFake(raw.iam, fakes.iam),
-    pricing: withFake(raw.pricing, fakes.pricing),
-    eks: withFake(raw.eks, fakes.eks),
-    eventBridge: withFake(raw.eventBridge, fakes.eventBridge),
+  const policies = options.policies ?? (await worldStackPolicies());
+  const clientsAs = (role: StackRole | undefined): AwsClients => {
+    const caller: Caller | undefined =
+      policies === false || role === undefined
+        ? undefined
+        : {
+            arn: `arn:aws:sts::${WORLD_ACCOUNT}:assumed-role/podlift-${role}/${role}`,
+            policies: policies[role],
+          };
+    const raw = awsClients(REGION, { accessKeyId: 'x', secretAccessKey: 'y' });
+    return {
+      ec2: withFake(raw.ec2, fakes.ec2, caller),
+      ssm: withFake(raw.ssm, fakes.ssm, caller),
+      iam: withFake(raw.iam, fakes.iam, caller),
+      pricing: withFake(raw.pricing, fakes.pricing, caller),
+      eks: withFake(raw.eks, fakes.eks, caller),
+      eventBridge: withFake(raw.eventBridge, fakes.eventBridge, caller),
+    };
   };
   const loop = options.loop ?? 'test';
+  const clients = clientsAs(roleOf(loop));
   const config = parseFunctionConfig(
     {
       CLUSTER_NAME: CLUSTER,
@@ -197,24 +240,51 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
     loop,
   );
   const defaultFunction: FunctionName = isFunctionName(loop) ? loop : 'provisioner';
-  const compose = (fn: FunctionName = defaultFunction) =>
+  const kubeIdentity = (principal: WorldPrincipal) =>
+    principal === 'watcher' ? WATCHER_IDENTITY : functionIdentity(principal);
+  const compose = (principal?: WorldPrincipal) =>
     composePorts({
       config,
-      clients,
+      clients: principal === undefined ? clients : clientsAs(roleOf(principal)),
       time,
       random: () => 0.5,
-      kubeConfigSource: staticKubeConfig(io.kubeConfig(kube.kubeConfig(functionIdentity(fn).token))),
+      kubeConfigSource: staticKubeConfig(
+        io.kubeConfig(kube.kubeConfig(kubeIdentity(principal ?? defaultFunction).token)),
+      ),
     });
   return {
     time,
     fakes,
     io,
     clients,
+    policies,
+    adminClients: clientsAs(undefined),
+    clientsOf: (principal) => clientsAs(roleOf(principal)),
     config,
     ports: compose(),
     composeAgain: compose,
     close: () => kube.close(),
   };
+}
+
+/** The interruption queue's ARN in a world (the FunctionRouter's queue, CloudFormation's name in a deployment). */
+export function interruptionQueueArn(region: string, cluster: string): string {
+  return `arn:aws:sqs:${region}:${WORLD_ACCOUNT}:podlift-${cluster}-interruption`;
+}
+
+/**
+ * The policies of podlift's stack deployed for a world: its account, region and cluster, the
+ * node role of Karpenter's getting-started guide (`KarpenterNodeRole-demo`, imported as a
+ * migrating user would), the router's interruption queue.
+ */
+export function worldStackPolicies(): Promise<StackPolicies> {
+  return stackPolicies({
+    account: WORLD_ACCOUNT,
+    region: REGION,
+    clusterName: CLUSTER,
+    nodeRoleName: ROLE,
+    interruptionQueueArn: interruptionQueueArn(REGION, CLUSTER),
+  });
 }
 
 function isFunctionName(name: string): name is FunctionName {

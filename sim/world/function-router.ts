@@ -5,9 +5,10 @@ import { makeProvisionerHandler } from '../../functions/provisioner/handler';
 import { type LoopRuntime, runtimeOf } from '../../functions/runtime';
 import { makeTerminationHandler } from '../../functions/termination/handler';
 import { type FunctionName, routeEvent, SCHEDULES } from '../../shared/core/contracts/routing';
+import { deniedSentence, firstDenial } from '../fakes/aws/iam-policy/authorization';
 import { type LoggedLine, RecordingObservability } from '../fakes/ports/recording-observability';
 import type { VirtualTime } from '../virtual-time';
-import type { ClusterWorld } from './cluster-world';
+import { type ClusterWorld, interruptionQueueArn, roleOf } from './cluster-world';
 import { InterruptionQueue } from './interruption-queue';
 import type { SequencedIo } from './io-sequencer';
 
@@ -95,13 +96,14 @@ export class FunctionRouter {
     };
     this.queue = new InterruptionQueue({
       clock: time,
-      arn: `arn:aws:sqs:${world.config.region}:123456789012:podlift-${world.config.clusterName}-interruption`,
+      arn: interruptionQueueArn(world.config.region, world.config.clusterName),
       region: world.config.region,
     });
     const runtime = (fn: FunctionName): (() => LoopRuntime) => {
       const seen = new RecordingObservability((line) => onLine(fn, line));
       // Each function is its own Lambda container: its own ports, caches and unavailable offerings.
-      // It authenticates to the API server as that function (its IAM role's access entry).
+      // It authenticates to the API server as that function (its IAM role's access entry), and its
+      // AWS clients carry the function's role: the fakes refuse what the stack does not grant it.
       const rt = runtimeOf(fn, world.composeAgain(fn), time, seen.log, seen.metricsPort);
       return () => rt;
     };
@@ -178,6 +180,19 @@ export class FunctionRouter {
           retriesLeft: next.retriesLeft - 1,
         });
     }
+    const denied = this.queuePollingDenied();
+    if (denied !== undefined) {
+      // The event source mapping cannot poll: the messages stay in the queue, as in Lambda.
+      if (this.queue.depth > 0)
+        this.invocations.push({
+          fn: 'interruption',
+          at: this.world.time.now(),
+          trigger: 'sqs',
+          outcome: 'threw',
+          error: denied,
+        });
+      return;
+    }
     for (let batch = this.queue.receive(); batch; batch = this.queue.receive()) {
       const records = batch.Records;
       let failed: string[] = records.map((r) => r.messageId);
@@ -188,6 +203,32 @@ export class FunctionRouter {
         ).map((f) => f.itemIdentifier);
       this.queue.complete(records as SQSRecord[], failed);
     }
+  }
+
+  /**
+   * Why Lambda's SQS event source could not poll the queue for the interruption function, if it
+   * could not: it receives, deletes and changes visibility with the function's role, and reads
+   * the queue's attributes (AWS Lambda developer guide, "Execution role permissions" for SQS).
+   */
+  private queuePollingDenied(): string | undefined {
+    const policies = this.world.policies;
+    if (policies === false) return undefined;
+    const caller = {
+      arn: 'arn:aws:sts::123456789012:assumed-role/podlift-functions/interruption',
+      policies: policies[roleOf('interruption')],
+    };
+    const actions = [
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueAttributes',
+    ];
+    const denial = firstDenial(
+      caller,
+      actions.map((action) => ({ action, resource: this.queue.arn, context: {} })),
+      this.world.config.region,
+    );
+    return denial === undefined ? undefined : deniedSentence(caller, denial);
   }
 
   /** When the next invocation is due (routed event, schedule or queued message), for skipping idle time. */

@@ -48,6 +48,11 @@ export class InterruptionQueue {
     this.batchSize = options.batchSize ?? 10;
   }
 
+  /** The queue's ARN. */
+  get arn(): string {
+    return this.options.arn;
+  }
+
   /** Messages in the queue, visible or not. */
   get depth(): number {
     return this.messages.length;

@@ -140,7 +140,8 @@ export class Simulation {
       watcher = new Watcher({
         cluster: world.config.clusterName,
         sources: observed.sources,
-        publisher: world.ports.publisher,
+        // The watcher's own role: its Pod Identity role may only put events on the cluster's bus.
+        publisher: world.composeAgain('watcher').publisher,
         clock: world.time,
         timers: world.time,
         // The watcher's own defaults (watcher/watcher.ts), with the jitter drawn from the seed.

@@ -3,42 +3,57 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WatcherImage } from '../../infra/parts/watcher-image';
 import { PodliftStack } from '../../infra/stack';
-import { normalStatement } from './policy-text';
+import { normalStatement, statementsOfRole } from './policy-text';
 import { removeTestApps, synthStack, TEST_IMAGE, testApp } from './test-app';
 
 afterAll(removeTestApps);
 
 const ec2 = (resource: string) => `arn:<Partition>:ec2:<Region>:*:${resource}`;
+const INSTANCE_PROFILES = 'arn:<Partition>:iam::<AccountId>:instance-profile/*';
+/** What CreateFleet and CreateLaunchTemplate create and tag. */
+const CREATED = [
+  ec2('fleet/*'),
+  ec2('instance/*'),
+  ec2('launch-template/*'),
+  ec2('network-interface/*'),
+  ec2('spot-instances-request/*'),
+  ec2('volume/*'),
+];
 
 /** Every statement the functions' role gets from the controller policy, in a cluster named demo (EKS). */
 const CONTROLLER_STATEMENTS = [
   {
-    Sid: 'AllowScopedEC2InstanceActions',
+    Sid: 'AllowScopedEC2InstanceAccessActions',
     Effect: 'Allow',
     Action: ['ec2:CreateFleet', 'ec2:RunInstances'],
     Resource: [
-      ec2('launch-template/*'),
       ec2('placement-group/*'),
       ec2('security-group/*'),
-      ec2('spot-instances-request/*'),
       ec2('subnet/*'),
       'arn:<Partition>:ec2:<Region>::image/*',
       'arn:<Partition>:ec2:<Region>::snapshot/*',
     ],
   },
   {
+    Sid: 'AllowScopedEC2LaunchTemplateAccessActions',
+    Effect: 'Allow',
+    Action: ['ec2:CreateFleet', 'ec2:RunInstances'],
+    Resource: [ec2('launch-template/*')],
+    Condition: {
+      StringEquals: { 'aws:ResourceTag/kubernetes.io/cluster/demo': 'owned' },
+      StringLike: { 'aws:ResourceTag/karpenter.sh/nodepool': '*' },
+    },
+  },
+  {
     Sid: 'AllowScopedEC2InstanceActionsWithTags',
     Effect: 'Allow',
     Action: ['ec2:CreateFleet', 'ec2:CreateLaunchTemplate', 'ec2:RunInstances'],
-    Resource: [
-      ec2('fleet/*'),
-      ec2('instance/*'),
-      ec2('launch-template/*'),
-      ec2('network-interface/*'),
-      ec2('volume/*'),
-    ],
+    Resource: CREATED,
     Condition: {
-      StringEquals: { 'aws:RequestTag/kubernetes.io/cluster/demo': 'owned' },
+      StringEquals: {
+        'aws:RequestTag/kubernetes.io/cluster/demo': 'owned',
+        'aws:RequestTag/eks:eks-cluster-name': 'demo',
+      },
       StringLike: { 'aws:RequestTag/karpenter.sh/nodepool': '*' },
     },
   },
@@ -46,16 +61,11 @@ const CONTROLLER_STATEMENTS = [
     Sid: 'AllowScopedResourceCreationTagging',
     Effect: 'Allow',
     Action: ['ec2:CreateTags'],
-    Resource: [
-      ec2('fleet/*'),
-      ec2('instance/*'),
-      ec2('launch-template/*'),
-      ec2('network-interface/*'),
-      ec2('volume/*'),
-    ],
+    Resource: CREATED,
     Condition: {
       StringEquals: {
         'aws:RequestTag/kubernetes.io/cluster/demo': 'owned',
+        'aws:RequestTag/eks:eks-cluster-name': 'demo',
         'ec2:CreateAction': ['RunInstances', 'CreateFleet', 'CreateLaunchTemplate'],
       },
       StringLike: { 'aws:RequestTag/karpenter.sh/nodepool': '*' },
@@ -113,10 +123,11 @@ const CONTROLLER_STATEMENTS = [
     Sid: 'AllowScopedInstanceProfileCreationActions',
     Effect: 'Allow',
     Action: ['iam:CreateInstanceProfile'],
-    Resource: ['*'],
+    Resource: [INSTANCE_PROFILES],
     Condition: {
       StringEquals: {
         'aws:RequestTag/kubernetes.io/cluster/demo': 'owned',
+        'aws:RequestTag/eks:eks-cluster-name': 'demo',
         'aws:RequestTag/topology.kubernetes.io/region': '<Region>',
       },
       StringLike: { 'aws:RequestTag/karpenter.k8s.aws/ec2nodeclass': '*' },
@@ -126,12 +137,13 @@ const CONTROLLER_STATEMENTS = [
     Sid: 'AllowScopedInstanceProfileTagActions',
     Effect: 'Allow',
     Action: ['iam:TagInstanceProfile'],
-    Resource: ['*'],
+    Resource: [INSTANCE_PROFILES],
     Condition: {
       StringEquals: {
         'aws:ResourceTag/kubernetes.io/cluster/demo': 'owned',
         'aws:ResourceTag/topology.kubernetes.io/region': '<Region>',
         'aws:RequestTag/kubernetes.io/cluster/demo': 'owned',
+        'aws:RequestTag/eks:eks-cluster-name': 'demo',
         'aws:RequestTag/topology.kubernetes.io/region': '<Region>',
       },
       StringLike: {
@@ -144,7 +156,7 @@ const CONTROLLER_STATEMENTS = [
     Sid: 'AllowScopedInstanceProfileActions',
     Effect: 'Allow',
     Action: ['iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile'],
-    Resource: ['*'],
+    Resource: [INSTANCE_PROFILES],
     Condition: {
       StringEquals: {
         'aws:ResourceTag/kubernetes.io/cluster/demo': 'owned',
@@ -260,14 +272,6 @@ const TERMINATION_STATEMENTS = [
   },
 ];
 
-/** Every statement of every policy attached to the role whose logical id starts with `rolePrefix`. */
-function statementsOfRole(template: Template, rolePrefix: string): Record<string, unknown>[] {
-  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
-    (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(rolePrefix)),
-  );
-  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement.map(normalStatement));
-}
-
 /** Orders statements by their canonical text (keys sorted), whatever order the keys were written in. */
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, v) =>
@@ -319,7 +323,7 @@ describe('IAM: every statement, exactly', () => {
     expect(statementsOfRole(template, 'PodliftFunctionsRole').sort(bySid)).toEqual(expected.sort(bySid));
   });
 
-  it("allows the watcher's role only events:PutEvents on the cluster's bus, assumed through EKS Pod Identity", () => {
+  it("allows the watcher's role only events:PutEvents on the cluster's bus, assumed through EKS Pod Identity of this account, cluster and service account", () => {
     const { template } = synthStack();
     expect(statementsOfRole(template, 'PodliftIdentitiesWatcherRole')).toEqual([
       { Effect: 'Allow', Action: ['events:PutEvents'], Resource: ['<PodliftRoutingBus.Arn>'] },
@@ -331,6 +335,27 @@ describe('IAM: every statement, exactly', () => {
         Action: ['sts:AssumeRole', 'sts:TagSession'],
         Effect: 'Allow',
         Principal: { Service: 'pods.eks.amazonaws.com' },
+        Condition: {
+          StringEquals: {
+            'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+            'aws:RequestTag/eks-cluster-arn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':eks:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':cluster/demo',
+                ],
+              ],
+            },
+            'aws:RequestTag/kubernetes-namespace': 'podlift',
+            'aws:RequestTag/kubernetes-service-account': 'podlift-watcher',
+          },
+        },
       },
     ]);
   });

@@ -1,3 +1,5 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+
 /**
  * Renders CloudFormation intrinsic values of a policy as readable text, so tests can list IAM
  * statements exactly: `Ref AWS::Region` → `<Region>`, `Fn::GetAtt [PodliftNodeRoleFE677E5D, Arn]`
@@ -36,4 +38,12 @@ export function normalStatement(statement: Record<string, unknown>): Record<stri
     Action: list(text.Action),
     ...(text.Resource === undefined ? {} : { Resource: list(text.Resource) }),
   };
+}
+
+/** Every statement of every policy attached to the role whose logical id starts with `rolePrefix`, normalised. */
+export function statementsOfRole(template: Template, rolePrefix: string): Record<string, unknown>[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+    (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(rolePrefix)),
+  );
+  return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement.map(normalStatement));
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWatcherConfig, WATCHER_ENVIRONMENT } from '../../watcher/config';
 import { type KubeObject, manifestObject, readKustomization } from './manifests';
@@ -59,9 +60,16 @@ describe('the watcher Deployment', () => {
     expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
   });
 
-  it('uses the documented image placeholder, which kustomization.yaml can replace', () => {
-    expect(container.image).toBe('podlift/watcher:latest');
-    expect(readKustomization().images).toContainEqual(expect.objectContaining({ name: 'podlift/watcher' }));
+  it("names the watcher image by this release's version, never latest, in the Deployment and kustomization.yaml", () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(container.image).toBe(`podlift/watcher:${version}`);
+    expect(readKustomization().images).toContainEqual({
+      name: 'podlift/watcher',
+      newName: 'podlift/watcher',
+      newTag: version,
+    });
   });
 
   it('requests 50m cpu and 160Mi, and is limited to 384Mi of memory (no cpu limit)', () => {

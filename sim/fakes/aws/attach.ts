@@ -1,5 +1,6 @@
 import type { MetadataBearer, MiddlewareStack } from '@smithy/types';
 import type { FakeAwsService } from './fake-service';
+import type { Caller } from './iam-policy/authorization';
 import { responseMetadata } from './service-error';
 
 /** The part of an SDK v3 client `attachFake` needs. */
@@ -17,9 +18,12 @@ const MIDDLEWARE_NAME = 'podliftFakeAwsService';
  * SDK's paginators unchanged. The SDK's retry middleware sits further down the stack, so
  * injected throttling reaches the caller on the first attempt.
  *
+ * With a `caller`, every command is authorized against the caller's identity policies first
+ * (FakeAwsService.invoke), as the same client would be with that role's credentials.
+ *
  * Returns a function that detaches the fake again.
  */
-export function attachFake(client: SdkClientLike, fake: FakeAwsService): () => void {
+export function attachFake(client: SdkClientLike, fake: FakeAwsService, caller?: Caller): () => void {
   client.middlewareStack.add(
     (_next, context) => async (args) => {
       const clientName = context.clientName;
@@ -29,7 +33,7 @@ export function attachFake(client: SdkClientLike, fake: FakeAwsService): () => v
         );
       }
       const operation = (context.commandName ?? '').replace(/Command$/, '');
-      const result = fake.invoke(operation, args.input);
+      const result = fake.invoke(operation, args.input, caller);
       return { output: { $metadata: responseMetadata(200), ...result }, response: {} };
     },
     { step: 'initialize', priority: 'high', name: MIDDLEWARE_NAME, tags: ['PODLIFT_FAKE'] },
@@ -39,8 +43,8 @@ export function attachFake(client: SdkClientLike, fake: FakeAwsService): () => v
   };
 }
 
-/** `client` with `fake` attached, so a world can build and wire a client in one expression. */
-export function withFake<C extends SdkClientLike>(client: C, fake: FakeAwsService): C {
-  attachFake(client, fake);
+/** `client` with `fake` attached (as `caller`, if given), so a world can build and wire a client in one expression. */
+export function withFake<C extends SdkClientLike>(client: C, fake: FakeAwsService, caller?: Caller): C {
+  attachFake(client, fake, caller);
   return client;
 }

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-eks';
 import type { Clock } from '../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from './fake-service';
+import type { AuthorizationRequest } from './iam-policy/evaluate';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
 
 /** A cluster to seed. Everything but the name has a realistic default. */
@@ -84,6 +85,22 @@ export class FakeEks extends FakeAwsService {
     this.region = options.region ?? 'us-east-1';
     this.accountId = options.accountId ?? '123456789012';
     for (const seed of options.clusters ?? []) this.seedCluster(seed);
+  }
+
+  /** eks:DescribeCluster on the cluster's ARN. */
+  protected override authorizationRequests(operation: string, input: object): AuthorizationRequest[] {
+    const name = (input as { name?: string }).name ?? '';
+    return [
+      {
+        action: `eks:${operation}`,
+        resource: `arn:aws:eks:${this.region}:${this.accountId}:cluster/${name}`,
+        context: {},
+      },
+    ];
+  }
+
+  protected override requestedRegion(): string {
+    return this.region;
   }
 
   /** Adds (or replaces) a cluster; not logged. */

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import type { Clock } from '../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from './fake-service';
+import type { AuthorizationRequest } from './iam-policy/evaluate';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
 
 /** An event as EventBridge delivers it to targets. */
@@ -85,6 +86,23 @@ export class FakeEventBridge extends FakeAwsService {
     super(options.clock);
     this.region = options.region ?? 'us-east-1';
     this.accountId = options.accountId ?? '123456789012';
+  }
+
+  /** events:PutEvents on the bus of each entry (the account's default bus when unnamed). */
+  protected override authorizationRequests(_operation: string, input: object): AuthorizationRequest[] {
+    const entries = (input as PutEventsCommandInput).Entries ?? [];
+    const buses = new Set(entries.map((e) => e.EventBusName ?? 'default'));
+    return [...buses].map((bus) => ({
+      action: 'events:PutEvents',
+      resource: bus.startsWith('arn:')
+        ? bus
+        : `arn:aws:events:${this.region}:${this.accountId}:event-bus/${bus}`,
+      context: {},
+    }));
+  }
+
+  protected override requestedRegion(): string {
+    return this.region;
   }
 
   /** Events accepted on `bus` (a name or ARN), oldest first. */

@@ -28,6 +28,9 @@ import {
 } from '@aws-sdk/client-iam';
 import type { Clock } from '../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from './fake-service';
+import { iamAuthorizationRequests } from './iam-authorization';
+import { type Caller, type Denial, deniedSentence } from './iam-policy/authorization';
+import type { AuthorizationRequest } from './iam-policy/evaluate';
 import { type KnownErrorTable, type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
 
 /** A role to seed. */
@@ -267,6 +270,28 @@ export class FakeIam extends FakeAwsService {
     }
     this.profiles.delete(profile.InstanceProfileName!);
     return {};
+  }
+
+  protected override authorizationRequests(operation: string, input: object): AuthorizationRequest[] {
+    return iamAuthorizationRequests(
+      {
+        accountId: this.accountId,
+        profile: (name) => this.profiles.get(name),
+        role: (name) => this.roles.get(name),
+      },
+      operation,
+      input,
+    );
+  }
+
+  /** IAM (a query API) refuses with `AccessDenied`, HTTP 403. */
+  protected override accessDenied(caller: Caller, denial: Denial): Error {
+    return this.errors.create({
+      name: 'AccessDenied',
+      message: deniedSentence(caller, denial),
+      fault: 'client',
+      httpStatusCode: 403,
+    });
   }
 
   private requireProfile(name: string): InstanceProfile {

@@ -1,4 +1,6 @@
 import type { Clock } from '../../../shared/core/ports/time';
+import { type Caller, type Denial, deniedSentence, firstDenial } from './iam-policy/authorization';
+import type { AuthorizationRequest } from './iam-policy/evaluate';
 import type { Fault, ServiceErrorFactory } from './service-error';
 
 /** What the service returns for an operation: the command output without the SDK's `$metadata`. */
@@ -35,6 +37,17 @@ interface PendingFailure {
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers take each operation's own input type; the table is indexed by name at run time.
 type OperationHandler = (input: any) => object;
+
+/** The IAM service prefix of each client's actions. */
+const IAM_PREFIXES: Readonly<Record<string, string>> = {
+  EC2Client: 'ec2',
+  IAMClient: 'iam',
+  SSMClient: 'ssm',
+  EventBridgeClient: 'events',
+  EKSClient: 'eks',
+  PricingClient: 'pricing',
+  SQSClient: 'sqs',
+};
 
 /**
  * What every AWS fake shares: a call log, injected failures, throttling and unreachability,
@@ -122,8 +135,12 @@ export abstract class FakeAwsService {
       : undefined;
   }
 
-  /** Runs `operation` as the service would; used by `attachFake`. */
-  invoke(operation: string, input: unknown): object {
+  /**
+   * Runs `operation` as the service would; used by `attachFake`. With a `caller`, the request is
+   * first evaluated against the caller's identity policies, as AWS does before anything else,
+   * and refused with the service's access-denied error when they do not allow it.
+   */
+  invoke(operation: string, input: unknown, caller?: Caller): object {
     const handler = this.operations[operation];
     if (handler === undefined) {
       throw new Error(
@@ -144,12 +161,52 @@ export abstract class FakeAwsService {
     try {
       if (this.unreachableError !== undefined) throw this.unreachableError();
       this.fireInjectedFailure(operation);
+      if (caller !== undefined) {
+        const denial = firstDenial(
+          caller,
+          this.authorizationRequests(operation, input ?? {}),
+          this.requestedRegion(),
+        );
+        if (denial !== undefined) throw this.accessDenied(caller, denial);
+      }
       return structuredClone(handler.call(this, structuredClone(input ?? {})));
     } catch (error) {
       const { name, message } = error as Error;
       record.error = { name, message };
       throw error;
     }
+  }
+
+  /**
+   * What AWS authorizes for a call: one request per action and resource, with the condition
+   * keys the service fills in. By default the operation's action on `*` (for services or
+   * actions without resource-level permissions); services with resource ARNs override it.
+   */
+  protected authorizationRequests(operation: string, _input: object): AuthorizationRequest[] {
+    return [{ action: `${this.iamPrefix()}:${operation}`, resource: '*', context: {} }];
+  }
+
+  /** The region a request goes to (`aws:RequestedRegion`); IAM and Pricing answer from us-east-1. */
+  protected requestedRegion(): string {
+    return 'us-east-1';
+  }
+
+  /** The service's refusal of a request the caller's policies do not allow. */
+  protected accessDenied(caller: Caller, denial: Denial): Error {
+    return this.errors.create({
+      name: 'AccessDeniedException',
+      message: deniedSentence(caller, denial),
+      fault: 'client',
+      httpStatusCode: 400,
+    });
+  }
+
+  /** The prefix of this service's IAM actions, e.g. `ec2`. */
+  protected iamPrefix(): string {
+    const prefix = IAM_PREFIXES[this.clientName];
+    if (prefix === undefined)
+      throw new Error(`${this.constructor.name}: no IAM prefix for ${this.clientName}`);
+    return prefix;
   }
 
   /** Builds this service's SDK-shaped error for `name`. */

@@ -20,6 +20,7 @@ import {
 } from '@aws-sdk/client-ssm';
 import type { Clock } from '../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from './fake-service';
+import type { AuthorizationRequest } from './iam-policy/evaluate';
 import { listingKey, PageRequestError, paginate } from './pagination';
 import { type ModeledExceptionClass, ServiceErrorFactory } from './service-error';
 
@@ -88,6 +89,33 @@ export class FakeSsm extends FakeAwsService {
     this.region = options.region ?? 'us-east-1';
     this.accountId = options.accountId ?? '123456789012';
     for (const seed of options.parameters ?? []) this.seed(seed);
+  }
+
+  /**
+   * Parameter actions on each parameter's ARN: public parameters (`/aws/service/...`) have no
+   * account in theirs (`arn:aws:ssm:<region>::parameter/aws/service/...`); GetParametersByPath
+   * is authorized on the path itself.
+   */
+  protected override authorizationRequests(operation: string, input: object): AuthorizationRequest[] {
+    const request = input as { Name?: string; Names?: string[]; Path?: string };
+    const names =
+      operation === 'GetParametersByPath' ? [request.Path ?? '/'] : (request.Names ?? [request.Name ?? '']);
+    return names.map((name) => ({
+      action: `ssm:${operation}`,
+      resource: this.parameterArn(name),
+      context: {},
+    }));
+  }
+
+  protected override requestedRegion(): string {
+    return this.region;
+  }
+
+  private parameterArn(nameOrArn: string): string {
+    if (nameOrArn.startsWith('arn:')) return nameOrArn.replace(/:\d+$/, '');
+    const name = nameOrArn.replace(/:[^/:]+$/, '').replace(/^\//, '');
+    const account = name.startsWith('aws/') ? '' : this.accountId;
+    return `arn:aws:ssm:${this.region}:${account}:parameter/${name}`;
   }
 
   /** Adds a parameter (or a new version of one) without PutParameter's validation; not logged. */

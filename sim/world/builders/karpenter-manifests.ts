@@ -51,12 +51,12 @@ export interface Ec2NodeClassManifestOptions {
   readonly amiSelectorTerms?: readonly Readonly<Record<string, unknown>>[];
   /** Subnets and security groups are discovered by `karpenter.sh/discovery=<discovery>`; default `demo`. */
   readonly discovery?: string;
-  /** The node role. Default `KarpenterNodeRole`. */
+  /** The node role. Default `KarpenterNodeRole-demo` (Karpenter's getting-started name), the one a world's stack may pass to EC2. */
   readonly role?: string;
 }
 
 /**
- * A valid karpenter.k8s.aws/v1 EC2NodeClass: AL2023, role `KarpenterNodeRole` unless told, subnets and
+ * A valid karpenter.k8s.aws/v1 EC2NodeClass: AL2023, role `KarpenterNodeRole-demo` unless told, subnets and
  * security groups discovered by tag.
  */
 export function ec2NodeClassManifest(options: Ec2NodeClassManifestOptions = {}): KubeObject {
@@ -66,7 +66,7 @@ export function ec2NodeClassManifest(options: Ec2NodeClassManifestOptions = {}):
     kind: 'EC2NodeClass',
     metadata: { name: options.name ?? 'default' },
     spec: {
-      role: options.role ?? 'KarpenterNodeRole',
+      role: options.role ?? 'KarpenterNodeRole-demo',
       amiSelectorTerms: options.amiSelectorTerms ?? [{ alias: 'al2023@latest' }],
       subnetSelectorTerms: discovery,
       securityGroupSelectorTerms: discovery,

@@ -9,7 +9,7 @@ import {
   nodePoolManifest,
   podManifest,
 } from '../../../sim/world/builders';
-import { type ClusterWorld, clusterWorld } from '../../../sim/world/cluster-world';
+import { type ClusterWorld, type ClusterWorldOptions, clusterWorld } from '../../../sim/world/cluster-world';
 
 /** A cluster world with the default NodePool and EC2NodeClass, and the provisioner's handler over it. */
 export interface ProvisionerWorld {
@@ -22,8 +22,9 @@ export interface ProvisionerWorld {
 export async function provisionerWorld(
   instanceTypes: readonly string[] = ['m5.large', 'm5.xlarge', 'c5.xlarge'],
   capacityType: 'on-demand' | 'spot' = 'on-demand',
+  options: Pick<ClusterWorldOptions, 'policies'> = {},
 ) {
-  const world = await clusterWorld({ instanceTypes, loop: 'provisioner' });
+  const world = await clusterWorld({ instanceTypes, loop: 'provisioner', ...options });
   world.fakes.kube.store.seed('ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest());
   world.fakes.kube.store.seed(
     'nodepools.karpenter.sh',
@@ -142,8 +143,9 @@ export async function withOneNode(
   pods: readonly object[],
   instanceTypes: readonly string[] = ['m5.large'],
   capacityType: 'on-demand' | 'spot' = 'on-demand',
+  options: Pick<ClusterWorldOptions, 'policies'> = {},
 ) {
-  const pw = await provisionerWorld(instanceTypes, capacityType);
+  const pw = await provisionerWorld(instanceTypes, capacityType, options);
   seedPendingPods(pw.world, 1, '250m', 'seed');
   await pw.handler(scheduledEvent('p1'), lambdaContext('p1'));
   const store = pw.world.fakes.kube.store;

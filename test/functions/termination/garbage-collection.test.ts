@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeOf } from '../../../functions/runtime';
 import { makeTerminationHandler } from '../../../functions/termination/handler';
 import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
-import { ROLE } from '../../../sim/world/aws/node-class-world';
+import { worldStackPolicies } from '../../../sim/world/cluster-world';
 import {
   lambdaContext,
   type ProvisionerWorld,
@@ -22,12 +22,28 @@ afterEach(async () => {
 });
 
 const MINUTE = 60_000;
+/** A second role the cluster world's IAM has (the worlds' EC2NodeClasses name KarpenterNodeRole-demo). */
+const NEW_ROLE = 'KarpenterNodeRole';
 
 /** One node launched by the provisioner (m5.large; m5.xlarge for a bigger pod), and the termination handler. */
 async function gcWorld() {
-  const { pw, claimName } = await withOneNode([], ['m5.large', 'm5.xlarge']);
+  // Replacing the node role needs PassRole on the new one too: the operator grants it.
+  const stack = await worldStackPolicies();
+  const passNewRole = {
+    Statement: [
+      {
+        Effect: 'Allow' as const,
+        Action: 'iam:PassRole',
+        Resource: `arn:aws:iam::123456789012:role/${NEW_ROLE}`,
+        Condition: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
+      },
+    ],
+  };
+  const policies = { ...stack, functions: [...stack.functions, passNewRole] };
+  const { pw, claimName } = await withOneNode([], ['m5.large', 'm5.xlarge'], 'on-demand', { policies });
   w = pw;
   const seen = new RecordingObservability();
+  // Termination's own role and Kubernetes identity (a world's default ports are the provisioner's).
   const runtime = runtimeOf(
     'termination',
     pw.world.composeAgain('termination'),
@@ -54,7 +70,7 @@ async function gcWorld() {
 describe('termination: launch template garbage collection', () => {
   it('deletes a template nothing launched from for 10 minutes, keeps the one in use and other clusters’', async () => {
     const t = await gcWorld();
-    const ec2 = t.pw.world.clients.ec2;
+    const ec2 = t.pw.world.adminClients.ec2;
     await ec2.send(
       new CreateLaunchTemplateCommand({
         LaunchTemplateName: 'podlift/other/0123456789abcdef',
@@ -109,7 +125,7 @@ describe('termination: launch template garbage collection', () => {
 describe('termination: instance profile garbage collection', () => {
   it('deletes the profile of a replaced role once no NodeClaim holds it, and nothing not tagged for the cluster', async () => {
     const t = await gcWorld();
-    const iam = t.pw.world.clients.iam;
+    const iam = t.pw.world.adminClients.iam;
     const profiles = async () =>
       ((await iam.send(new ListInstanceProfilesCommand({}))).InstanceProfiles ?? [])
         .map((p) => p.InstanceProfileName ?? '')
@@ -119,7 +135,7 @@ describe('termination: instance profile garbage collection', () => {
     expect(claim.metadata.annotations['karpenter.k8s.aws/instance-profile-name']).toBe(old);
 
     // A new role: the provisioner resolves the EC2NodeClass to a new profile of its own.
-    t.editNodeClass((spec) => ({ ...spec, role: ROLE }));
+    t.editNodeClass((spec) => ({ ...spec, role: NEW_ROLE }));
     t.pw.world.time.advance(61 * MINUTE);
     await t.provision();
     const [fresh] = (await profiles()).filter((p) => p !== old);

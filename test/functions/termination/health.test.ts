@@ -30,6 +30,7 @@ async function healthWorld(nodeRepair = false) {
   });
   const { pw, claimName, instanceId } = await withOneNode([pod]);
   const seen = new RecordingObservability();
+  // Termination's own role and Kubernetes identity (a world's default ports are the provisioner's).
   const own = pw.world.composeAgain('termination');
   const ports = { ...own, config: { ...own.config, featureGates: { nodeRepair } } };
   const runtime = runtimeOf('termination', ports, pw.world.time, seen.log, seen.metricsPort);

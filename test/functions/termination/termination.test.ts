@@ -23,6 +23,7 @@ afterEach(async () => {
 async function terminationWorld(pods: readonly Json[]) {
   const { pw, claimName } = await withOneNode(pods);
   const seen = new RecordingObservability();
+  // Termination's own role and Kubernetes identity (a world's default ports are the provisioner's).
   const runtime = runtimeOf(
     'termination',
     pw.world.composeAgain('termination'),

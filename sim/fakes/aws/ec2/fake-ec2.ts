@@ -47,7 +47,10 @@ import {
 } from '@aws-sdk/client-ec2';
 import type { Clock } from '../../../../shared/core/ports/time';
 import { FakeAwsService, type OperationOutput } from '../fake-service';
+import { type Caller, type Denial, unauthorizedOperationMessage } from '../iam-policy/authorization';
+import type { AuthorizationRequest } from '../iam-policy/evaluate';
 import { type KnownErrorTable, ServiceErrorFactory } from '../service-error';
+import { ec2AuthorizationRequests } from './authorization';
 import { type CapacityReservationSeed, Ec2CapacityReservations } from './capacity-reservations';
 import { Ec2Catalog, type OfferingSeed, type SpotPriceSeed } from './catalog';
 import { type Ec2Context, ec2Context } from './context';
@@ -438,6 +441,39 @@ export class FakeEc2 extends FakeAwsService {
 
   createTags(input: CreateTagsCommandInput): OperationOutput<CreateTagsCommandOutput> {
     return createTags(input, (id) => this.taggable(id), this.context.fail);
+  }
+
+  protected override authorizationRequests(operation: string, input: object): AuthorizationRequest[] {
+    return ec2AuthorizationRequests(
+      {
+        region: this.region,
+        accountId: this.accountId,
+        launchTemplate: (key) => this.templates.find(key),
+        instance: (id) => this.instances.instance(id),
+        tagsOf: (id) => this.taggable(id)?.Tags,
+        instanceProfileRole: (profile) => {
+          const name = profile.Name ?? profile.Arn?.slice(profile.Arn.lastIndexOf('/') + 1);
+          const found = name === undefined ? undefined : this.iam.directory?.instanceProfile(name);
+          return (found as { Roles?: { Arn?: string }[] } | undefined)?.Roles?.[0]?.Arn;
+        },
+      },
+      operation,
+      input,
+    );
+  }
+
+  protected override requestedRegion(): string {
+    return this.region;
+  }
+
+  /** EC2 refuses with `UnauthorizedOperation` (HTTP 403) and an encoded authorization failure message. */
+  protected override accessDenied(caller: Caller, denial: Denial): Error {
+    return this.errors.create({
+      name: 'UnauthorizedOperation',
+      message: unauthorizedOperationMessage(caller, denial),
+      fault: 'client',
+      httpStatusCode: 403,
+    });
   }
 
   private seed(options: FakeEc2Options): void {
