@@ -91,7 +91,6 @@ async function provisionOne(
     nodeClass,
     resolved,
     instanceTypes: new Map((types ?? []).map((t) => [t.name, t])),
-    options: plan.instanceTypeOptions,
   });
 }
 
