@@ -10,7 +10,7 @@ import {
   LABEL_ZONE,
 } from '../model/labels';
 import type { LaunchedInstance } from '../model/nodeclaim';
-import type { NodePool } from '../model/nodepool';
+import { isStaticNodePool, type NodePool } from '../model/nodepool';
 import type { MetadataPatch, NewNodeClaim, NodeClaimStatusUpdate } from '../ports/cluster';
 import type { NodeClaimPlan } from '../scheduling/types';
 import { nodeClaimRequirements } from './claim-options';
@@ -56,7 +56,13 @@ export function newNodeClaim(
     },
     spec: {
       nodeClassRef: pool.template.nodeClassRef,
-      requirements: nodeClaimRequirements(plan).toSelectorRequirements(),
+      // ToNodeClaim writes the options only for dynamic NodePools; a static NodePool's NodeClaim
+      // launches from its pool's requirements (nodeclaimtemplate.go: "For static we let
+      // cloudprovider.Create()").
+      requirements: (isStaticNodePool(pool)
+        ? plan.requirements
+        : nodeClaimRequirements(plan)
+      ).toSelectorRequirements(),
       resources: { requests: plan.requests },
       taints: plan.taints,
       startupTaints: plan.startupTaints,
