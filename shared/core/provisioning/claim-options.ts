@@ -1,5 +1,5 @@
 import type { InstanceType, InstanceTypeOption } from '../catalog/instance-type';
-import { offeringKey } from '../catalog/instance-type';
+import { isOfferingUnavailable } from '../catalog/unavailable-offerings';
 import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE } from '../model/labels';
 import { type NodeSelectorRequirement, Requirement, Requirements } from '../model/requirements';
 import { fits, type Resources } from '../model/resources';
@@ -17,8 +17,8 @@ export const MAX_LAUNCH_OPTIONS = 60;
 /**
  * A plan's NodeClaim requirements, as Karpenter's `NodeClaimTemplate.ToNodeClaim`
  * (pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go) writes them: the plan's
- * requirements, plus `node.kubernetes.io/instance-type In` its options' instance types (cheapest
- * first, at most {@link MAX_LAUNCH_OPTIONS}, keeping any minValues) and
+ * requirements, plus `node.kubernetes.io/instance-type In` its options' instance types (the
+ * cheapest {@link MAX_LAUNCH_OPTIONS}, keeping any minValues) and
  * `karpenter.sh/capacity-type In` the capacity types of those options. A launch reads only
  * these (see {@link launchOptions}), so a NodeClaim launched again after a crash or a throttled
  * run launches one of the types it was planned for, never a type its pods do not fit.
@@ -57,13 +57,12 @@ export function launchOptions(
     const usable: InstanceType = {
       ...type,
       offerings: type.offerings.filter(
-        (o) => !unavailable.has(offeringKey(type.name, o.zone, o.capacityType)),
+        (o) => !isOfferingUnavailable(unavailable, type.name, o.zone, o.capacityType),
       ),
     };
     const o = cheapestOffering(usable, requirements);
     if (o) options.push({ name: type.name, price: o.price, capacityType: o.capacityType, zone: o.zone });
   }
-  return options
-    .sort((a, b) => a.price - b.price || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .slice(0, MAX_LAUNCH_OPTIONS);
+  // One option per type, so names never tie.
+  return options.sort((a, b) => a.price - b.price || (a.name < b.name ? -1 : 1)).slice(0, MAX_LAUNCH_OPTIONS);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
+import { ANY } from '../../../shared/core/catalog/unavailable-offerings';
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
@@ -164,6 +165,12 @@ describe('launchOptions (instance.go filterInstanceTypes, CompatibleAvailableFil
     expect(left.map((o) => o.zone)).toStrictEqual(['us-east-1c']);
     const unavailable = { ...large, offerings: large.offerings.map((o) => ({ ...o, available: false })) };
     expect(launchOptions([], {}, [unavailable], none)).toStrictEqual([]);
+  });
+
+  it('leaves out a capacity type refused as a whole (spot without its service-linked role)', () => {
+    const spotGone = new Set([offeringKey(ANY, ANY, 'spot')]);
+    const options = launchOptions([], {}, M5, spotGone);
+    expect(options.map((o) => o.capacityType)).toStrictEqual(['on-demand', 'on-demand', 'on-demand']);
   });
 
   it('offers at most 60 instance types, the cheapest (Truncate after OrderByPrice)', () => {

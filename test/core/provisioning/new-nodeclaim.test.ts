@@ -28,7 +28,7 @@ describe('newNodeClaim (nodeclaimtemplate.go ToNodeClaim)', () => {
       { key: LABEL_CAPACITY_TYPE, operator: 'In', values: ['spot'] },
     ]);
     // Well-known labels are not pinned from the options (resolveCustomLabelsFromRequirements).
-    expect(claim.labels[LABEL_INSTANCE_TYPE]).toBeUndefined();
+    expect(claim.labels?.[LABEL_INSTANCE_TYPE]).toBeUndefined();
   });
 
   it('leaves a static NodePool\'s NodeClaim with the plan\'s requirements: its launch chooses ("For static we let cloudprovider.Create()")', () => {
