@@ -5,7 +5,7 @@ import { LABEL_ZONE } from '../../../shared/core/model/labels';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { SchedulingResult } from '../../../shared/core/scheduling/types';
 import { nodePool, pods } from '../../../sim/world/builders';
-import { catalog, defaultNodeClass, realNode, schedulingInput } from './fixtures';
+import { catalog, defaultNodeClass, instanceType, realNode, schedulingInput } from './fixtures';
 
 /**
  * Which zones a topology spread counts as domains: those the NodePool's instance types are
@@ -84,6 +84,43 @@ describe('topology spread: zone domains', () => {
       }),
     );
     expect(podsPerZone(r)).toStrictEqual({ 'us-east-1c': 2 });
+    expect(r.unschedulable).toStrictEqual([]);
+  });
+
+  it('counts only zones where a type the NodePool admits is offered in a capacity type it admits', () => {
+    // us-east-1c offers m5.large only as spot, and on-demand only c5.large, which the pods'
+    // nodeSelector does not admit: for on-demand m5.large pods it is no domain, so the spread
+    // is 2/2 with nothing pending.
+    const large = instanceType('m5.large');
+    const other = instanceType('c5.large');
+    const types = [
+      {
+        ...large,
+        offerings: large.offerings.filter((o) =>
+          o.zone === 'us-east-1c' ? o.capacityType === 'spot' : ['us-east-1a', 'us-east-1b'].includes(o.zone),
+        ),
+      },
+      { ...other, offerings: other.offerings.filter((o) => o.zone === 'us-east-1c') },
+    ];
+    const onDemand = nodePool({
+      requirements: [
+        { key: LABEL_ZONE, operator: 'In', values: ZONES },
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+      ],
+    });
+    const r = schedule(
+      schedulingInput({
+        nodePools: [onDemand],
+        instanceTypes: new Map([['default', types]]),
+        pods: pods(4, {
+          cpu: '1',
+          labels: web,
+          nodeSelector: { 'node.kubernetes.io/instance-type': 'm5.large' },
+          topologySpread: [spreadOverZones],
+        }),
+      }),
+    );
+    expect(podsPerZone(r)).toStrictEqual({ 'us-east-1a': 2, 'us-east-1b': 2 });
     expect(r.unschedulable).toStrictEqual([]);
   });
 
