@@ -1,3 +1,4 @@
+import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import { newNodeClaim } from '../../shared/core/provisioning/nodeclaims';
 import { instanceTypesByNodePool, planCapacity } from '../../shared/core/scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../../shared/core/scheduling/types';
@@ -27,6 +28,7 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
   return {
     async provision(plans, snapshot, invocation, options = {}) {
       const outcomes: ProvisionOutcome[] = [];
+      const launched: Launched[] = [];
       let round = plans;
       for (let r = 0; r < MAX_ROUNDS && round.length > 0; r++) {
         const results = await mapConcurrently(round, CONCURRENCY, (plan) =>
@@ -35,8 +37,10 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
         const refused: NodeClaimPlan[] = [];
         for (const [i, result] of results.entries()) {
           const plan = round[i];
-          if (result.kind === 'launched') outcomes.push({ plan, launched: result.nodeClaim });
-          else if (result.kind === 'insufficient-capacity' && r + 1 < MAX_ROUNDS) refused.push(plan);
+          if (result.kind === 'launched') {
+            outcomes.push({ plan, launched: result.nodeClaim });
+            launched.push({ plan, nodeClaim: result.nodeClaim });
+          } else if (result.kind === 'insufficient-capacity' && r + 1 < MAX_ROUNDS) refused.push(plan);
           else
             outcomes.push({
               plan,
@@ -44,7 +48,7 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
               ...(result.claimName ? { nodeClaim: result.claimName } : {}),
             });
         }
-        round = refused.length > 0 ? replan(runtime, snapshot, refused) : [];
+        round = refused.length > 0 ? replan(runtime, snapshot, refused, launched) : [];
       }
       return outcomes;
     },
@@ -91,22 +95,38 @@ async function provisionOne(
     nodeClass,
     resolved,
     instanceTypes: new Map((types ?? []).map((t) => [t.name, t])),
-    options: plan.instanceTypeOptions,
   });
 }
 
-/** The refused plans' pods planned again, the offerings marked since excluded. */
+/** A NodeClaim this invocation launched, and the plan it was launched for. */
+interface Launched {
+  readonly plan: NodeClaimPlan;
+  readonly nodeClaim: NodeClaim;
+}
+
+/**
+ * The refused plans' pods planned again, the offerings marked since excluded, as Karpenter's
+ * next batch would plan them: with the NodeClaims launched in this invocation as in-flight
+ * capacity and their pods planned again with the refused ones, so topology counts them (a
+ * zonal spread planned without them would pile the refused zone's pods into the others) and
+ * they stay where they are (the in-flight claims were sized for them).
+ */
 function replan(
   runtime: LoopRuntime,
   snapshot: ClusterSnapshot,
   refused: readonly NodeClaimPlan[],
+  launched: readonly Launched[],
 ): NodeClaimPlan[] {
   if (!snapshot.catalog) return [];
+  const now: ClusterSnapshot = {
+    ...snapshot,
+    nodeClaims: [...snapshot.nodeClaims, ...launched.map((l) => l.nodeClaim)],
+  };
   const result = planCapacity(
     {
-      pods: refused.flatMap((plan) => plan.pods),
+      pods: [...launched.map((l) => l.plan), ...refused].flatMap((plan) => plan.pods),
       daemonSets: snapshot.daemonSets,
-      nodes: schedulingCapacity(snapshot),
+      nodes: schedulingCapacity(now),
       nodePools: snapshot.nodePools,
       nodeClasses: snapshot.nodeClasses,
     },

@@ -1,9 +1,10 @@
-import type { InstanceType, InstanceTypeOption } from '../../shared/core/catalog/instance-type';
+import type { InstanceType } from '../../shared/core/catalog/instance-type';
 import type { EC2NodeClass } from '../../shared/core/model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../../shared/core/model/ec2nodeclass-status';
 import { CloudError, InsufficientCapacityError, PodliftError } from '../../shared/core/model/errors';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import type { NodePool } from '../../shared/core/model/nodepool';
+import { launchOptions } from '../../shared/core/provisioning/claim-options';
 import { launchedPrice, launchRecord } from '../../shared/core/provisioning/nodeclaims';
 import type { Invocation } from '../invocation';
 import { METRICS } from '../observability';
@@ -14,10 +15,11 @@ export interface LaunchContext {
   readonly nodePool: NodePool;
   readonly nodeClass: EC2NodeClass;
   readonly resolved: EC2NodeClassStatus;
-  /** The NodePool's instance types by name (the launcher sizes and filters from them). */
+  /**
+   * The NodePool's instance types by name, offerings refused recently marked: what the claim's
+   * requirements choose its launch options from, and what the launcher sizes and filters with.
+   */
   readonly instanceTypes: ReadonlyMap<string, InstanceType>;
-  /** Cheapest first, at most 60. */
-  readonly options: readonly InstanceTypeOption[];
 }
 
 /** How one launch ended. */
@@ -32,7 +34,10 @@ export type LaunchResult =
 
 /**
  * Launches NodeClaim `claim` and records the launch on it (labels, price, instance profile, then
- * status with Launched=True), as Karpenter's lifecycle launch.go does. The launcher is
+ * status with Launched=True), as Karpenter's lifecycle launch.go does. What it may launch as is
+ * read from the claim alone (its requirements and requests, core/provisioning/claim-options.ts
+ * `launchOptions`), as the AWS provider's `CloudProvider.Create` does: a first launch and one
+ * after a crash or throttling ask CreateFleet for the same instance types. The launcher is
  * idempotent per NodeClaim (its ClientToken derives from the claim and request, and it finds an
  * instance already tagged with the claim), so running this again after a crash never launches
  * twice. A permanent failure deletes the NodeClaim with a Warning Event (launch.go deletes the
@@ -52,7 +57,12 @@ export async function launchNodeClaim(
       nodePool: context.nodePool,
       nodeClass: context.nodeClass,
       resolved: context.resolved,
-      options: context.options,
+      options: launchOptions(
+        claim.spec.requirements,
+        claim.spec.resources.requests,
+        [...context.instanceTypes.values()],
+        runtime.unavailable.keys(),
+      ),
     });
     const instanceType = context.instanceTypes.get(instance.instanceType);
     const price = launchedPrice(instance, instanceType);

@@ -12,7 +12,7 @@ import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
 import { provisionerCapacity } from './capacity';
 import { advanceLifecycle } from './lifecycle';
-import { recordPodEvents } from './pod-events';
+import { existingNominations, recordPodEvents } from './pod-events';
 import { launchRecordedClaims } from './repair';
 import { reportNodeClasses, reportNodePools } from './status';
 
@@ -105,11 +105,12 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
   // reported unschedulable with the scheduler's reason.
   const nodeClasses = readyNodeClasses(snapshot);
   const started = performance.now();
+  const capacity = schedulingCapacity(snapshot);
   const result = planCapacity(
     {
       pods,
       daemonSets: snapshot.daemonSets,
-      nodes: schedulingCapacity(snapshot),
+      nodes: capacity,
       nodePools: snapshot.nodePools,
       nodeClasses,
     },
@@ -127,13 +128,18 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
     reason: 'pending pods',
   });
   const launched = outcomes.flatMap((o) =>
-    'launched' in o ? [{ nodeClaim: o.launched.name, pods: o.plan.pods }] : [],
+    'launched' in o ? [{ on: `nodeclaim/${o.launched.name}`, pods: o.plan.pods }] : [],
   );
   const failedPods = outcomes.flatMap((o) => ('failed' in o ? o.plan.pods : []));
   const scheduled = launched.reduce((n, l) => n + l.pods.length, 0);
   invocation.metrics.add(METRICS.podsScheduled, 'Count', scheduled);
   invocation.metrics.add(METRICS.podsUnschedulable, 'Count', result.unschedulable.length + failedPods.length);
-  await recordPodEvents(runtime, invocation, launched, result.unschedulable);
+  await recordPodEvents(
+    runtime,
+    invocation,
+    [...existingNominations(result.placements, capacity, snapshot.nodeClaims), ...launched],
+    result.unschedulable,
+  );
   return {
     podsConsidered: pods.length,
     nodeClaimsLaunched: launched.length,

@@ -1,5 +1,7 @@
+import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import type { Pod } from '../../shared/core/model/pod';
 import type { UnschedulablePod } from '../../shared/core/scheduling/unschedulable-reason';
+import type { StateNode } from '../../shared/core/state/cluster-state';
 import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import type { LoopRuntime } from '../runtime';
@@ -17,11 +19,43 @@ function podObject(pod: Pod) {
   return { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid };
 }
 
+/** Pods nominated to one place: `on` is what follows "Pod should schedule on: ". */
+export interface Nomination {
+  readonly on: string;
+  readonly pods: readonly Pod[];
+}
+
+/**
+ * Where pods the scheduler placed on existing capacity are nominated, worded as events.go
+ * `NominatePodEvent` words it for `Results.ExistingNodes` (scheduling/scheduler.go `Solve`
+ * publishes one per pod): `nodeclaim/<name>` when the capacity has a NodeClaim, then
+ * `node/<name>` when it has a Node — both for a registered Node of a NodeClaim, the NodeClaim
+ * alone while it is in flight, the Node alone when no NodeClaim manages it.
+ */
+export function existingNominations(
+  placements: readonly { readonly node: string; readonly pods: readonly Pod[] }[],
+  capacity: readonly StateNode[],
+  nodeClaims: readonly NodeClaim[],
+): Nomination[] {
+  const byName = new Map(capacity.map((n) => [n.name, n]));
+  const claimOf = new Map(
+    nodeClaims.flatMap((c) => (c.status.providerID ? [[c.status.providerID, c.name] as const] : [])),
+  );
+  return placements.flatMap(({ node: name, pods }) => {
+    const node = byName.get(name);
+    if (!node || pods.length === 0) return [];
+    if (node.kind === 'nodeclaim') return [{ on: `nodeclaim/${name}`, pods }];
+    const claim = node.providerID ? claimOf.get(node.providerID) : undefined;
+    return [{ on: claim ? `nodeclaim/${claim}, node/${name}` : `node/${name}`, pods }];
+  });
+}
+
 /**
  * Tells pods where they are expected to land and why others cannot be placed, as Karpenter's
  * provisioner does (kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/events.go:
- * `Nominated` "Pod should schedule on: nodeclaim/<name>", and `FailedScheduling` with the
- * scheduler's reason). Each is said once: while a pod's latest Event of that reason already says
+ * `Nominated` "Pod should schedule on: nodeclaim/<name>" for a new NodeClaim, and for existing
+ * capacity as {@link existingNominations} words it; `FailedScheduling` with the scheduler's
+ * reason). Each is said once: while a pod's latest Event of that reason already says
  * the same, nothing is written (Karpenter re-posts after its 5-minute dedupe cache expires; the
  * cluster is podlift's memory, so it compares with the Event itself). Failures to record are
  * logged and ignored: an Event explains a decision, it is not part of it.
@@ -30,16 +64,16 @@ function podObject(pod: Pod) {
 export async function recordPodEvents(
   runtime: LoopRuntime,
   invocation: Invocation,
-  nominated: readonly { readonly nodeClaim: string; readonly pods: readonly Pod[] }[],
+  nominated: readonly Nomination[],
   unschedulable: readonly UnschedulablePod[],
 ): Promise<number> {
   const events = [
-    ...nominated.flatMap(({ nodeClaim, pods }) =>
+    ...nominated.flatMap(({ on, pods }) =>
       pods.map((pod) => ({
         object: podObject(pod),
         type: 'Normal' as const,
         reason: 'Nominated',
-        message: `Pod should schedule on: nodeclaim/${nodeClaim}`,
+        message: `Pod should schedule on: ${on}`,
         once: true,
       })),
     ),

@@ -1,6 +1,5 @@
 import { LABEL_NODEPOOL } from '../../shared/core/model/labels';
 import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
-import { launchOptions } from '../../shared/core/provisioning/claim-options';
 import { instanceTypesByNodePool } from '../../shared/core/scheduling/plan-capacity';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { mapConcurrently } from '../concurrency';
@@ -13,7 +12,8 @@ import { launchNodeClaim } from './launch';
  * Launches every NodeClaim recorded but not launched: a run that crashed or was throttled
  * between creating a NodeClaim and recording its launch. The launcher finds an instance the
  * earlier attempt may have started (by its `karpenter.sh/nodeclaim` tag), so the claim gets one
- * instance, never two. Returns the NodeClaims launched now, by name.
+ * instance, never two; it launches one of the instance types the claim's requirements recorded
+ * (launch.ts). Returns the NodeClaims launched now, by name.
  */
 export async function launchRecordedClaims(
   runtime: LoopRuntime,
@@ -43,7 +43,6 @@ export async function launchRecordedClaims(
       nodeClass,
       resolved,
       instanceTypes: new Map(types.map((t) => [t.name, t])),
-      options: launchOptions(claim.spec.requirements, types, unavailable),
     });
     if (result.kind === 'launched') done.set(claim.name, result.nodeClaim);
   });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulation } from '../../sim/world/simulation';
-import { allRunning, deploy, e2eWorld, type Json, liveInstances, livePods } from './world';
+import { allRunning, claims, deploy, e2eWorld, type Json, liveInstances, livePods } from './world';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -72,6 +72,43 @@ describe('e2e: provisioning', () => {
     expect(sim.decisions.some((d) => d.kind === 'startup-taints-lifted')).toBe(true);
   }, 60_000);
 });
+
+describe('e2e: insufficient capacity', () => {
+  it('plans the pods of refused spot NodeClaims again as whole nodes: two on-demand m5.xlarge for six 1-cpu pods, as Karpenter', async () => {
+    // Karpenter (scheduling/scheduler.go `Solve`, nodeclaim.go `Add`) packs 1-cpu pods onto one
+    // NodeClaim while an option holds them all: three per m5.xlarge (four do not fit its
+    // allocatable), so two NodeClaims; spot is refused, their offerings marked, and the re-plan
+    // finds only on-demand: two on-demand m5.xlarge ($0.384/h), not single-pod m5.large nodes.
+    sim = await e2eWorld({
+      instanceTypes: ['m5.large', 'm5.xlarge'],
+      pool: { template: nodePoolTemplate(['spot', 'on-demand']) },
+    });
+    sim.world.fakes.ec2.capacity.setCapacity({ capacityType: 'spot' }, 0);
+    deploy(sim, 'inflate', 6);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const launched = liveInstances(sim).map((i) => `${i.InstanceType}/${i.InstanceLifecycle ?? 'on-demand'}`);
+    expect(launched).toStrictEqual(['m5.xlarge/on-demand', 'm5.xlarge/on-demand']);
+    // Each NodeClaim records the options it was planned with and their capacity type.
+    for (const claim of claims(sim).filter((c) => !c.metadata.deletionTimestamp)) {
+      const reqs = claim.spec.requirements as Json[];
+      expect(reqs.find((r) => r.key === 'node.kubernetes.io/instance-type')?.values).toStrictEqual([
+        'm5.xlarge',
+      ]);
+      expect(reqs.find((r) => r.key === 'karpenter.sh/capacity-type')?.values).toStrictEqual(['on-demand']);
+    }
+    expect(sim.invariants.violations).toEqual([]);
+  }, 60_000);
+});
+
+/** A NodePool template of any amd64 instance type, with these capacity types. */
+function nodePoolTemplate(capacityTypes: string[]): Json {
+  return {
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: capacityTypes }],
+    },
+  };
+}
 
 describe('e2e: garbage collection and crashes', () => {
   it('terminates an instance whose NodeClaim vanished, within the orphan bound', async () => {

@@ -132,6 +132,10 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
 
   private async launchOnce(request: LaunchRequest, replaces: readonly string[]): Promise<LaunchedInstance> {
     const { nodeClaim } = request;
+    // Nothing the NodeClaim's requirements allow is left (every offering refused since it was
+    // planned): an insufficient-capacity error, as the AWS provider's `filterInstanceTypes`
+    // answers "all requested instance types were unavailable during launch".
+    if (request.options.length === 0) throw new InsufficientCapacityError(nodeClaim.name, []);
     const unavailable = this.options.unavailableOfferings;
     const fleet: Omit<FleetPlanInput, 'launchTemplates'> = {
       nodeClaim,

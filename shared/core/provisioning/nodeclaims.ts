@@ -10,9 +10,10 @@ import {
   LABEL_ZONE,
 } from '../model/labels';
 import type { LaunchedInstance } from '../model/nodeclaim';
-import type { NodePool } from '../model/nodepool';
+import { isStaticNodePool, type NodePool } from '../model/nodepool';
 import type { MetadataPatch, NewNodeClaim, NodeClaimStatusUpdate } from '../ports/cluster';
 import type { NodeClaimPlan } from '../scheduling/types';
+import { nodeClaimRequirements } from './claim-options';
 
 /**
  * What the provisioner writes on a NodeClaim: everything at creation (the intent, before any
@@ -25,8 +26,9 @@ import type { NodeClaimPlan } from '../scheduling/types';
 /**
  * The NodeClaim for a plan: the NodePool's template labels and annotations, the labels the
  * plan's requirements pin to one value, `karpenter.sh/nodepool`, the drift hashes, and a spec
- * with the plan's requirements (instance type options, zones and capacity types included),
- * requests, taints and the pool's expiry and termination grace period.
+ * with the plan's requirements and its instance type options and their capacity types
+ * ({@link nodeClaimRequirements}), requests, taints and the pool's expiry and termination grace
+ * period.
  */
 export function newNodeClaim(
   plan: NodeClaimPlan,
@@ -54,7 +56,13 @@ export function newNodeClaim(
     },
     spec: {
       nodeClassRef: pool.template.nodeClassRef,
-      requirements: plan.requirements.toSelectorRequirements(),
+      // ToNodeClaim writes the options only for dynamic NodePools; a static NodePool's NodeClaim
+      // launches from its pool's requirements (nodeclaimtemplate.go: "For static we let
+      // cloudprovider.Create()").
+      requirements: (isStaticNodePool(pool)
+        ? plan.requirements
+        : nodeClaimRequirements(plan)
+      ).toSelectorRequirements(),
       resources: { requests: plan.requests },
       taints: plan.taints,
       startupTaints: plan.startupTaints,

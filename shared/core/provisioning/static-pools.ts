@@ -37,7 +37,7 @@ export function staticPoolPlans(
     const types = (instanceTypes.get(pool.name) ?? []).filter(
       (t) => !requirements.intersects(t.requirements),
     );
-    const options = launchOptions(pool.template.requirements, types, unavailable);
+    const options = launchOptions(pool.template.requirements, {}, types, unavailable);
     const [cheapest] = options;
     if (!cheapest) continue;
     const plan: NodeClaimPlan = {

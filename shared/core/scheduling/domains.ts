@@ -1,4 +1,4 @@
-import type { InstanceType } from '../catalog/instance-type';
+import type { InstanceType, Offering } from '../catalog/instance-type';
 import { LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_ZONE, WELL_KNOWN_LABELS } from '../model/labels';
 import type { Requirements } from '../model/requirements';
 import { firstUntoleratedTaint } from '../model/taints';
@@ -174,7 +174,13 @@ export class TopologyDomains {
 
   /**
    * The domains of `key` the group could land in: values offered by the NodePools that admit
-   * it (their instance types' zones for the zone key) and those of existing nodes that admit it.
+   * it and those of existing nodes that admit it. For the zone key, the zones the NodePool's
+   * instance types are offered in, whether or not EC2 has capacity there now, as Karpenter's
+   * topology.go `buildDomainGroups` counts them (from the instance types' requirements, whose
+   * zones are where the type is offered, aws/karpenter-provider-aws
+   * pkg/providers/instancetype/types.go `computeRequirements`): a zone whose offerings were
+   * refused stays a domain with no pods, so `maxSkew` keeps pods for it pending until it returns
+   * rather than piling them into the others.
    */
   private universe(group: PodGroup, profile: PlacementProfile, key: string): Set<string> {
     // Domains depend only on tolerations and node requirements, which many groups share.
@@ -193,7 +199,11 @@ export class TopologyDomains {
       for (const term of profile.terms) {
         if (ctx.requirements.compatible(term.requirements, WELL_KNOWN_LABELS)) continue;
         const reqs = ctx.requirements.intersect(term.requirements);
-        for (const v of possibleValues(key, reqs, compatibleTypes(ctx.instanceTypes, reqs))) u.add(v);
+        const values =
+          key === LABEL_ZONE
+            ? offeredZones(reqs, offeredTypes(ctx.instanceTypes, reqs), false)
+            : possibleValues(key, reqs, compatibleTypes(ctx.instanceTypes, reqs));
+        for (const v of values) u.add(v);
       }
     }
     for (const node of this.nodes) {
@@ -314,7 +324,7 @@ function possibleValues(
 ): ReadonlySet<string> {
   const out = new Set<string>();
   const req = requirements.get(key);
-  if (key === LABEL_ZONE) return offeredZones(requirements, options);
+  if (key === LABEL_ZONE) return offeredZones(requirements, options, true);
   if (req && !req.complement) {
     for (const v of req.values) {
       if (options.length === 0 || options.some((it) => it.requirements.get(key)?.has(v) ?? true)) out.add(v);
@@ -331,14 +341,39 @@ function possibleValues(
 const zonesCache = new WeakMap<readonly InstanceType[], Map<string, Set<string>>>();
 
 /**
- * Zones with a usable offering among `options` under the zone and capacity-type requirements.
- * Opening a node asks this of the same (cached) options array for every pod group, so the
- * answer is cached per options array and the two requirements that decide it.
+ * The types whose labels the requirements admit and that are offered under them, available or
+ * not: what a NodePool's zone domains are counted from.
  */
-function offeredZones(requirements: Requirements, options: readonly InstanceType[]): ReadonlySet<string> {
+function offeredTypes(types: readonly InstanceType[], requirements: Requirements): InstanceType[] {
+  return types.filter(
+    (it) =>
+      requirements.intersects(it.requirements) === undefined &&
+      it.offerings.some((o) => offeredUnder(o, requirements)),
+  );
+}
+
+/** Whether the zone and capacity-type requirements admit an offering, whatever its availability. */
+function offeredUnder(o: Offering, requirements: Requirements): boolean {
+  const zone = requirements.get(LABEL_ZONE);
+  if (zone && !zone.has(o.zone)) return false;
+  const ct = requirements.get(LABEL_CAPACITY_TYPE);
+  return !ct || ct.has(o.capacityType);
+}
+
+/**
+ * Zones with an offering among `options` under the zone and capacity-type requirements; only
+ * usable (available) ones when `availableOnly`. Opening a node asks this of the same (cached)
+ * options array for every pod group, so the answer is cached per options array and the
+ * requirements that decide it.
+ */
+function offeredZones(
+  requirements: Requirements,
+  options: readonly InstanceType[],
+  availableOnly: boolean,
+): ReadonlySet<string> {
   const zone = requirements.get(LABEL_ZONE);
   const capacityType = requirements.get(LABEL_CAPACITY_TYPE);
-  const key = `${zone?.toString() ?? ''}|${capacityType?.toString() ?? ''}`;
+  const key = `${availableOnly}|${zone?.toString() ?? ''}|${capacityType?.toString() ?? ''}`;
   let byKey = zonesCache.get(options);
   if (!byKey) {
     byKey = new Map();
@@ -349,7 +384,8 @@ function offeredZones(requirements: Requirements, options: readonly InstanceType
     out = new Set<string>();
     for (const it of options) {
       for (const o of it.offerings) {
-        if (!out.has(o.zone) && offeringAllowed(o, requirements)) out.add(o.zone);
+        if (out.has(o.zone)) continue;
+        if (availableOnly ? offeringAllowed(o, requirements) : offeredUnder(o, requirements)) out.add(o.zone);
       }
     }
     byKey.set(key, out);

@@ -46,6 +46,16 @@ describe('Ec2InstanceLauncher: what EC2 refused', () => {
     expect((await launcher.launch(claim('default-cccc'))).capacityType).toBe('spot');
   });
 
+  it('answers insufficient capacity without calling CreateFleet when no option of the NodeClaim is left, as filterInstanceTypes does', async () => {
+    const w = await launcherWorld();
+    const { instanceTypes, fake } = w;
+    const launcher = worldLauncher(w, w.policy, { launchTemplates: worldTemplateProvider(w) });
+    const request = { ...launchRequest(instanceTypes), options: [] };
+    await expect(launcher.launch(request)).rejects.toBeInstanceOf(InsufficientCapacityError);
+    // Only the look-up of an instance an earlier attempt may have launched: no template, no fleet.
+    expect(fake.calls.map((c) => c.operation)).toStrictEqual(['DescribeInstances']);
+  });
+
   it("marks a subnet out of addresses, not the offerings, and launches through the zone's other subnet", async () => {
     const { launcher, fake, instanceTypes, unavailable, fleetCalls } = await launcherWorld();
     const claim = (name: string) =>

@@ -48,6 +48,47 @@ describe('provisioner: insufficient capacity', () => {
     expect(stored.filter((o) => o.instanceType === 'm5.large').length).toBeGreaterThan(0);
   });
 
+  it('plans the refused zone’s pods again counting the NodeClaims the run launched, so the zonal spread keeps maxSkew', async () => {
+    // Karpenter plans refused pods in its next batch, where the NodeClaims just launched are
+    // in-flight capacity holding their nominated pods (scheduling/topology.go counts them).
+    w = await provisionerWorld(['m5.large']);
+    const store = w.world.fakes.kube.store;
+    const pool = store.get('nodepools.karpenter.sh', 'default') as Json;
+    const spec = structuredClone(pool.spec);
+    spec.template.spec.requirements.push({
+      key: 'topology.kubernetes.io/zone',
+      operator: 'In',
+      values: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
+    });
+    store.update('nodepools.karpenter.sh', { ...pool, spec });
+    w.world.fakes.ec2.capacity.setCapacity({ availabilityZone: 'us-east-1c' }, 0);
+    for (let i = 0; i < 6; i++)
+      store.seed(
+        'pods',
+        podManifest({
+          name: `web-${i}`,
+          labels: { app: 'web' },
+          requests: { cpu: '1' },
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'topology.kubernetes.io/zone',
+              whenUnsatisfiable: 'DoNotSchedule',
+              labelSelector: { matchLabels: { app: 'web' } },
+            },
+          ],
+          unschedulable: true,
+          ownerKind: 'ReplicaSet',
+        }),
+      );
+    await run(w, 'r1');
+    const zones = running(w)
+      .map((i) => i.Placement?.AvailabilityZone)
+      .sort();
+    // One pod per m5.large: us-east-1a and us-east-1b take two each, us-east-1c's two wait for it.
+    expect(zones).toStrictEqual(['us-east-1a', 'us-east-1a', 'us-east-1b', 'us-east-1b']);
+  });
+
   it('deletes a NodeClaim nothing can launch, with an Event saying why, and reports its pods unschedulable', async () => {
     w = await provisionerWorld(['m5.large', 'm5.xlarge']);
     w.world.fakes.ec2.capacity.setCapacity({ instanceType: 'm5.large' }, 0);

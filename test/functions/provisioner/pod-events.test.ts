@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { podManifest } from '../../../sim/world/builders';
+import { nodeManifest, podManifest } from '../../../sim/world/builders';
 import { lambdaContext, type ProvisionerWorld, provisionerWorld, scheduledEvent } from './world';
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
@@ -69,5 +69,62 @@ describe('provisioner: pod Events are said once', () => {
     const all = events(w, 'FailedScheduling');
     expect(all).toHaveLength(230);
     expect(all.every((e) => e.count === 1)).toBe(true);
+  });
+});
+
+describe('provisioner: Nominated on existing capacity (events.go NominatePodEvent, scheduler.go Solve)', () => {
+  const nominated = (pw: ProvisionerWorld, pod: string) =>
+    events(pw, 'Nominated')
+      .filter((e) => e.involvedObject.name === pod)
+      .map((e) => e.message);
+  const pending = (pw: ProvisionerWorld, name: string) =>
+    pw.world.fakes.kube.store.seed(
+      'pods',
+      podManifest({
+        name,
+        uid: `uid-${name}`,
+        requests: { cpu: '300m' },
+        unschedulable: true,
+        ownerKind: 'ReplicaSet',
+      }),
+    );
+
+  it('nominates pods placed on an in-flight NodeClaim to it, and on its Node to both, once', async () => {
+    w = await provisionerWorld();
+    pending(w, 'first');
+    await run(w, 'r1');
+    const claim = w.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items[0] as Json;
+    const name = claim.metadata.name;
+    expect(nominated(w, 'first')).toStrictEqual([`Pod should schedule on: nodeclaim/${name}`]);
+
+    pending(w, 'second');
+    w.world.time.advance(10_000);
+    expect(await run(w, 'r2')).toMatchObject({ nodeClaimsLaunched: 0 });
+    expect(nominated(w, 'second')).toStrictEqual([`Pod should schedule on: nodeclaim/${name}`]);
+
+    const node = nodeManifest({ name: 'ip-10-0-0-9.ec2.internal', nodePool: 'default', ready: true });
+    w.world.fakes.kube.store.seed('nodes', {
+      ...node,
+      spec: { ...node.spec, providerID: claim.status.providerID },
+    });
+    pending(w, 'third');
+    w.world.time.advance(10_000);
+    expect(await run(w, 'r3')).toMatchObject({ nodeClaimsLaunched: 0 });
+    const both = `Pod should schedule on: nodeclaim/${name}, node/ip-10-0-0-9.ec2.internal`;
+    expect(nominated(w, 'third')).toStrictEqual([both]);
+    // The pods nominated earlier are told once of the change, and not again while nothing changes.
+    expect(nominated(w, 'first')).toContain(both);
+    const count = events(w, 'Nominated').length;
+    w.world.time.advance(10_000);
+    await run(w, 'r4');
+    expect(events(w, 'Nominated')).toHaveLength(count);
+  });
+
+  it('nominates a pod placed on a Node no NodeClaim manages to the Node alone', async () => {
+    w = await provisionerWorld();
+    w.world.fakes.kube.store.seed('nodes', nodeManifest({ name: 'unmanaged', ready: true }));
+    pending(w, 'lone');
+    expect(await run(w, 'r1')).toMatchObject({ nodeClaimsLaunched: 0 });
+    expect(nominated(w, 'lone')).toStrictEqual(['Pod should schedule on: node/unmanaged']);
   });
 });

@@ -18,11 +18,14 @@ describe('example scenarios', () => {
       expect.arrayContaining([
         'demo.yaml',
         'do-not-disrupt-expiry.yaml',
+        'ice-replan-keeps-capacity-whole.yaml',
         'impaired-instance.yaml',
         'leaked-instance.yaml',
         'never-registers.yaml',
+        'relaunch-uses-recorded-options.yaml',
         'spot-reclaim-kubelet-dies.yaml',
         'stuck-finalizer.yaml',
+        'zonal-spread-after-ice.yaml',
       ]),
     );
   });
