@@ -36,7 +36,8 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
         for (const [i, result] of results.entries()) {
           const plan = round[i];
           if (result.kind === 'launched') outcomes.push({ plan, launched: result.nodeClaim });
-          else if (result.kind === 'insufficient-capacity' && r + 1 < MAX_ROUNDS) refused.push(plan);
+          else if (result.kind === 'insufficient-capacity' && r + 1 < MAX_ROUNDS && options.replan !== false)
+            refused.push(plan);
           else
             outcomes.push({
               plan,

@@ -42,19 +42,23 @@ export function commandIdOf(claim: Pick<NodeClaim, 'annotations'>): string | und
 /**
  * The snapshot as a decision beside the commands in flight sees it (helpers.go
  * `SimulateScheduling`: nodes marked for deletion take no pods, and their pods are scheduled
- * before the candidates'): the Nodes of every other command's candidates (all but `except`) take
- * no pods, and their pods that would move are pending.
+ * with the candidates'): the Nodes of every other command's candidates (all but `except`), and
+ * every Node being deleted for any reason — expiry, interruption, node repair, a person — take no
+ * pods, and their pods that would move are pending.
  */
 export function besideCommandsInFlight(snapshot: ClusterSnapshot, except?: string): ClusterSnapshot {
   const held = new Set(
     snapshot.nodeClaims.flatMap((c) =>
-      underCommand(c) && commandIdOf(c) !== except && c.status.providerID ? [c.status.providerID] : [],
+      ((underCommand(c) && commandIdOf(c) !== except) || c.deletionTimestamp !== undefined) &&
+      c.status.providerID
+        ? [c.status.providerID]
+        : [],
     ),
   );
-  if (held.size === 0) return snapshot;
+  if (held.size === 0 && !snapshot.nodes.some((n) => n.deleting)) return snapshot;
   const moving: Pod[] = [];
   const nodes = snapshot.nodes.map((node) => {
-    if (!node.providerID || !held.has(node.providerID)) return node;
+    if (!node.deleting && (!node.providerID || !held.has(node.providerID))) return node;
     // Their pods are counted once, as pending; DaemonSet pods stay with their node.
     moving.push(...node.pods.filter(isReschedulable).map((p) => ({ ...p, nodeName: undefined })));
     return { ...node, unschedulable: true, pods: node.pods.filter((p) => !isReschedulable(p)) };

@@ -30,7 +30,10 @@ async function healthWorld(nodeRepair = false) {
   });
   const { pw, claimName, instanceId } = await withOneNode([pod]);
   const seen = new RecordingObservability();
-  const ports = { ...pw.world.ports, config: { ...pw.world.ports.config, featureGates: { nodeRepair } } };
+  const ports = {
+    ...pw.world.ports,
+    config: { ...pw.world.ports.config, featureGates: { ...pw.world.ports.config.featureGates, nodeRepair } },
+  };
   const runtime = runtimeOf('termination', ports, pw.world.time, seen.log, seen.metricsPort);
   const handler = makeTerminationHandler(() => runtime);
   let runs = 0;
