@@ -205,6 +205,12 @@ describe('whyNotDeleteNow', () => {
       '1 pods landed on NodeClaim claim-b since the command started',
     );
     expect(whyNotDeleteNow(command('x', ['claim-b'], { replace: true }), s)).toBeUndefined();
+    // A consolidation that deletes moves its candidates' pods onto the nodes that stay.
+    const consolidation = { method: 'consolidation' as const, reason: 'Underutilized' as const };
+    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-b'], consolidation), s)).toBeUndefined();
+    expect(whyNotDeleteNow(command('x', ['claim-b'], { method: 'drift', reason: 'Drifted' }), s)).toBe(
+      '1 pods landed on NodeClaim claim-b since the command started',
+    );
     const guarded = {
       ...pod({ name: 'g', ownerKind: 'ReplicaSet' }),
       annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
