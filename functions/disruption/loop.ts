@@ -1,7 +1,10 @@
 import { staleDisruptionMarks } from '../../shared/core/disruption/commands-in-flight';
 import { decideDisruption } from '../../shared/core/disruption/decide';
 import { expiredClaims } from '../../shared/core/disruption/methods';
-import { SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS } from '../../shared/core/disruption/single-node-walk';
+import {
+  resumeMarkChanges,
+  SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
+} from '../../shared/core/disruption/single-node-walk';
 import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
@@ -88,17 +91,10 @@ const RECORD_RESERVE_MS = 10_000;
  * NodeClaims that change; a mark lost with a crash makes the next walk start at the top.
  */
 async function markResume(runtime: LoopRuntime, snapshot: ClusterSnapshot, resumeAt: string | null) {
-  for (const claim of snapshot.nodeClaims) {
-    const marked = claim.annotations[ANNOTATIONS.consolidationResume] !== undefined;
-    if (claim.name === resumeAt && !marked)
-      await runtime.ports.cluster.patchNodeClaimMetadata(claim.name, {
-        annotations: { [ANNOTATIONS.consolidationResume]: 'true' },
-      });
-    else if (claim.name !== resumeAt && marked)
-      await runtime.ports.cluster.patchNodeClaimMetadata(claim.name, {
-        annotations: { [ANNOTATIONS.consolidationResume]: null },
-      });
-  }
+  for (const { nodeClaim, mark } of resumeMarkChanges(snapshot.nodeClaims, resumeAt))
+    await runtime.ports.cluster.patchNodeClaimMetadata(nodeClaim, {
+      annotations: { [ANNOTATIONS.consolidationResume]: mark ? 'true' : null },
+    });
 }
 
 async function decideNext(

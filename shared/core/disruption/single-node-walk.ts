@@ -1,4 +1,5 @@
 import { ANNOTATIONS } from '../model/labels';
+import type { NodeClaim } from '../model/nodeclaim';
 import type { Candidate } from './candidates';
 
 /**
@@ -71,4 +72,22 @@ export function walkCandidates<T>(
     return { found: { candidate, result }, ...(next ? { resumeAt: next.claim.name } : {}) };
   }
   return {};
+}
+
+/**
+ * The NodeClaims whose {@link ANNOTATIONS.consolidationResume} mark must change so that only
+ * `resumeAt` carries it (none when null): true to set, false to remove; the rest are left alone,
+ * so a run that changes nothing writes nothing.
+ */
+export function resumeMarkChanges(
+  claims: readonly Pick<NodeClaim, 'name' | 'annotations'>[],
+  resumeAt: string | null,
+): { readonly nodeClaim: string; readonly mark: boolean }[] {
+  const changes: { nodeClaim: string; mark: boolean }[] = [];
+  for (const claim of claims) {
+    const marked = claim.annotations[ANNOTATIONS.consolidationResume] !== undefined;
+    if (claim.name === resumeAt && !marked) changes.push({ nodeClaim: claim.name, mark: true });
+    else if (claim.name !== resumeAt && marked) changes.push({ nodeClaim: claim.name, mark: false });
+  }
+  return changes;
 }

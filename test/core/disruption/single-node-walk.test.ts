@@ -3,6 +3,7 @@ import { type Candidate, disruptionCandidates } from '../../../shared/core/disru
 import { decideDisruption } from '../../../shared/core/disruption/decide';
 import {
   interleaveByNodePool,
+  resumeMarkChanges,
   resumeOrder,
   walkCandidates,
 } from '../../../shared/core/disruption/single-node-walk';
@@ -208,5 +209,25 @@ describe('decideDisruption: single-node consolidation walks every candidate', ()
     const decided = decideDisruption(snapshotOf(marked, { nodePools: [roomy()] }), T0 + 60_000);
     expect(decided.command?.method).toBe('emptiness');
     expect(decided.resumeAt).toBeUndefined();
+  });
+});
+
+describe('resumeMarkChanges', () => {
+  const claims = [full(0), full(1, { resume: true }), full(2)].map(([, c]) => c);
+
+  it('moves the mark to the NodeClaim to start at, touching only the two that change', () => {
+    expect(resumeMarkChanges(claims, 'claim-full-002')).toStrictEqual([
+      { nodeClaim: 'claim-full-001', mark: false },
+      { nodeClaim: 'claim-full-002', mark: true },
+    ]);
+    expect(resumeMarkChanges(claims, 'claim-full-001')).toStrictEqual([]);
+  });
+
+  it('removes every mark when the walk went round, a stray one a crash left included', () => {
+    const stray = [...claims, full(3, { resume: true })[1]];
+    expect(resumeMarkChanges(stray, null)).toStrictEqual([
+      { nodeClaim: 'claim-full-001', mark: false },
+      { nodeClaim: 'claim-full-003', mark: false },
+    ]);
   });
 });

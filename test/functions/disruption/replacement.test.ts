@@ -67,7 +67,7 @@ describe('disruption: the replacement launched is the one decided', () => {
     expect(new Set(offered)).toStrictEqual(new Set(['t3.medium', 'c5.large', 'm5.large']));
     expect(offered.every((type) => (onDemandPrice[type] ?? Number.POSITIVE_INFINITY) < 0.1)).toBe(true);
     const replacement = claims(w).find((c) => c.metadata.annotations?.['podlift.dev/replaces'] !== undefined);
-    const pinned = (replacement?.spec.requirements as Json[]).find(
+    const pinned = ((replacement?.spec.requirements ?? []) as Json[]).find(
       (r) => r.key === 'node.kubernetes.io/instance-type',
     );
     expect(new Set(pinned?.values)).toStrictEqual(new Set(offered));
