@@ -135,6 +135,39 @@ describe('replacement options: cheaper than the candidates', () => {
   });
 });
 
+describe('replacement options: the launch price of each option', () => {
+  it("prices a spot option by its spot offerings only, not the type's dearer on-demand ones", () => {
+    // m5.large: spot $0.033 below the candidate's $0.05, on-demand $0.096 above it.
+    const s = world(
+      [member('a', [web('a1')], { price: 0.05 })],
+      [capacity('spot', 'on-demand'), types(['m5.large'])],
+    );
+    const result = simulateConsolidation(onlyCandidate(s), s);
+    expect(
+      result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => [o.name, o.capacityType]),
+    ).toStrictEqual([['m5.large', 'spot']]);
+  });
+
+  it('treats a NodePool without a capacity-type requirement as allowing spot', () => {
+    const spot = member('a', [web('a1')], { price: 0.2, capacityType: 'spot' });
+    const s = world([spot], [types(['t3.medium', 'm5.large'])]);
+    expect(computeConsolidation([onlyCandidate(s)], s)).toStrictEqual({
+      action: 'none',
+      why: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+    });
+  });
+
+  it('is no spot-to-spot move when one candidate is on-demand', () => {
+    const pool = [capacity('spot', 'on-demand'), types(['t3.small', 't3.medium', 'm5.xlarge'])];
+    const members = [
+      member('a', [web('a1', '700m')], { price: 0.065, capacityType: 'spot' }),
+      member('b', [web('b1', '700m')], { price: 0.192 }),
+    ];
+    const s = world(members, pool);
+    expect(computeConsolidation(disruptionCandidates(s), s).action).toBe('replace');
+  });
+});
+
 describe('replacement options: spot to spot', () => {
   const spotPool = [capacity('spot')];
   const spotMember = (price = 0.2) => member('a', [web('a1')], { price, capacityType: 'spot' });
