@@ -51,21 +51,21 @@ export function replacementOptions(
 ): ReplacementOptions {
   const types = typesByName(plan, snapshot);
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
-  const ordered = [...plan.instanceTypeOptions].sort((a, b) => a.price - b.price);
   const allSpot = candidates.every((c) => c.capacityType === 'spot');
   const spotToSpot = allSpot && (plan.requirements.get(LABEL_CAPACITY_TYPE)?.has('spot') ?? true);
   if (spotToSpot && !settings.spotToSpotConsolidation)
     return { why: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" };
-  let kept = spotToSpot ? ordered.filter((o) => o.capacityType === 'spot') : ordered;
+  // The plan's options come cheapest first (NodeClaimPlan), as `OrderByPrice` leaves them.
+  let kept = spotToSpot
+    ? plan.instanceTypeOptions.filter((o) => o.capacityType === 'spot')
+    : [...plan.instanceTypeOptions];
   const byPrice = cheaperThan(kept, plan, types, price);
   if ('why' in byPrice) return byPrice;
   kept = byPrice.kept;
-  if (candidates.length > 1) {
-    const sameType = sameTypeCeiling(candidates, kept);
-    const bySameType = cheaperThan(kept, plan, types, sameType);
-    if ('why' in bySameType) return bySameType;
-    kept = bySameType.kept;
-  }
+  // Multi-node's rule; for one candidate its ceiling is the price just applied, so it changes nothing.
+  const bySameType = cheaperThan(kept, plan, types, sameTypeCeiling(candidates, kept));
+  if ('why' in bySameType) return bySameType;
+  kept = bySameType.kept;
   if (kept.length === 0) return { why: "Can't replace with a cheaper node" };
   if (spotToSpot && candidates.length === 1) {
     if (kept.length < MIN_SPOT_TO_SPOT_OPTIONS)
@@ -144,21 +144,19 @@ function unmetMinValues(
   types: ReadonlyMap<string, InstanceType>,
 ): string[] {
   const unmet: string[] = [];
-  for (const r of requirements.values()) {
-    if (r.minValues === undefined) continue;
-    if (distinctValues(options, r.key, types).size < r.minValues) unmet.push(r.key);
-  }
+  for (const r of requirements.values())
+    if (r.minValues !== undefined && distinctValues(options, r.key, types).size < r.minValues)
+      unmet.push(r.key);
   return unmet;
 }
 
-/** How many of the cheapest options minValues needs (`SatisfiesMinValues`' count); 0 without minValues. */
+/** How many of the cheapest options minValues needs (`SatisfiesMinValues`' count); 1 without minValues. */
 function minValuesPrefix(
   options: readonly InstanceTypeOption[],
   requirements: Requirements,
   types: ReadonlyMap<string, InstanceType>,
 ): number {
-  if (![...requirements.values()].some((r) => r.minValues !== undefined)) return 0;
-  for (let n = 1; n <= options.length; n++)
+  for (let n = 1; n < options.length; n++)
     if (unmetMinValues(options.slice(0, n), requirements, types).length === 0) return n;
   return options.length;
 }
