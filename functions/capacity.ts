@@ -30,6 +30,12 @@ export interface ProvisionOptions {
   readonly annotations?: Readonly<Record<string, string>>;
   /** Why the capacity is added, for log lines and Events (`pending pods`, `spot interruption`, …). */
   readonly reason?: string;
+  /**
+   * Whether a plan EC2 had no capacity for is planned again within the invocation. A
+   * consolidation's replacement is not: planned again it could launch a dearer type than decided.
+   * @default true
+   */
+  readonly replan?: boolean;
 }
 
 /** What happened to one plan. */

@@ -1,6 +1,10 @@
 import * as z from 'zod';
 import { parseEnvironment } from '../shared/core/manifests/environment';
-import { type FeatureGates, parseFeatureGates } from '../shared/core/model/feature-gates';
+import {
+  DEFAULT_FEATURE_GATES,
+  type FeatureGates,
+  parseFeatureGates,
+} from '../shared/core/model/feature-gates';
 
 /** How the functions reach the cluster's API server. */
 export type ClusterAccessMode = 'eks' | 'kops';
@@ -23,7 +27,7 @@ export interface PodliftConfig {
   readonly leaseName: string;
   /** `REBALANCE_ACTION`: `event` (default) or `replace`. */
   readonly rebalanceAction: RebalanceAction;
-  /** `FEATURE_GATES`: Karpenter's syntax, `NodeRepair=true`; every gate off by default. */
+  /** `FEATURE_GATES`: Karpenter's syntax, `NodeRepair=true,SpotToSpotConsolidation=true`; every gate off by default. */
   readonly featureGates: FeatureGates;
 }
 
@@ -36,7 +40,8 @@ export const FUNCTION_ENVIRONMENT = {
   LEASE_NAMESPACE: 'namespace of the cluster Lease (default podlift)',
   LEASE_NAME: 'name of the cluster Lease (default podlift)',
   REBALANCE_ACTION: 'event (default) or replace: what a rebalance recommendation does',
-  FEATURE_GATES: 'Karpenter feature gates, e.g. NodeRepair=true (default: all off)',
+  FEATURE_GATES:
+    'Karpenter feature gates NodeRepair and SpotToSpotConsolidation, e.g. NodeRepair=true (default: all off)',
 } as const;
 
 type Variable = keyof typeof FUNCTION_ENVIRONMENT;
@@ -85,6 +90,6 @@ export function parseFunctionConfig(
     leaseNamespace: parsed.LEASE_NAMESPACE,
     leaseName: parsed.LEASE_NAME,
     rebalanceAction: parsed.REBALANCE_ACTION,
-    featureGates: parseFeatureGates(parsed.FEATURE_GATES) ?? { nodeRepair: false },
+    featureGates: parseFeatureGates(parsed.FEATURE_GATES) ?? DEFAULT_FEATURE_GATES,
   };
 }

@@ -18,7 +18,7 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `nodeRoleArn` | an existing node role (e.g. Karpenter's), with its access entry | a new role |
  * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses for SSM | none |
  * | `rebalanceAction` | `event` or `replace` | `event` |
- * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true` | all off |
+ * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true,SpotToSpotConsolidation=true` | all off |
  * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
  * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
  * | `alarmTopicArn` | an SNS topic the alarms notify | none |

@@ -68,7 +68,8 @@ export interface PodliftProps {
   readonly rebalanceAction?: 'event' | 'replace';
   /**
    * Karpenter's feature gates podlift has (`FEATURE_GATES`): `nodeRepair` replaces Nodes whose
-   * conditions stay unhealthy (Karpenter's `NodeRepair`).
+   * conditions stay unhealthy (Karpenter's `NodeRepair`); `spotToSpotConsolidation` lets
+   * consolidation replace spot nodes by cheaper spot nodes (Karpenter's `SpotToSpotConsolidation`).
    * @default every gate off
    */
   readonly featureGates?: FeatureGateProps;
@@ -102,6 +103,12 @@ export interface FeatureGateProps {
    * @default false
    */
   readonly nodeRepair?: boolean;
+  /**
+   * `SpotToSpotConsolidation`: replace a spot node by a cheaper spot node when at least 15
+   * cheaper spot types hold its pods (only the 15 cheapest are launched).
+   * @default false
+   */
+  readonly spotToSpotConsolidation?: boolean;
 }
 
 /** {@link PodliftProps} with every default applied. */
@@ -140,9 +147,12 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
   if (rebalanceAction !== 'event' && rebalanceAction !== 'replace') {
     throw bad('rebalanceAction', rebalanceAction, "must be 'event' or 'replace'");
   }
-  const nodeRepair = props.featureGates?.nodeRepair ?? false;
-  if (typeof nodeRepair !== 'boolean')
-    throw bad('featureGates.nodeRepair', nodeRepair, 'must be true or false');
+  const featureGates = {
+    nodeRepair: props.featureGates?.nodeRepair ?? false,
+    spotToSpotConsolidation: props.featureGates?.spotToSpotConsolidation ?? false,
+  };
+  for (const [gate, value] of Object.entries(featureGates))
+    if (typeof value !== 'boolean') throw bad(`featureGates.${gate}`, value, 'must be true or false');
   const leaseNamespace = props.leaseNamespace ?? 'podlift';
   const leaseName = props.leaseName ?? 'podlift';
   for (const [field, value] of [
@@ -155,7 +165,7 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
     clusterName: props.clusterName,
     clusterAccess,
     rebalanceAction,
-    featureGates: { nodeRepair },
+    featureGates,
     leaseNamespace,
     leaseName,
   };

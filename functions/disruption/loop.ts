@@ -1,6 +1,10 @@
 import { staleDisruptionMarks } from '../../shared/core/disruption/commands-in-flight';
 import { decideDisruption } from '../../shared/core/disruption/decide';
 import { expiredClaims } from '../../shared/core/disruption/methods';
+import {
+  resumeMarkChanges,
+  SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
+} from '../../shared/core/disruption/single-node-walk';
 import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
@@ -38,7 +42,7 @@ export async function runDisruption(
   const run = await withClusterLease(runtime.ports.lease, invocation, async (held) => {
     const loaded = await loadClusterSnapshot(runtime.ports, held, runtime.unavailable, {
       resolveNodeClasses: true,
-      pendingPods: false,
+      // Consolidation schedules the pending pods with the candidates' (helpers.go SimulateScheduling).
       instances: true,
     });
     const now = held.time.now();
@@ -79,6 +83,20 @@ export async function runDisruption(
   return run.ran ? { ran: true, ...run.result } : { ran: false, expired: 0, steps: [] };
 }
 
+/** Time kept back from the deadline after a decision, to record its command and Events. */
+const RECORD_RESERVE_MS = 10_000;
+
+/**
+ * Moves the single-node walk's mark to `resumeAt` (null: removes it), touching only the
+ * NodeClaims that change; a mark lost with a crash makes the next walk start at the top.
+ */
+async function markResume(runtime: LoopRuntime, snapshot: ClusterSnapshot, resumeAt: string | null) {
+  for (const { nodeClaim, mark } of resumeMarkChanges(snapshot.nodeClaims, resumeAt))
+    await runtime.ports.cluster.patchNodeClaimMetadata(nodeClaim, {
+      annotations: { [ANNOTATIONS.consolidationResume]: mark ? 'true' : null },
+    });
+}
+
 async function decideNext(
   runtime: LoopRuntime,
   invocation: Invocation,
@@ -86,8 +104,18 @@ async function decideNext(
   now: number,
 ) {
   const started = performance.now();
-  const { command, passedOver, unconsolidatable } = decideDisruption(snapshot, now);
+  // Single-node consolidation walks until its budget is spent: Karpenter's 3 minutes, or less
+  // when the invocation has less left (time to record what was decided kept back).
+  const walkEnds = Math.min(
+    invocation.time.now() + SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
+    invocation.deadline - RECORD_RESERVE_MS,
+  );
+  const { command, passedOver, unconsolidatable, resumeAt } = decideDisruption(snapshot, now, {
+    ...runtime.ports.config.featureGates,
+    outOfTime: () => invocation.time.now() >= walkEnds,
+  });
   invocation.metrics.add(METRICS.decisionTime, 'Milliseconds', performance.now() - started);
+  if (resumeAt !== undefined) await markResume(runtime, snapshot, resumeAt);
   // On the Node and its NodeClaim, as Karpenter's disruptionevents.Blocked and Unconsolidatable.
   for (const [reason, list] of [
     ['DisruptionBlocked', passedOver],

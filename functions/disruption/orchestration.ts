@@ -13,6 +13,7 @@ import {
   replacementPlans,
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
+import { replacementOptions } from '../../shared/core/disruption/replacement-options';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
@@ -63,7 +64,7 @@ export async function advanceCommand(
   const startedAt = commandStartedAt(candidates);
   if (startedAt === undefined) {
     if (now - Date.parse(command.decidedAt) < VALIDATION_DELAY_MS) return `waiting ${command.id}`;
-    if (!commandStillValid(command, snapshot)) {
+    if (!commandStillValid(command, snapshot, runtime.ports.config.featureGates)) {
       await cancelCommand(runtime, invocation, snapshot, candidates, false);
       invocation.log.info('disruption command no longer holds; cancelled', {
         id: command.id,
@@ -257,17 +258,33 @@ async function replace(
   { command, candidates }: RecordedCommand,
 ): Promise<string | undefined> {
   const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
-  const { plans, unschedulable } = replacementPlans(chosen, besideCommandsInFlight(snapshot, command.id));
+  const beside = besideCommandsInFlight(snapshot, command.id);
+  const planned = replacementPlans(chosen, beside);
+  const { unschedulable } = planned;
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).
-  if (plans.length === 0 && unschedulable === 0) return undefined;
-  if (unschedulable > 0) {
+  if (planned.plans.length === 0 && unschedulable === 0) return undefined;
+  // A consolidation launches its one replacement with only the options it was decided with
+  // (cheaper than the candidates: replacement-options.ts), never a dearer type EC2 might pick.
+  const options =
+    command.method === 'consolidation' && planned.plans.length === 1
+      ? replacementOptions(chosen, planned.plans[0], beside, runtime.ports.config.featureGates)
+      : undefined;
+  if (unschedulable > 0 || (command.method === 'consolidation' && !(options && 'plan' in options))) {
     await cancelCommand(runtime, invocation, snapshot, candidates, true);
+    invocation.log.info('disruption command no longer finds its replacement; cancelled', {
+      id: command.id,
+      ...(options && 'why' in options ? { why: options.why } : { unschedulable }),
+    });
     return `cancelled ${command.id}`;
   }
+  const plans = options && 'plan' in options ? [options.plan] : planned.plans;
   const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {
     annotations: { [ANNOTATIONS.replaces]: command.id },
     reason: `disruption ${command.method}`,
+    // Planned again without a refused offering, the pods could get a dearer type than decided;
+    // the next run plans and narrows again instead.
+    ...(options ? { replan: false } : {}),
   });
   const failed = outcomes.filter((o) => 'failed' in o);
   if (failed.length > 0)

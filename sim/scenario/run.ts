@@ -35,7 +35,14 @@ export class ScenarioStepError extends Error {
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<SimulationRecord> {
   const sim = await Simulation.start({
     ...(scenario.instanceTypes ? { instanceTypes: scenario.instanceTypes } : {}),
-    ...(scenario.environment ? { environment: scenario.environment } : {}),
+    ...(scenario.environment || scenario.featureGates !== undefined
+      ? {
+          environment: {
+            ...scenario.environment,
+            ...(scenario.featureGates !== undefined ? { FEATURE_GATES: scenario.featureGates } : {}),
+          },
+        }
+      : {}),
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
   });
   try {

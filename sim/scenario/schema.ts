@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseFeatureGates } from '../../shared/core/model/feature-gates';
 
 /**
  * The scenario file format (YAML): the world to start from, a timeline of steps, and the
@@ -344,6 +345,16 @@ export const scenario = z
     duration,
     instanceTypes: z.array(z.string()).nonempty().optional(),
     environment: z.record(z.string(), z.string()).optional(),
+    /**
+     * Karpenter's feature gates for the functions (`FEATURE_GATES`), in its syntax, e.g.
+     * `SpotToSpotConsolidation=true`; every gate off when absent.
+     */
+    featureGates: z
+      .string()
+      .refine((text) => parseFeatureGates(text) !== undefined, {
+        error: 'must be comma-separated Name=true|false pairs, e.g. SpotToSpotConsolidation=true',
+      })
+      .optional(),
     manifests: z.array(manifest).default([]),
     timeline: z.array(step).default([]),
     expect: expectations.default({ noViolations: true }),

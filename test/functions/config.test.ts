@@ -24,7 +24,7 @@ describe('parseFunctionConfig', () => {
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false },
+      featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
     });
   });
 
@@ -56,14 +56,19 @@ describe('parseFunctionConfig', () => {
   });
 
   // kubernetes-sigs/karpenter pkg/operator/options/options.go ParseFeatureGates.
-  it('reads FEATURE_GATES as Karpenter does: NodeRepair off by default, other gates ignored', () => {
+  it('reads FEATURE_GATES as Karpenter does: every gate off by default, other gates ignored', () => {
     const gates = (FEATURE_GATES: string) =>
       parseFunctionConfig({ ...env, FEATURE_GATES }, 'termination').featureGates;
-    expect(gates('NodeRepair=true')).toStrictEqual({ nodeRepair: true });
-    expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({ nodeRepair: true });
-    expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual({ nodeRepair: false });
-    expect(gates('ReservedCapacity=false')).toStrictEqual({ nodeRepair: false });
-    expect(gates('')).toStrictEqual({ nodeRepair: false });
+    const off = { nodeRepair: false, spotToSpotConsolidation: false };
+    expect(gates('NodeRepair=true')).toStrictEqual({ ...off, nodeRepair: true });
+    expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({
+      nodeRepair: true,
+      spotToSpotConsolidation: true,
+    });
+    expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual(off);
+    expect(gates('ReservedCapacity=false')).toStrictEqual(off);
+    expect(gates('')).toStrictEqual(off);
+    expect(parseFunctionConfig(env, 'disruption').featureGates).toStrictEqual(off);
   });
 
   it('refuses a FEATURE_GATES pair that is not Name=bool', () => {

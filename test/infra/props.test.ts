@@ -63,24 +63,38 @@ describe('props', () => {
       clusterName: 'demo',
       clusterAccess: { kind: 'eks' },
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false },
+      featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
     });
   });
 
-  it('passes the NodeRepair feature gate on, from props or context, and rejects a bad one', () => {
+  it('passes the feature gates on, from props or context, and rejects a bad one', () => {
     expect(resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: true } }).featureGates).toEqual({
       nodeRepair: true,
+      spotToSpotConsolidation: false,
     });
+    expect(
+      resolveProps({ clusterName: 'demo', featureGates: { spotToSpotConsolidation: true } }).featureGates,
+    ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true });
     expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
       'props.featureGates.nodeRepair "yes" must be true or false',
     );
+    expect(() =>
+      resolveProps({ clusterName: 'demo', featureGates: { spotToSpotConsolidation: 1 as never } }),
+    ).toThrow('props.featureGates.spotToSpotConsolidation 1 must be true or false');
     const fromContext = (featureGates: string) =>
       podliftPropsFromContext(
         (key) => ({ cluster: 'demo', watcherImageUri: 'example.com/w:1', featureGates })[key],
       );
-    expect(fromContext('NodeRepair=true').featureGates).toEqual({ nodeRepair: true });
+    expect(fromContext('NodeRepair=true').featureGates).toEqual({
+      nodeRepair: true,
+      spotToSpotConsolidation: false,
+    });
+    expect(fromContext('SpotToSpotConsolidation=true').featureGates).toEqual({
+      nodeRepair: false,
+      spotToSpotConsolidation: true,
+    });
     expect(() => fromContext('NodeRepair')).toThrow(
       'context featureGates "NodeRepair" must be Name=true|false pairs',
     );

@@ -42,19 +42,23 @@ export function commandIdOf(claim: Pick<NodeClaim, 'annotations'>): string | und
 /**
  * The snapshot as a decision beside the commands in flight sees it (helpers.go
  * `SimulateScheduling`: nodes marked for deletion take no pods, and their pods are scheduled
- * before the candidates'): the Nodes of every other command's candidates (all but `except`) take
- * no pods, and their pods that would move are pending.
+ * with the candidates'): the Nodes of every other command's candidates (all but `except`), and
+ * every Node being deleted for any reason — expiry, interruption, node repair, a person — take no
+ * pods, and their pods that would move are pending.
  */
 export function besideCommandsInFlight(snapshot: ClusterSnapshot, except?: string): ClusterSnapshot {
   const held = new Set(
     snapshot.nodeClaims.flatMap((c) =>
-      underCommand(c) && commandIdOf(c) !== except && c.status.providerID ? [c.status.providerID] : [],
+      ((underCommand(c) && commandIdOf(c) !== except) || c.deletionTimestamp !== undefined) &&
+      c.status.providerID
+        ? [c.status.providerID]
+        : [],
     ),
   );
-  if (held.size === 0) return snapshot;
+  if (held.size === 0 && !snapshot.nodes.some((n) => n.deleting)) return snapshot;
   const moving: Pod[] = [];
   const nodes = snapshot.nodes.map((node) => {
-    if (!node.providerID || !held.has(node.providerID)) return node;
+    if (!node.deleting && (!node.providerID || !held.has(node.providerID))) return node;
     // Their pods are counted once, as pending; DaemonSet pods stay with their node.
     moving.push(...node.pods.filter(isReschedulable).map((p) => ({ ...p, nodeName: undefined })));
     return { ...node, unschedulable: true, pods: node.pods.filter((p) => !isReschedulable(p)) };
@@ -91,8 +95,8 @@ export function commandStartedAt(candidates: readonly Pick<NodeClaim, 'status'>[
  * The last check before a started command deletes its candidates, once its replacements are up:
  * why it must not, or undefined. The taint kept new pods off, so what can still change is what
  * a pod tolerating it, a person or the cluster did: a candidate gone or no longer a candidate,
- * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0), or, for a command that deletes
- * without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
+ * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0), or, for an emptiness or drift
+ * command that deletes without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
  */
 export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSnapshot): string | undefined {
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
@@ -100,7 +104,9 @@ export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSna
     const c = byName.get(name);
     if (!c) return `NodeClaim ${name} is no longer a disruption candidate`;
     if (c.blocked) return c.blocked;
-    if (!command.replace && c.pods.length > 0)
+    // Emptiness and drift delete only empty nodes; a consolidation that deletes moves the pods
+    // its simulation placed on the capacity that stays.
+    if (command.method !== 'consolidation' && !command.replace && c.pods.length > 0)
       return `${c.pods.length} pods landed on NodeClaim ${name} since the command started`;
   }
   return undefined;

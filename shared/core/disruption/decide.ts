@@ -8,20 +8,32 @@ import { driftedCondition, driftOrder } from './drift';
 import {
   budgetFor,
   type Consolidation,
+  computeConsolidation,
   type DisruptionCommand,
   multiNodeConsolidation,
   poolDisruptionCounts,
   replacementPlans,
-  simulateConsolidation,
   simulateRemoval,
 } from './methods';
+import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './replacement-options';
+import { interleaveByNodePool, resumeOrder, walkCandidates } from './single-node-walk';
 
 /**
- * Single-node consolidation simulates at most this many candidates per run, the cheapest to
- * disrupt first (Karpenter caps its multi-node search at 100 candidates for the same reason: a
- * decision must stay within seconds on a large cluster). The next run goes on with what changed.
+ * Multi-node consolidation searches at most this many candidates (kubernetes-sigs/karpenter
+ * pkg/controllers/disruption/multinodeconsolidation.go `ComputeCommands`: "Only consider a
+ * maximum batch of 100 NodeClaims"). Single-node walks every candidate within a time budget.
  */
 export const MAX_CONSOLIDATION_SIMULATIONS = 100;
+
+/** What a decision needs besides the cluster: the operator's settings and the run's time budget. */
+export interface DisruptionSettings extends ConsolidationSettings {
+  /**
+   * True once single-node consolidation must stop walking its candidates (the function's time
+   * budget, singlenodeconsolidation.go `SingleNodeConsolidationTimeoutDuration`); core reads no
+   * clock. @default never
+   */
+  readonly outOfTime?: () => boolean;
+}
 
 /** A candidate and why a method did not take it. */
 export interface PassedOver {
@@ -40,6 +52,11 @@ export interface DisruptionDecision {
    * Event each, worded as Karpenter's emptiness.go and consolidation.go `ShouldDisrupt`).
    */
   readonly unconsolidatable: readonly PassedOver[];
+  /**
+   * Where single-node consolidation starts next run (single-node-walk.ts): a NodeClaim name to
+   * mark, null to clear the mark (it went round every candidate), absent when it did not walk.
+   */
+  readonly resumeAt?: string | null;
 }
 
 /**
@@ -63,7 +80,11 @@ export function isConsolidatable(c: Candidate): boolean {
  * as its budget allows), then single-node (delete when its pods fit elsewhere, else replace it
  * with one cheaper node).
  */
-export function decideDisruption(cluster: ClusterSnapshot, now: number): DisruptionDecision {
+export function decideDisruption(
+  cluster: ClusterSnapshot,
+  now: number,
+  settings: DisruptionSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+): DisruptionDecision {
   const counts = poolDisruptionCounts(cluster);
   const snapshot = besideCommandsInFlight(cluster);
   const candidates = disruptionCandidates(snapshot).filter((c) => !underCommand(c.claim));
@@ -111,10 +132,14 @@ export function decideDisruption(cluster: ClusterSnapshot, now: number): Disrupt
     return chosen;
   };
 
-  const decided = (decision: DisruptionCommand | undefined): DisruptionDecision => ({
+  const decided = (
+    decision: DisruptionCommand | undefined,
+    resumeAt?: string | null,
+  ): DisruptionDecision => ({
     ...(decision ? { command: decision } : {}),
     passedOver,
     unconsolidatable,
+    ...(resumeAt !== undefined ? { resumeAt } : {}),
   });
 
   const chosenEmpty = togetherWithinBudget(
@@ -173,11 +198,11 @@ export function decideDisruption(cluster: ClusterSnapshot, now: number): Disrupt
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
   // Multi-node searches only what the budgets allow together; single-node takes one node at a
   // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
-  const considered = passable.slice(0, MAX_CONSOLIDATION_SIMULATIONS);
   const multi = multiNodeConsolidation(
     withinBudgetInOrder(passable, counts, now).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
     snapshot,
     approves,
+    settings,
   );
   if (multi) {
     const { consolidation } = multi;
@@ -191,20 +216,29 @@ export function decideDisruption(cluster: ClusterSnapshot, now: number): Disrupt
       ),
     );
   }
-  for (const c of considered) {
-    const consolidation = simulateConsolidation(c, snapshot);
-    if (!consolidation || !approves([c], consolidation)) continue;
-    return decided(
-      command(
-        'consolidation',
-        'Underutilized',
-        [c],
-        consolidation.action === 'replace',
-        consolidation.savings,
-      ),
-    );
-  }
-  return decided(undefined);
+  // Every candidate, NodePools interleaved, from where the last run stopped, until the budget is
+  // spent (singlenodeconsolidation.go `ComputeCommands`); why a replacement is not possible is
+  // an Unconsolidatable Event, as `computeConsolidation` publishes for a single candidate.
+  const walked = walkCandidates(
+    resumeOrder(interleaveByNodePool(passable)),
+    (c) => {
+      const consolidation = computeConsolidation([c], snapshot, settings);
+      if (consolidation.action === 'none') {
+        if (consolidation.why)
+          unconsolidatable.push({ nodeClaim: c.claim.name, node: c.node.name, why: consolidation.why });
+        return undefined;
+      }
+      return approves([c], consolidation) ? consolidation : undefined;
+    },
+    settings.outOfTime ?? (() => false),
+  );
+  const resumeAt = walked.resumeAt ?? null;
+  if (!walked.found) return decided(undefined, resumeAt);
+  const { candidate, result } = walked.found;
+  return decided(
+    command('consolidation', 'Underutilized', [candidate], result.action === 'replace', result.savings),
+    resumeAt,
+  );
 }
 
 /**
@@ -251,7 +285,11 @@ export function withinBudgetInOrder(
  * chooses it — empty and Consolidatable still, drifted still drifted, a consolidation still
  * Consolidatable, possible and saving money — judged beside the other commands in flight.
  */
-export function commandStillValid(command: DisruptionCommand, cluster: ClusterSnapshot): boolean {
+export function commandStillValid(
+  command: DisruptionCommand,
+  cluster: ClusterSnapshot,
+  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+): boolean {
   const snapshot = besideCommandsInFlight(cluster, command.id);
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
   return (
@@ -264,7 +302,7 @@ export function commandStillValid(command: DisruptionCommand, cluster: ClusterSn
       if (command.method === 'consolidation') return isConsolidatable(c);
       // Drifted still; and a drift command that deletes without replacement, still empty.
       return driftedCondition(c.claim) !== undefined && (command.replace || c.pods.length === 0);
-    }) && consolidationHolds(command, byName, snapshot)
+    }) && consolidationHolds(command, byName, snapshot, settings)
   );
 }
 
@@ -272,10 +310,11 @@ function consolidationHolds(
   command: DisruptionCommand,
   byName: ReadonlyMap<string, Candidate>,
   snapshot: ClusterSnapshot,
+  settings: ConsolidationSettings,
 ): boolean {
   if (command.method !== 'consolidation') return true;
   const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
-  const consolidation = simulateRemoval(chosen, snapshot);
+  const consolidation = simulateRemoval(chosen, snapshot, settings);
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }
 

@@ -7,6 +7,11 @@ import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims, schedulingCapacity } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
+import {
+  type ConsolidationSettings,
+  DEFAULT_CONSOLIDATION_SETTINGS,
+  replacementOptions,
+} from './replacement-options';
 
 /**
  * The disruption methods in Karpenter's order (kubernetes-sigs/karpenter
@@ -34,8 +39,6 @@ export interface DisruptionCommand {
 
 /** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */
 export const VALIDATION_DELAY_MS = 15_000;
-/** Spot-to-spot consolidation needs this many cheaper spot options (consolidation.go MinInstanceTypesForSpotToSpotConsolidation). */
-export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
 
 /** NodeClaims past their expireAfter (creation + expireAfter ≤ now): deleted, not budgeted. */
 export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeClaim[] {
@@ -51,17 +54,25 @@ export type Consolidation =
   | { readonly action: 'delete'; readonly savings: number }
   | { readonly action: 'replace'; readonly plan: NodeClaimPlan; readonly savings: number };
 
+/** Why consolidating the candidates is not possible, when Karpenter says so in an Unconsolidatable Event. */
+export interface NoConsolidation {
+  readonly action: 'none';
+  /** Karpenter's words; absent where it publishes no Event (the pods do not all schedule). */
+  readonly why?: string;
+}
+
 /**
  * Simulates removing `candidate` (consolidation.go `computeConsolidation`): its pods scheduled
  * on the other Nodes and in-flight NodeClaims. Delete when they all fit there; replace when they
- * need exactly one new node that costs less (spot to spot only with at least 15 cheaper spot
- * options, so a replacement is not itself interrupted at once); otherwise nothing.
+ * need exactly one new node with options cheaper than the candidate (replacement-options.ts);
+ * otherwise nothing.
  */
 export function simulateConsolidation(
   candidate: Candidate,
   snapshot: ClusterSnapshot,
+  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
 ): Consolidation | undefined {
-  return simulateRemoval([candidate], snapshot);
+  return simulateRemoval([candidate], snapshot, settings);
 }
 
 /**
@@ -71,22 +82,35 @@ export function simulateConsolidation(
 export function simulateRemoval(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
+  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
 ): Consolidation | undefined {
+  const result = computeConsolidation(candidates, snapshot, settings);
+  return result.action === 'none' ? undefined : result;
+}
+
+/**
+ * consolidation.go `computeConsolidation`, with why not when it finds nothing. Karpenter's
+ * `SimulateScheduling` (helpers.go) schedules the pending pods and the pods of nodes being
+ * deleted (besideCommandsInFlight) together with the candidates' pods, and gives up when a
+ * candidate's pod would land on a node that is not initialized yet: otherwise the candidates'
+ * pods are counted onto room others are about to take, and need a new node the moment they move.
+ */
+export function computeConsolidation(
+  candidates: readonly Candidate[],
+  snapshot: ClusterSnapshot,
+  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+): Consolidation | NoConsolidation {
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
-  if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0)) return undefined;
+  if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0))
+    return { action: 'none' };
   const leaving = new Set(candidates.map((c) => c.node.name));
   const nodes = schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name));
-  // Karpenter's SimulateScheduling (pkg/controllers/disruption/helpers.go) schedules the pending
-  // pods together with the candidates' pods, and gives up when any pod would land on a node that
-  // is not initialized yet: otherwise the candidates' pods are counted onto room the pending pods
-  // are about to take, and the candidate's pods need a new node the moment it is gone.
   const uninitialized = uninitializedCapacity(snapshot, nodes);
+  const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
+  const mine = new Set(moving.map((p) => p.uid));
   const result = planCapacity(
     {
-      pods: [
-        ...snapshot.pendingPods,
-        ...candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
-      ],
+      pods: [...snapshot.pendingPods, ...moving],
       daemonSets: snapshot.daemonSets,
       nodes,
       nodePools: snapshot.nodePools,
@@ -95,18 +119,17 @@ export function simulateRemoval(
     snapshot.catalog,
     { unavailableOfferings: snapshot.unavailableOfferings },
   );
-  const pending = new Set(snapshot.pendingPods.map((p) => `${p.namespace}/${p.name}`));
-  if (result.unschedulable.some((u) => !pending.has(`${u.pod.namespace}/${u.pod.name}`))) return undefined;
-  if (result.placements.some((p) => uninitialized.has(p.node) && p.pods.length > 0)) return undefined;
+  // `AllNonPendingPodsScheduled`: the pending pods may stay pending; the candidates' may not,
+  // nor wait on a node that is still starting (helpers.go `UninitializedNodeError`).
+  if (result.unschedulable.some((u) => mine.has(u.pod.uid))) return { action: 'none' };
+  if (result.placements.some((p) => uninitialized.has(p.node) && p.pods.some((pod) => mine.has(pod.uid))))
+    return { action: 'none' };
   if (result.nodeClaims.length === 0) return { action: 'delete', savings: price };
-  if (result.nodeClaims.length > 1) return undefined;
-  const [plan] = result.nodeClaims;
-  if (plan.price >= price) return undefined;
-  if (candidates.every((c) => c.capacityType === 'spot') && plan.capacityType === 'spot') {
-    const cheaper = plan.instanceTypeOptions.filter((o) => o.capacityType === 'spot' && o.price < price);
-    if (new Set(cheaper.map((o) => o.name)).size < MIN_SPOT_TO_SPOT_OPTIONS) return undefined;
-  }
-  return { action: 'replace', plan, savings: price - plan.price };
+  if (result.nodeClaims.length > 1)
+    return { action: 'none', why: `Can't remove without creating ${result.nodeClaims.length} candidates` };
+  const options = replacementOptions(candidates, result.nodeClaims[0], snapshot, settings);
+  if ('why' in options) return { action: 'none', why: options.why };
+  return { action: 'replace', plan: options.plan, savings: price - options.plan.price };
 }
 
 /** Names of the capacity nodes whose NodeClaim is not Initialized (in flight or still starting). */
@@ -136,6 +159,7 @@ export function multiNodeConsolidation(
   ordered: readonly Candidate[],
   snapshot: ClusterSnapshot,
   approve: (candidates: readonly Candidate[], consolidation: Consolidation) => boolean = () => true,
+  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
 ): { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined {
   let best: { candidates: readonly Candidate[]; consolidation: Consolidation } | undefined;
   let low = 2;
@@ -143,7 +167,9 @@ export function multiNodeConsolidation(
   while (low <= high) {
     const mid = Math.floor((low + high) / 2);
     const prefix = ordered.slice(0, mid);
-    const consolidation = simulateRemoval(prefix, snapshot);
+    // A replacement's options already exclude the candidates' own types unless cheaper
+    // (replacement-options.ts, `filterOutSameInstanceType`).
+    const consolidation = simulateRemoval(prefix, snapshot, settings);
     // A move a Balanced NodePool rejects shrinks the window, as an impossible one does.
     if (consolidation && approve(prefix, consolidation)) {
       best = { candidates: prefix, consolidation };

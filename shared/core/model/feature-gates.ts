@@ -5,7 +5,16 @@
 export interface FeatureGates {
   /** `NodeRepair`: replace Nodes whose conditions stay unhealthy (termination's node repair). */
   readonly nodeRepair: boolean;
+  /**
+   * `SpotToSpotConsolidation`: consolidation may replace spot nodes by cheaper spot nodes
+   * (kubernetes-sigs/karpenter pkg/controllers/disruption/consolidation.go
+   * `computeSpotToSpotConsolidation`); off, a spot node is only deleted or replaced by on-demand.
+   */
+  readonly spotToSpotConsolidation: boolean;
 }
+
+/** Every gate at Karpenter's default: off. */
+export const DEFAULT_FEATURE_GATES: FeatureGates = { nodeRepair: false, spotToSpotConsolidation: false };
 
 /** strconv.ParseBool's spellings, which Karpenter's `--feature-gates` map accepts. */
 const BOOLEANS: Readonly<Record<string, boolean>> = {
@@ -29,13 +38,14 @@ const BOOLEANS: Readonly<Record<string, boolean>> = {
  * their defaults. Undefined when a pair is malformed.
  */
 export function parseFeatureGates(text: string): FeatureGates | undefined {
-  const gates = { nodeRepair: false };
+  const gates = { ...DEFAULT_FEATURE_GATES };
   for (const pair of text.split(',').map((p) => p.trim())) {
     if (pair === '') continue;
     const [name, value, ...rest] = pair.split('=');
     const enabled = value === undefined ? undefined : BOOLEANS[value.trim()];
     if (rest.length > 0 || enabled === undefined) return undefined;
     if (name?.trim() === 'NodeRepair') gates.nodeRepair = enabled;
+    if (name?.trim() === 'SpotToSpotConsolidation') gates.spotToSpotConsolidation = enabled;
   }
   return gates;
 }

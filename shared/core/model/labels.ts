@@ -135,4 +135,9 @@ export const ANNOTATIONS = {
   podEvents: 'podlift.dev/pod-events',
   /** On a NodeClaim whose instance EC2 is interrupting: what kind, and when (JSON). */
   interruption: 'podlift.dev/interruption',
+  /**
+   * On the one NodeClaim single-node consolidation simulates first next run: where the last run
+   * ran out of time (disruption/single-node-walk.ts). Lost or stale, the walk starts at the top.
+   */
+  consolidationResume: 'podlift.dev/consolidation-resume',
 } as const;

@@ -12,7 +12,6 @@ import {
 import {
   commandStillValid,
   decideDisruption,
-  MAX_CONSOLIDATION_SIMULATIONS,
   unconsolidatableBecause,
 } from '../../../shared/core/disruption/decide';
 import type { DisruptionCommand } from '../../../shared/core/disruption/methods';
@@ -206,6 +205,12 @@ describe('whyNotDeleteNow', () => {
       '1 pods landed on NodeClaim claim-b since the command started',
     );
     expect(whyNotDeleteNow(command('x', ['claim-b'], { replace: true }), s)).toBeUndefined();
+    // A consolidation that deletes moves its candidates' pods onto the nodes that stay.
+    const consolidation = { method: 'consolidation' as const, reason: 'Underutilized' as const };
+    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-b'], consolidation), s)).toBeUndefined();
+    expect(whyNotDeleteNow(command('x', ['claim-b'], { method: 'drift', reason: 'Drifted' }), s)).toBe(
+      '1 pods landed on NodeClaim claim-b since the command started',
+    );
     const guarded = {
       ...pod({ name: 'g', ownerKind: 'ReplicaSet' }),
       annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
@@ -349,29 +354,5 @@ describe('decideDisruption: the order of the methods', () => {
     expect(all.command).toMatchObject({ method: 'emptiness', candidates: ['claim-a'] });
     const noEmpty = decideDisruption(snapshotOf([busyDrifted, underused], { nodePools: [roomy] }), T0);
     expect(noEmpty.command).toMatchObject({ method: 'drift', candidates: ['claim-b'], replace: true });
-  });
-});
-
-describe('decideDisruption: at most 100 candidates simulated', () => {
-  // kubernetes-sigs/karpenter pkg/controllers/disruption/multinodeconsolidation.go
-  // `ComputeCommands` ("Only consider a maximum batch of 100 NodeClaims"); podlift caps single-node
-  // the same way where Karpenter gives it a 3-minute timeout (singlenodeconsolidation.go). This
-  // case proves single-node's cap; multi-node finds nothing here with or without its own.
-  // Full nodes priced below anything that could replace them: none of them can be consolidated.
-  const full = (i: number) =>
-    member(`full-${i}`, {
-      pods: [pod({ name: `big-${i}`, cpu: '3900m', memory: '13Gi', ownerKind: 'ReplicaSet' })],
-      annotations: { 'podlift.dev/hourly-price': '0.001' },
-    });
-  // Two small pods: a cheaper node holds them, but fewest-pods-first puts this candidate last.
-  const last = member('z', { pods: [web('z1'), web('z2')] });
-
-  it('leaves a consolidatable candidate beyond the first 100 for a later run', () => {
-    expect(MAX_CONSOLIDATION_SIMULATIONS).toBe(100);
-    const within = Array.from({ length: 99 }, (_, i) => full(i));
-    const reached = decideDisruption(snapshotOf([...within, last], { nodePools: [roomy] }), T0);
-    expect(reached.command).toMatchObject({ method: 'consolidation', candidates: ['claim-z'] });
-    const beyond = decideDisruption(snapshotOf([...within, full(99), last], { nodePools: [roomy] }), T0);
-    expect(beyond.command).toBeUndefined();
   });
 });

@@ -69,6 +69,33 @@ describe('simulateConsolidation', () => {
     expect(simulateConsolidation(a!, s)).toBeUndefined();
   });
 
+  it("lets pending pods wait on a starting node: only the candidates' pods must not (helpers.go UninitializedNodeError)", () => {
+    const [c, claimC] = member('c', []);
+    const starting: [StateNode, NodeClaim] = [c, { ...claimC, status: { ...claimC.status, conditions: [] } }];
+    const s = snapshot([member('a', [web('a1')]), member('b', [web('b1', '3')]), starting]);
+    const a = disruptionCandidates(s).find((x) => x.node.name === 'a');
+    // The pending pod only fits on c, which is still starting; a's pod fits on b.
+    const pending = [web('p1', '3500m')];
+    expect(simulateConsolidation(a!, { ...s, pendingPods: pending })?.action).toBe('delete');
+  });
+
+  it('schedules the pods of a node being deleted for another reason first, and counts no room on it', () => {
+    // x expires (deleted, no disruption command): its 2.5-cpu pod takes b's room, so a's pod
+    // does not fit on b — nor on x, which is going.
+    const [x, claimX] = member('x', [web('x1', '2500m')]);
+    const expiring: [StateNode, NodeClaim] = [
+      x,
+      { ...claimX, deletionTimestamp: new Date(T0).toISOString() },
+    ];
+    const open = nodePool({ budgets: [{ nodes: '100%' }] });
+    // b's pod has no controller: b is no candidate, only room.
+    const b = member('b', [pod({ name: 'b1', cpu: '1', memory: '512Mi' })]);
+    const s = snapshot([member('a', [web('a1', '1')]), b, expiring], open);
+    const decided = decideDisruption(s, T0 + 60_000);
+    expect(decided.command).toBeDefined();
+    expect(decided.command?.replace).not.toBe(false);
+  });
+
   it('deletes a node whose pods fit on the others', () => {
     const s = snapshot([member('a', [web('a1'), web('a2')]), member('b', [web('b1')])]);
     const [, b] = disruptionCandidates(s);
@@ -90,7 +117,7 @@ describe('simulateConsolidation', () => {
     expect(simulateConsolidation(a, s)).toBeUndefined();
   });
 
-  it('moves spot to spot only with at least 15 cheaper spot types to choose from', () => {
+  it('moves spot to spot only with the gate on and at least 15 cheaper spot types to choose from', () => {
     const pool = nodePool({
       requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }],
     });
@@ -105,10 +132,12 @@ describe('simulateConsolidation', () => {
       ],
     });
     const spot = member('a', [web('a1', '250m')], 0.2, 'spot');
+    const gate = { spotToSpotConsolidation: true };
     const wide = snapshot([spot], pool);
-    expect(simulateConsolidation(disruptionCandidates(wide)[0], wide)?.action).toBe('replace');
+    expect(simulateConsolidation(disruptionCandidates(wide)[0], wide, gate)?.action).toBe('replace');
+    expect(simulateConsolidation(disruptionCandidates(wide)[0], wide)).toBeUndefined();
     const few = snapshot([spot], narrow);
-    expect(simulateConsolidation(disruptionCandidates(few)[0], few)).toBeUndefined();
+    expect(simulateConsolidation(disruptionCandidates(few)[0], few, gate)).toBeUndefined();
   });
 });
 

@@ -1,30 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { parseFeatureGates } from '../../../shared/core/model/feature-gates';
 
+const off = { nodeRepair: false, spotToSpotConsolidation: false };
+
 // kubernetes-sigs/karpenter pkg/operator/options/options.go `FeatureGates` parsed as a
 // cliflag.MapStringBool: `Name=bool` pairs, each bool as strconv.ParseBool spells it.
 describe('parseFeatureGates', () => {
   it.each(['1', 't', 'T', 'true', 'TRUE', 'True'])('turns NodeRepair on with %s', (value) => {
-    expect(parseFeatureGates(`NodeRepair=${value}`)).toStrictEqual({ nodeRepair: true });
+    expect(parseFeatureGates(`NodeRepair=${value}`)).toStrictEqual({ ...off, nodeRepair: true });
   });
 
   it.each(['0', 'f', 'F', 'false', 'FALSE', 'False'])('keeps NodeRepair off with %s', (value) => {
-    expect(parseFeatureGates(`NodeRepair=${value}`)).toStrictEqual({ nodeRepair: false });
+    expect(parseFeatureGates(`NodeRepair=${value}`)).toStrictEqual(off);
+  });
+
+  it('turns SpotToSpotConsolidation on and off by itself (options.go: default false)', () => {
+    expect(parseFeatureGates('SpotToSpotConsolidation=true')).toStrictEqual({
+      ...off,
+      spotToSpotConsolidation: true,
+    });
+    expect(parseFeatureGates('SpotToSpotConsolidation=true,SpotToSpotConsolidation=F')).toStrictEqual(off);
+    expect(parseFeatureGates('SpotToSpotConsolidation=true,NodeRepair=true')).toStrictEqual({
+      nodeRepair: true,
+      spotToSpotConsolidation: true,
+    });
   });
 
   it('leaves every gate off for an empty value and ignores gates podlift does not have', () => {
-    expect(parseFeatureGates('')).toStrictEqual({ nodeRepair: false });
-    expect(parseFeatureGates('SpotToSpotConsolidation=true')).toStrictEqual({ nodeRepair: false });
-    expect(parseFeatureGates('SpotToSpotConsolidation=true,NodeRepair=true')).toStrictEqual({
-      nodeRepair: true,
-    });
+    expect(parseFeatureGates('')).toStrictEqual(off);
+    expect(parseFeatureGates('ReservedCapacity=true,StaticCapacity=true')).toStrictEqual(off);
   });
 
   it('reads pairs with white space around names, values and commas', () => {
     expect(parseFeatureGates(' NodeRepair = true , ReservedCapacity=false ')).toStrictEqual({
+      ...off,
       nodeRepair: true,
     });
-    expect(parseFeatureGates('NodeRepair=true,')).toStrictEqual({ nodeRepair: true });
+    expect(parseFeatureGates('NodeRepair=true,')).toStrictEqual({ ...off, nodeRepair: true });
+    expect(parseFeatureGates(' SpotToSpotConsolidation =1')).toStrictEqual({
+      ...off,
+      spotToSpotConsolidation: true,
+    });
   });
 
   it.each(['NodeRepair', 'NodeRepair=yes', 'NodeRepair=true=false', 'NodeRepair=on,Other=true'])(

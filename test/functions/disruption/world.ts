@@ -13,9 +13,16 @@ import {
 // biome-ignore lint/suspicious/noExplicitAny: the tests read the API server's untyped JSON
 export type Json = Record<string, any>;
 
-/** One initialized node running `pods`, the default NodePool changed by `pool`, and the disruption handler. */
-export async function disruptionWorld(pods: readonly object[], pool: (spec: Json) => Json = (s) => s) {
-  const one = await withOneNode(pods);
+/**
+ * One initialized node running `pods`, the default NodePool changed by `pool`, and the
+ * disruption handler; EC2 sells `instanceTypes` (the node is the cheapest of them).
+ */
+export async function disruptionWorld(
+  pods: readonly object[],
+  pool: (spec: Json) => Json = (s) => s,
+  instanceTypes?: readonly string[],
+) {
+  const one = await withOneNode(pods, instanceTypes);
   const pw = one.pw;
   await pw.handler(scheduledEvent('p3'), lambdaContext('p3')); // initializes the NodeClaim
   const store = pw.world.fakes.kube.store;

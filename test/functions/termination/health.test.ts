@@ -32,7 +32,10 @@ async function healthWorld(nodeRepair = false) {
   const seen = new RecordingObservability();
   // Termination's own role and Kubernetes identity (a world's default ports are the provisioner's).
   const own = pw.world.composeAgain('termination');
-  const ports = { ...own, config: { ...own.config, featureGates: { nodeRepair } } };
+  const ports = {
+    ...own,
+    config: { ...own.config, featureGates: { ...own.config.featureGates, nodeRepair } },
+  };
   const runtime = runtimeOf('termination', ports, pw.world.time, seen.log, seen.metricsPort);
   const handler = makeTerminationHandler(() => runtime);
   let runs = 0;

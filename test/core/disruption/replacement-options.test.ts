@@ -1,0 +1,288 @@
+import { describe, expect, it } from 'vitest';
+import type { Catalog } from '../../../shared/core/catalog/instance-type';
+import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import { decideDisruption } from '../../../shared/core/disruption/decide';
+import {
+  computeConsolidation,
+  multiNodeConsolidation,
+  simulateConsolidation,
+} from '../../../shared/core/disruption/methods';
+import { MIN_SPOT_TO_SPOT_OPTIONS } from '../../../shared/core/disruption/replacement-options';
+import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Pod } from '../../../shared/core/model/pod';
+import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
+import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
+import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { catalog, snapshotOf, T0 } from './snapshot';
+
+// kubernetes-sigs/karpenter pkg/controllers/disruption/consolidation.go `computeConsolidation`,
+// `computeSpotToSpotConsolidation`; multinodeconsolidation.go `filterOutSameInstanceType`;
+// scheduling/nodeclaim.go `RemoveInstanceTypeOptionsByPriceAndMinValues`. Cases follow
+// consolidation_test.go's "Replace" and "Spot to spot" contexts.
+
+const condition = (type: string): Condition => ({
+  type,
+  status: 'True',
+  reason: type,
+  message: '',
+  lastTransitionTime: new Date(T0).toISOString(),
+});
+
+/** A registered, initialized node of NodePool default, of `type` (4 cpu), costing `price` an hour. */
+function member(
+  name: string,
+  pods: readonly Pod[],
+  { price = 0.192, capacityType = 'on-demand', type = 'm5.xlarge' } = {},
+): [StateNode, NodeClaim] {
+  const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
+  return [
+    stateNode({
+      name,
+      nodePool: 'default',
+      allocatable: { cpu: '3920m', memory: '14Gi', pods: 58 },
+      pods: pods.map((p) => ({ ...p, nodeName: name })),
+      lifecycle: { providerID, ready: true },
+    }),
+    nodeClaim({
+      name: `claim-${name}`,
+      creationTimestamp: new Date(T0).toISOString(),
+      labels: { 'karpenter.sh/capacity-type': capacityType, 'node.kubernetes.io/instance-type': type },
+      annotations: { 'podlift.dev/hourly-price': String(price) },
+      status: { providerID, conditions: [condition('Initialized'), condition('Consolidatable')] },
+    }),
+  ];
+}
+
+const web = (name: string, cpu = '250m') => pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' });
+const capacity = (...values: string[]): NodeSelectorRequirement => ({
+  key: 'karpenter.sh/capacity-type',
+  operator: 'In',
+  values,
+});
+const types = (values: string[], minValues?: number): NodeSelectorRequirement => ({
+  key: 'node.kubernetes.io/instance-type',
+  operator: 'In',
+  values,
+  ...(minValues !== undefined ? { minValues } : {}),
+});
+
+function world(
+  members: readonly [StateNode, NodeClaim][],
+  requirements: NodeSelectorRequirement[],
+  more: Partial<ClusterSnapshot> = {},
+): ClusterSnapshot {
+  return snapshotOf(members, {
+    nodePools: [nodePool({ requirements, budgets: [{ nodes: '100%' }] })],
+    ...more,
+  });
+}
+
+const onlyCandidate = (s: ClusterSnapshot) => disruptionCandidates(s)[0];
+const gateOn = { spotToSpotConsolidation: true };
+
+describe('replacement options: cheaper than the candidates', () => {
+  it('offers only types whose launch price is below the candidate, cheapest first, and pins the NodeClaim to them', () => {
+    const s = world([member('a', [web('a1')])], [capacity('on-demand')]);
+    const result = simulateConsolidation(onlyCandidate(s), s);
+    if (result?.action !== 'replace') throw new Error(`expected a replacement, got ${result?.action}`);
+    const prices = result.plan.instanceTypeOptions.map((o) => o.price);
+    expect(Math.max(...prices)).toBeLessThan(0.192);
+    expect(prices).toStrictEqual([...prices].sort((x, y) => x - y));
+    expect(result.plan.instanceTypeOptions.map((o) => o.name)).not.toContain('m5.xlarge');
+    expect(
+      [...(result.plan.requirements.get('node.kubernetes.io/instance-type')?.values ?? [])].sort(),
+    ).toStrictEqual(result.plan.instanceTypeOptions.map((o) => o.name).sort());
+    expect(result.plan.price).toBe(prices[0]);
+    expect(result.savings).toBeCloseTo(0.192 - prices[0], 9);
+  });
+
+  it("won't replace when every option's worst launch price is dearer (\"won't replace node if any spot replacement is more expensive\")", () => {
+    // t3.small is cheap in one zone and dear in another; EC2 may pick either zone.
+    const spot = new Map(catalog.prices.spot);
+    spot.set(
+      't3.small',
+      new Map([...(spot.get('t3.small') ?? [])].map(([z, p]) => [z, z === 'us-east-1c' ? 0.5 : p])),
+    );
+    const dear: Catalog = { ...catalog, prices: { ...catalog.prices, spot } };
+    const pool = [capacity('spot', 'on-demand'), types(['t3.small'])];
+    const s = world([member('a', [web('a1')], { price: 0.1 })], pool, { catalog: dear });
+    expect(computeConsolidation([onlyCandidate(s)], s)).toStrictEqual({
+      action: 'none',
+      why: "Can't replace with a cheaper node",
+    });
+    const fair = world([member('a', [web('a1')], { price: 0.1 })], pool);
+    expect(simulateConsolidation(onlyCandidate(fair), fair)?.action).toBe('replace');
+  });
+
+  it('does not consolidate when the cheaper options no longer satisfy minValues', () => {
+    // Cheaper than m5.xlarge: t3.small and t3.medium only — 2 types where minValues asks for 3.
+    const pool = [capacity('on-demand'), types(['t3.small', 't3.medium', 'm5.xlarge', 'm5.2xlarge'], 3)];
+    const s = world([member('a', [web('a1')])], pool);
+    expect(computeConsolidation([onlyCandidate(s)], s)).toStrictEqual({
+      action: 'none',
+      why: 'Filtering by price: minValues requirement is not met for label(s) node.kubernetes.io/instance-type',
+    });
+    const two = world(
+      [member('a', [web('a1')])],
+      [capacity('on-demand'), types(['t3.small', 't3.medium', 'm5.xlarge'], 2)],
+    );
+    const result = simulateConsolidation(onlyCandidate(two), two);
+    expect(result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => o.name)).toStrictEqual([
+      't3.small',
+      't3.medium',
+    ]);
+  });
+});
+
+describe('replacement options: the launch price of each option', () => {
+  it("prices a spot option by its spot offerings only, not the type's dearer on-demand ones", () => {
+    // m5.large: spot $0.033 below the candidate's $0.05, on-demand $0.096 above it.
+    const s = world(
+      [member('a', [web('a1')], { price: 0.05 })],
+      [capacity('spot', 'on-demand'), types(['m5.large'])],
+    );
+    const result = simulateConsolidation(onlyCandidate(s), s);
+    expect(
+      result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => [o.name, o.capacityType]),
+    ).toStrictEqual([['m5.large', 'spot']]);
+  });
+
+  it('treats a NodePool without a capacity-type requirement as allowing spot', () => {
+    const spot = member('a', [web('a1')], { price: 0.2, capacityType: 'spot' });
+    const s = world([spot], [types(['t3.medium', 'm5.large'])]);
+    expect(computeConsolidation([onlyCandidate(s)], s)).toStrictEqual({
+      action: 'none',
+      why: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+    });
+  });
+
+  it('is no spot-to-spot move when one candidate is on-demand', () => {
+    const pool = [capacity('spot', 'on-demand'), types(['t3.small', 't3.medium', 'm5.xlarge'])];
+    const members = [
+      member('a', [web('a1', '700m')], { price: 0.065, capacityType: 'spot' }),
+      member('b', [web('b1', '700m')], { price: 0.192 }),
+    ];
+    const s = world(members, pool);
+    expect(computeConsolidation(disruptionCandidates(s), s).action).toBe('replace');
+  });
+});
+
+describe('replacement options: spot to spot', () => {
+  const spotPool = [capacity('spot')];
+  const spotMember = (price = 0.2) => member('a', [web('a1')], { price, capacityType: 'spot' });
+
+  it('replaces no spot node by a spot node with the gate off, and says so as Karpenter does', () => {
+    const s = world([spotMember()], spotPool);
+    expect(computeConsolidation([onlyCandidate(s)], s)).toStrictEqual({
+      action: 'none',
+      why: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+    });
+    const { command, unconsolidatable } = decideDisruption(s, T0 + 60_000);
+    expect(command).toBeUndefined();
+    expect(unconsolidatable).toContainEqual({
+      nodeClaim: 'claim-a',
+      node: 'a',
+      why: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+    });
+  });
+
+  it('still replaces an on-demand node by spot with the gate off', () => {
+    const s = world([member('a', [web('a1')])], [capacity('spot', 'on-demand')]);
+    const result = simulateConsolidation(onlyCandidate(s), s);
+    expect(result?.action === 'replace' && result.plan.capacityType).toBe('spot');
+    expect(
+      result?.action === 'replace' && result.plan.requirements.get('karpenter.sh/capacity-type')?.values,
+    ).toStrictEqual(new Set(['spot']));
+  });
+
+  it('with the gate on, launches only the 15 cheapest of at least 15 cheaper spot types', () => {
+    const s = world([spotMember()], spotPool);
+    const result = simulateConsolidation(onlyCandidate(s), s, gateOn);
+    if (result?.action !== 'replace') throw new Error('expected a replacement');
+    expect(result.plan.instanceTypeOptions).toHaveLength(MIN_SPOT_TO_SPOT_OPTIONS);
+    expect(result.plan.instanceTypeOptions.every((o) => o.capacityType === 'spot' && o.price < 0.2)).toBe(
+      true,
+    );
+    const unfiltered = computeConsolidation([onlyCandidate(s)], s, gateOn);
+    expect(unfiltered.action).toBe('replace');
+    const { command } = decideDisruption(s, T0 + 60_000, gateOn);
+    expect(command).toMatchObject({ method: 'consolidation', candidates: ['claim-a'], replace: true });
+  });
+
+  it('needs 15 cheaper spot options ("cannot replace spot with spot if less than minimum InstanceTypes flexibility")', () => {
+    const s = world([spotMember()], [capacity('spot'), types(['t3.small', 't3.medium', 'm5.xlarge'])]);
+    expect(computeConsolidation([onlyCandidate(s)], s, gateOn)).toStrictEqual({
+      action: 'none',
+      why: 'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 3',
+    });
+  });
+
+  it('launches as many as minValues needs when that is more than 15', () => {
+    const wide = simulateConsolidation(
+      onlyCandidate(world([spotMember(1)], spotPool)),
+      world([spotMember(1)], spotPool),
+      gateOn,
+    );
+    if (wide?.action !== 'replace') throw new Error('expected a replacement');
+    const names = wide.plan.instanceTypeOptions.map((o) => o.name);
+    expect(names.length).toBe(15);
+    // The same NodePool asking for 20 distinct types among the cheapest: 20 are launched.
+    const many = world(
+      [spotMember(1)],
+      [capacity('spot'), { key: 'node.kubernetes.io/instance-type', operator: 'Exists', minValues: 20 }],
+    );
+    const result = simulateConsolidation(onlyCandidate(many), many, gateOn);
+    expect(result?.action === 'replace' && result.plan.instanceTypeOptions.length).toBe(20);
+  });
+
+  it('moves several spot nodes to one spot node without the 15-option rule, gate on only', () => {
+    const pool = [capacity('spot'), types(['t3.small', 't3.medium', 'm5.xlarge'])];
+    const members = ['a', 'b'].map((n) =>
+      member(n, [web(`${n}1`, '700m')], { price: 0.065, capacityType: 'spot' }),
+    );
+    const s = world(members, pool);
+    const both = disruptionCandidates(s);
+    expect(computeConsolidation(both, s).action).toBe('none');
+    const result = computeConsolidation(both, s, gateOn);
+    if (result.action !== 'replace') throw new Error('expected a replacement');
+    // Fewer than 15 options, and not the candidates' own m5.xlarge (filterOutSameInstanceType).
+    const names = result.plan.instanceTypeOptions.map((o) => o.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names).not.toContain('m5.xlarge');
+    expect(result.plan.instanceTypeOptions.every((o) => o.capacityType === 'spot')).toBe(true);
+  });
+});
+
+describe('replacement options: multi-node consolidation', () => {
+  // multinodeconsolidation.go `filterOutSameInstanceType`: NodeClaims=[t3a.2xlarge, t3a.2xlarge,
+  // t3a.small] -> 1 of t3a.small, … is "equivalent to just deleting" the others.
+  const pool = [capacity('on-demand'), types(['m5.xlarge', 'm5.2xlarge'])];
+  const three = ['a', 'b', 'c'].map((n) => member(n, [web(`${n}1`, '1')]));
+
+  it('deletes two of three under-used m5.xlarge instead of replacing all three by a new m5.xlarge', () => {
+    const s = world(three, pool);
+    const all = disruptionCandidates(s);
+    expect(computeConsolidation(all, s)).toStrictEqual({
+      action: 'none',
+      why: "Can't replace with a cheaper node",
+    });
+    const found = multiNodeConsolidation(all, s);
+    expect(found?.candidates.map((c) => c.claim.name)).toStrictEqual(['claim-a', 'claim-b']);
+    expect(found?.consolidation).toStrictEqual({ action: 'delete', savings: 0.384 });
+  });
+
+  it('keeps a replacement cheaper than the cheapest candidate of a type it offers', () => {
+    const cheapPool = [capacity('on-demand'), types(['m5.large', 'm5.xlarge'])];
+    const members = [
+      member('a', [web('a1', '1')]),
+      member('b', [web('b1', '700m')], { price: 0.096, type: 'm5.large' }),
+    ];
+    const s = world(members, cheapPool);
+    // Both pods (1.7 cpu) fit an m5.large, which b already is: not cheaper than b, no replacement.
+    expect(computeConsolidation(disruptionCandidates(s), s)).toStrictEqual({
+      action: 'none',
+      why: "Can't replace with a cheaper node",
+    });
+  });
+});
