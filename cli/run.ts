@@ -67,6 +67,9 @@ catalog and prices. Reads a kubectl-style multi-document YAML file ('-' reads st
   Job                                     spec.parallelism pods (default 1, at most completions)
   DaemonSet                               its pod runs on every eligible node
   Node                                    existing capacity: labels, allocatable, taints
+  InstanceGroup, Cluster                  kops.k8s.io/v1alpha2: each manager: Karpenter
+                                          InstanceGroup plans as the EC2NodeClass and
+                                          NodePool kOps generates (see podlift kops)
 
 Other kinds are skipped with a warning.
 

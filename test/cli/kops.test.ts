@@ -53,6 +53,31 @@ describe('podlift kops', () => {
     expect(input.nodeClasses.map((c) => c.rootVolumeBytes)).toEqual([128 * 1024 ** 3, 200 * 1024 ** 3]);
   });
 
+  it('lets podlift plan read the InstanceGroups themselves', async () => {
+    const pod =
+      'apiVersion: v1\nkind: Pod\nmetadata: { name: app }\nspec:\n  containers: [{ name: c, image: x, resources: { requests: { cpu: "1" } } }]\n';
+    const { code, out, err } = await cli(['plan', 'plan.yaml', '-o', 'json'], {
+      'plan.yaml': `${IGS}---\n${pod}`,
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out).nodeClaims).toMatchObject([{ nodePool: 'karpenter-nodes-default' }]);
+    expect(err).toContain(
+      'warning: plan.yaml document 3: NodePool/karpenter-nodes-single-machinetype (from InstanceGroup/karpenter-nodes-single-machinetype): spec.replicas is 2',
+    );
+    const input = readPlanInput(IGS, 'igs.yaml');
+    // The root volume sizes the nodes' ephemeral storage, as kOps' mapping would.
+    expect(input.nodeClasses.map((c) => c.rootVolumeBytes)).toEqual([128 * 1024 ** 3, 200 * 1024 ** 3]);
+  });
+
+  it('refuses in podlift plan what kOps refuses, and a name taken twice', async () => {
+    const bad = IGS.replace(/(name: karpenter-nodes-default[\s\S]*?)role: Node/, '$1role: Master');
+    expect(() => readPlanInput(bad, 'bad.yaml')).toThrow(
+      'bad.yaml, document 4, InstanceGroup/karpenter-nodes-default: spec.role: Karpenter InstanceGroups must have role Node (got "Master")',
+    );
+    const twice = `${IGS}---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: { name: karpenter-nodes-default }\nspec: { template: { spec: { nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: x }, requirements: [] } } }\n`;
+    expect(() => readPlanInput(twice, 'twice.yaml')).toThrow(/duplicate NodePool/);
+  });
+
   it('reads standard input and warns about the placeholder and the left-out root volume', async () => {
     const { code, out, err } = await cli(['kops', '-'], {}, IGS);
     expect(code).toBe(0);
