@@ -95,7 +95,7 @@ export function capacityTypes(ig: KopsInstanceGroup): string[] {
   const spec = ig.spec ?? {};
   if (spec.maxPrice !== undefined || spec.spotDurationInMinutes !== undefined) return ['spot'];
   const aboveBase = spec.mixedInstancesPolicy?.onDemandAboveBase;
-  if (spec.mixedInstancesPolicy !== undefined && aboveBase !== undefined && aboveBase < 100) {
+  if (aboveBase !== undefined && aboveBase < 100) {
     return ['on-demand', 'spot'];
   }
   return ['on-demand'];
@@ -152,7 +152,9 @@ export function isReservedTemplateLabel(key: string): boolean {
 /**
  * EC2 tags kOps puts on an InstanceGroup's instances, less those Karpenter reserves.
  * Port of pkg/model/context.go CloudTagsForInstanceGroup (AWS, role Node; CloudTags for the
- * Name and cluster tags) and template_functions_karpenter.go karpenterEC2NodeClassTags.
+ * Name and cluster tags) and template_functions_karpenter.go karpenterEC2NodeClassTags, which
+ * drops kOps' `kubernetes.io/cluster/<name>: owned` (Karpenter reserves that key), so it is not
+ * added here at all.
  * kOps' node-termination-handler queue-mode tag is left out: kOps refuses NTH together with
  * Karpenter (pkg/apis/kops/validation/validation.go).
  */
@@ -166,7 +168,6 @@ export function nodeClassTags(
   const tags: Record<string, string> = {
     Name: `${name}.${clusterName}`,
     KubernetesCluster: clusterName,
-    [`kubernetes.io/cluster/${clusterName}`]: 'owned',
     ...cluster?.spec?.cloudLabels,
     ...ig.spec?.cloudLabels,
   };

@@ -247,14 +247,11 @@ function convert(
     );
   }
 
+  const { maxPods, systemReserved = {}, kubeReserved = {} } = spec.kubelet ?? {};
   const kubelet = {
-    ...(spec.kubelet?.maxPods !== undefined ? { maxPods: spec.kubelet.maxPods } : {}),
-    ...(Object.keys(spec.kubelet?.systemReserved ?? {}).length > 0
-      ? { systemReserved: spec.kubelet?.systemReserved }
-      : {}),
-    ...(Object.keys(spec.kubelet?.kubeReserved ?? {}).length > 0
-      ? { kubeReserved: spec.kubelet?.kubeReserved }
-      : {}),
+    ...(maxPods !== undefined ? { maxPods } : {}),
+    ...(Object.keys(systemReserved).length > 0 ? { systemReserved } : {}),
+    ...(Object.keys(kubeReserved).length > 0 ? { kubeReserved } : {}),
   };
   const securityGroups: Record<string, unknown>[] =
     spec.securityGroupOverride !== undefined
@@ -329,7 +326,7 @@ function associatePublicIP(
   if (cluster === undefined) return undefined;
   const names = ig.spec?.subnets ?? [];
   const subnets = cluster.spec?.subnets ?? [];
-  const first = names.length > 0 ? subnets.find((s) => s.name === names[0]) : undefined;
+  const first = subnets.find((s) => s.name === names[0]);
   if (first === undefined) {
     return {
       field: 'spec.subnets',

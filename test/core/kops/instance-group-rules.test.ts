@@ -173,6 +173,7 @@ describe('rootVolume (TestBuildKarpenterBlockDeviceMappings)', () => {
     ['a key without explicit encryption is ignored', { rootVolumeEncryptionKey: KEY }, defaults],
     ['an empty key is dropped', { rootVolumeEncryption: true, rootVolumeEncryptionKey: '' }, defaults],
     ['an empty type means gp3', { rootVolumeType: '' }, defaults],
+    ['a negative size falls back to the role default', { rootVolumeSize: -5 }, defaults],
   ])('%s', (_, spec, expected) => {
     expect(rootVolume(ig(spec))).toEqual(expected);
   });
@@ -274,6 +275,23 @@ describe('nodeClassTags (CloudTagsForInstanceGroup, TestKarpenterEC2NodeClassTag
       'k8s.io/role/node': '1',
       'kops.k8s.io/instancegroup': 'nodes',
       Name: 'mine',
+    });
+  });
+});
+
+describe('the rules on an InstanceGroup without spec', () => {
+  const bare: KopsInstanceGroup = { metadata: { name: 'bare' } };
+  it('fall back to kOps defaults', () => {
+    expect(instanceTypes(bare)).toEqual([]);
+    expect(capacityTypes(bare)).toEqual(['on-demand']);
+    expect(rootVolume(bare)).toMatchObject({ volumeSize: '128Gi', volumeType: 'gp3' });
+    expect(nodeLabels({ metadata: { name: 'c' } }, bare)).toEqual({ 'node-role.kubernetes.io/node': '' });
+    expect(nodeClassTags('c', { metadata: { name: 'c' } }, bare, [])).toEqual({
+      Name: 'bare.c',
+      KubernetesCluster: 'c',
+      'k8s.io/cluster-autoscaler/node-template/label/node-role.kubernetes.io/node': '',
+      'k8s.io/role/node': '1',
+      'kops.k8s.io/instancegroup': 'bare',
     });
   });
 });

@@ -8,6 +8,11 @@ import {
   karpenterManifestsFromKops,
   nodeupScriptPlaceholder,
 } from '../../../shared/core/kops/karpenter-objects';
+import {
+  isKopsManifest,
+  parseKopsCluster,
+  parseKopsInstanceGroup,
+} from '../../../shared/core/kops/kops-schema';
 import { parseEC2NodeClass } from '../../../shared/core/manifests/ec2nodeclass-schema';
 import { parseNodePool } from '../../../shared/core/manifests/nodepool-schema';
 import { isValidationError } from '../../../shared/core/model/errors';
@@ -436,5 +441,92 @@ describe('karpenterManifestsFromKops maps the InstanceGroup', () => {
     expect(
       convert(CLUSTER_DOC, igDoc('').replace('manager: Karpenter', 'manager: CloudGroup')).manifests,
     ).toEqual([]);
+  });
+});
+
+describe('karpenterManifestsFromKops edge cases', () => {
+  it('does not warn about kOps running Karpenter when no InstanceGroup is converted, or when it is off', () => {
+    const enabled = CLUSTER_DOC.replace('karpenter: {', 'karpenter: { enabled: true,');
+    expect(convert(enabled, igDoc('').replace('manager: Karpenter', 'manager: CloudGroup')).warnings).toEqual(
+      [],
+    );
+    expect(
+      convert(CLUSTER_DOC.replace('karpenter: {', 'karpenter: { enabled: false,'), igDoc('')).warnings,
+    ).toEqual([]);
+    expect(convert(enabled, igDoc('')).warnings).toHaveLength(1);
+  });
+
+  it('names a bad Cluster, and skips an InstanceGroup without spec', () => {
+    expect(refusal(CLUSTER_DOC.replace('metadata: { name: c.example.com }', 'metadata: {}'))).toMatch(
+      /^igs\.yaml, document 0, Cluster: metadata\.name: required field is missing/,
+    );
+    expect(
+      convert('apiVersion: kops.k8s.io/v1alpha2\nkind: InstanceGroup\nmetadata: { name: bare }\n').manifests,
+    ).toEqual([]);
+  });
+
+  it('converts an InstanceGroup without the cluster label when the Cluster is there', () => {
+    const doc = igDoc('').replace(', labels: { kops.k8s.io/cluster: c.example.com }', '');
+    expect(convert(CLUSTER_DOC, doc).manifests).toHaveLength(2);
+  });
+
+  it('leaves a NodePool dynamic when static capacity is off and minSize is not set; an empty gate list allows it', () => {
+    const off = CLUSTER_DOC.replace('StaticCapacity=true', 'StaticCapacity=false');
+    expect(convert(off, igDoc('')).manifests[1].spec).not.toHaveProperty('replicas');
+    expect(
+      convert(CLUSTER_DOC.replace('"StaticCapacity=true"', '""'), igDoc('  minSize: 1\n')).manifests[1].spec,
+    ).toMatchObject({ replicas: 1 });
+  });
+
+  it('gives DualStack subnets no public IP, and refuses a Cluster without subnets', () => {
+    const dual = CLUSTER_DOC.replace('type: Private', 'type: DualStack');
+    expect(
+      (convert(dual, igDoc('  associatePublicIp: true\n')).manifests[0].spec as Record<string, unknown>)
+        .associatePublicIPAddress,
+    ).toBe(false);
+    const bare = 'apiVersion: kops.k8s.io/v1alpha2\nkind: Cluster\nmetadata: { name: c.example.com }\n';
+    expect(refusal(bare, igDoc(''))).toContain("spec.subnets: subnet a is not in the Cluster's spec.subnets");
+  });
+
+  it('tells a placeholder from a script', () => {
+    expect(isNodeupScriptPlaceholder(42)).toBe(false);
+    expect(isNodeupScriptPlaceholder(undefined)).toBe(false);
+  });
+});
+
+describe('kOps schema', () => {
+  it('recognises kops.k8s.io objects only', () => {
+    expect(isKopsManifest({ apiVersion: 'kops.k8s.io/v1alpha2', kind: 'InstanceGroup' })).toBe(true);
+    expect(isKopsManifest({ apiVersion: 'kops.k8s.io/v1alpha3' })).toBe(true);
+    expect(isKopsManifest({ apiVersion: 'karpenter.sh/v1' })).toBe(false);
+    expect(isKopsManifest({ apiVersion: 'x/kops.k8s.io/' })).toBe(false);
+    expect(isKopsManifest({ apiVersion: 'kops.k8s.io' })).toBe(false);
+    expect(isKopsManifest({ apiVersion: 3 })).toBe(false);
+    expect(isKopsManifest(null)).toBe(false);
+    expect(isKopsManifest('kops.k8s.io/v1alpha2')).toBe(false);
+  });
+
+  const at = { source: 'f.yaml' };
+  it.each([
+    ['metadata.labels', { metadata: { name: 'a', labels: { x: 1 } } }],
+    [
+      'spec.mixedInstancesPolicy.instances',
+      { metadata: { name: 'a' }, spec: { mixedInstancesPolicy: { instances: 'm5.large' } } },
+    ],
+    ['spec.iam.profile', { metadata: { name: 'a' }, spec: { iam: { profile: 5 } } }],
+    ['spec.kubelet.maxPods', { metadata: { name: 'a' }, spec: { kubelet: { maxPods: '50' } } }],
+    ['spec.rootVolumeSize', { metadata: { name: 'a' }, spec: { rootVolumeSize: 1.5 } }],
+  ])('refuses an InstanceGroup with a bad %s', (field, obj) => {
+    expect(() => parseKopsInstanceGroup(obj, at)).toThrow(`f.yaml: ${field}`);
+  });
+
+  it.each([
+    ['metadata.name', { metadata: { name: '' } }],
+    ['spec.subnets[0].name', { metadata: { name: 'c' }, spec: { subnets: [{ name: 5 }] } }],
+    ['spec.karpenter.enabled', { metadata: { name: 'c' }, spec: { karpenter: { enabled: 'yes' } } }],
+    ['spec.kubelet.nodeLabels.a', { metadata: { name: 'c' }, spec: { kubelet: { nodeLabels: { a: 1 } } } }],
+    ['spec.cloudProvider', { metadata: { name: 'c' }, spec: { cloudProvider: 5 } }],
+  ])('refuses a Cluster with a bad %s', (field, obj) => {
+    expect(() => parseKopsCluster(obj, at)).toThrow(`f.yaml: ${field}`);
   });
 });
