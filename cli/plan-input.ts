@@ -1,6 +1,8 @@
+import { type KopsDocument, karpenterManifestsFromKops } from '../shared/core/kops/karpenter-objects';
+import { isKopsManifest } from '../shared/core/kops/kops-schema';
 import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema';
 import type { PodManifest } from '../shared/core/manifests/kube-objects';
-import { manifestRef } from '../shared/core/manifests/manifest-kind';
+import { manifestIdentity, manifestRef } from '../shared/core/manifests/manifest-kind';
 import { nodeFromManifest } from '../shared/core/manifests/node-manifest';
 import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
 import { PodSpecCache, podFromManifest } from '../shared/core/manifests/pod-manifest';
@@ -31,6 +33,9 @@ export interface PlanInput {
   readonly warnings: readonly string[];
 }
 
+/** The root device `plan` gives kOps' root volume mapping: only its size matters to a plan. */
+const PLAN_ROOT_DEVICE = '/dev/xvda';
+
 /** Skipped objects reported one by one; the rest are summed up in one line. */
 const MAX_SKIP_WARNINGS = 20;
 
@@ -54,6 +59,8 @@ interface Located {
  *   `<controller>-<i>`, i from 0.
  * - DaemonSet: its pod runs on every eligible node, new ones included.
  * - Node: existing capacity (labels, allocatable, taints).
+ * - kOps InstanceGroup and Cluster (kops.k8s.io): each `manager: Karpenter` InstanceGroup becomes
+ *   the EC2NodeClass and NodePool kOps generates (shared/core/kops, as `podlift kops` prints them).
  * - Any other kind is skipped with a warning; empty documents are ignored.
  *
  * A NodePool whose nodeClassRef names an EC2NodeClass missing from the input is kept (with a
@@ -85,6 +92,7 @@ class PlanInputReader {
   private skippedCount = 0;
   private finishedPods = 0;
   private readonly podSpecs = new PodSpecCache();
+  private readonly kops: KopsDocument[] = [];
 
   constructor(private readonly source: string) {}
 
@@ -134,6 +142,14 @@ class PlanInputReader {
   }
 
   private kind(o: Located): void {
+    if (isKopsManifest(o.obj)) {
+      // Converted in finish(): the Cluster the InstanceGroups need may come later in the stream.
+      this.kops.push({
+        manifest: o.obj,
+        location: { source: o.location.source, documentIndex: o.location.documentIndex },
+      });
+      return;
+    }
     switch (o.kind) {
       case 'NodePool':
         this.nodePool(o);
@@ -229,6 +245,26 @@ class PlanInputReader {
     this.nodes.set(o.name, o);
   }
 
+  /**
+   * kOps InstanceGroups with `manager: Karpenter` become the EC2NodeClass and NodePool kOps
+   * generates (`podlift kops`), checked as if they were written out. Planning needs the root
+   * volume's size, not its device, so a stand-in device name keeps the mapping that sizes it.
+   */
+  private kopsInstanceGroups(): void {
+    if (this.kops.length === 0) return;
+    const { manifests, warnings } = karpenterManifestsFromKops(this.kops, {
+      rootDeviceName: PLAN_ROOT_DEVICE,
+    });
+    this.warnings.push(...warnings);
+    const igs = new Map(this.kops.map((d) => [manifestIdentity(d.manifest).name, d.location]));
+    for (const obj of manifests) {
+      const { kind = '', name = '' } = manifestIdentity(obj);
+      const location = { ...igs.get(name), object: `${kind}/${name} (from InstanceGroup/${name})` };
+      if (kind === 'NodePool') this.nodePool({ obj, kind, name, location });
+      else this.nodeClass({ obj, kind, name, location });
+    }
+  }
+
   private skip(o: Located): void {
     this.skippedCount++;
     if (this.skippedCount <= MAX_SKIP_WARNINGS) {
@@ -241,6 +277,7 @@ class PlanInputReader {
   }
 
   finish(): PlanInput {
+    this.kopsInstanceGroups();
     const nodes: StateNode[] = [];
     for (const [name, o] of this.nodes) {
       const pods = (this.bound.get(name) ?? []).map((b) => b.pod);

@@ -5,6 +5,7 @@ import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
+import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
 import { planNotes } from './plan-notes';
@@ -47,6 +48,7 @@ Usage:
 
 Commands:
   plan    Plan, offline, the nodes podlift would launch for the pending pods of a YAML file
+  kops    Print the EC2NodeClass and NodePool kOps generates for manager: Karpenter InstanceGroups
 
 Options:
   -h, --help     Show help; podlift <command> --help shows a command's help
@@ -65,6 +67,9 @@ catalog and prices. Reads a kubectl-style multi-document YAML file ('-' reads st
   Job                                     spec.parallelism pods (default 1, at most completions)
   DaemonSet                               its pod runs on every eligible node
   Node                                    existing capacity: labels, allocatable, taints
+  InstanceGroup, Cluster                  kops.k8s.io/v1alpha2: each manager: Karpenter
+                                          InstanceGroup plans as the EC2NodeClass and
+                                          NodePool kOps generates (see podlift kops)
 
 Other kinds are skipped with a warning.
 
@@ -89,6 +94,19 @@ const COMMANDS: Readonly<
   Record<string, { help: string; run: (args: string[], io: CliIO) => Promise<void> }>
 > = {
   plan: { help: PLAN_HELP, run: planCommand },
+  kops: {
+    help: KOPS_HELP,
+    run: (args, io) =>
+      kopsCommand(args, {
+        parseArgs: (a, options) =>
+          parseCommandArgs('kops', a, options) as ReturnType<KopsCommandTools['parseArgs']>,
+        readInput: (path) => readInput(io, path),
+        readStdin: io.stdin,
+        usageError: (message) => new UsageError(message, 'kops'),
+        stdout: io.stdout,
+        stderr: io.stderr,
+      }),
+  },
 };
 
 /**

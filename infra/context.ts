@@ -16,7 +16,8 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `watcherImageUri` | an existing watcher image | built from watcher/Dockerfile at deploy |
  * | `watcherArchitecture` | `amd64` or `arm64`, for the built image | `amd64` |
  * | `nodeRoleArn` | an existing node role (e.g. Karpenter's), with its access entry | a new role |
- * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses for SSM | none |
+ * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses (or kOps InstanceGroups) for SSM | none |
+ * | `kopsRootDeviceName` | root device of kOps InstanceGroups' image, e.g. `/dev/sda1` | no root volume mapping |
  * | `rebalanceAction` | `event` or `replace` | `event` |
  * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true,SpotToSpotConsolidation=true` | all off |
  * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
@@ -67,6 +68,7 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
     ?.split(',')
     .map((f) => f.trim())
     .filter((f) => f !== '');
+  const rootDevice = text('kopsRootDeviceName');
   const rebalance = text('rebalanceAction');
   const gates = text('featureGates');
   const featureGates = gates === undefined ? undefined : parseFeatureGates(gates);
@@ -94,7 +96,9 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
     clusterName: cluster,
     clusterAccess,
     watcherImage: imageUri ? WatcherImage.fromUri(imageUri) : WatcherImage.fromBuild({ architecture }),
-    ...(files?.length ? { nodePools: { files } } : {}),
+    ...(files?.length
+      ? { nodePools: { files, ...(rootDevice ? { kopsRootDeviceName: rootDevice } : {}) } }
+      : {}),
     ...(rebalance ? { rebalanceAction: rebalance as 'event' | 'replace' } : {}),
     ...(featureGates ? { featureGates } : {}),
     ...(leaseNamespace ? { leaseNamespace } : {}),

@@ -1,6 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { aws_ssm as ssm } from 'aws-cdk-lib';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Annotations, aws_ssm as ssm } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import {
+  type KopsDocument,
+  karpenterInstanceGroupNames,
+  karpenterManifestsFromKops,
+  nodeupScriptPath,
+} from '../../shared/core/kops/karpenter-objects';
+import { isKopsManifest } from '../../shared/core/kops/kops-schema';
 import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-schema';
 import { manifestIdentity } from '../../shared/core/manifests/manifest-kind';
 import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
@@ -18,10 +26,20 @@ export interface NodePoolSources {
    */
   readonly manifests?: readonly Readonly<Record<string, unknown>>[];
   /**
-   * YAML files of NodePool and EC2NodeClass documents, read at synth time.
+   * YAML files of NodePool and EC2NodeClass documents, read at synth time. A file may also hold
+   * kOps' Cluster and InstanceGroups (kops.k8s.io): each `manager: Karpenter` InstanceGroup
+   * becomes the EC2NodeClass and NodePool kOps generates (shared/core/kops), with its nodeup
+   * script read from `igconfig/node/<name>/nodeupscript.sh` beside the file (a copy of the
+   * cluster's configBase); synth fails when a script is missing.
    * @default none
    */
   readonly files?: readonly string[];
+  /**
+   * The root device name of kOps InstanceGroups' image (e.g. `/dev/sda1`), which kOps reads from
+   * EC2; without it their EC2NodeClasses carry no root volume mapping (a synth warning says so).
+   * @default none
+   */
+  readonly kopsRootDeviceName?: string;
 }
 
 /** One validated manifest and where it will be stored. */
@@ -49,13 +67,17 @@ const ADVANCED_LIMIT = 8192;
  * what the functions apply to these parameters) and names each parameter.
  * @throws ValidationError naming the file or manifest index, the object, the field and the value
  */
-export function nodePoolParameters(clusterName: string, sources: NodePoolSources): NodePoolParameter[] {
+export function nodePoolParameters(
+  clusterName: string,
+  sources: NodePoolSources,
+  warn: (message: string) => void = () => {},
+): NodePoolParameter[] {
   const located: Located[] = [
     ...(sources.manifests ?? []).map((manifest, index) => ({
       manifest,
       location: { source: `props.nodePools.manifests[${index}]` },
     })),
-    ...(sources.files ?? []).flatMap((file) => readManifests(file)),
+    ...(sources.files ?? []).flatMap((file) => readManifests(file, sources.kopsRootDeviceName, warn)),
   ];
   const seen = new Map<string, string>();
   return located.map(({ manifest, location }) => {
@@ -100,7 +122,11 @@ export function nodePoolParameters(clusterName: string, sources: NodePoolSources
   });
 }
 
-function readManifests(file: string): Located[] {
+function readManifests(
+  file: string,
+  rootDeviceName: string | undefined,
+  warn: (message: string) => void,
+): Located[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -112,12 +138,54 @@ function readManifests(file: string): Located[] {
   }
   // The functions' own reader and limits (shared/yaml): a file the functions would refuse in an
   // SSM parameter fails the synth instead, naming the file, document and line.
-  const documents: Located[] = [];
+  const located: Located[] = [];
   loadKubernetesYaml(text, file, (manifest, documentIndex) => {
     if (manifest !== null && manifest !== undefined)
-      documents.push({ manifest, location: { source: file, documentIndex } });
+      located.push({ manifest, location: { source: file, documentIndex } });
   });
-  return documents;
+  const kops = located.filter(({ manifest }) => isKopsManifest(manifest));
+  if (kops.length === 0) return located;
+  return [
+    ...located.filter((l) => !isKopsManifest(l.manifest)),
+    ...fromKops(file, kops, rootDeviceName, warn),
+  ];
+}
+
+/** kOps InstanceGroups as the manifests kOps generates; never deploys a placeholder userData. */
+function fromKops(
+  file: string,
+  documents: readonly KopsDocument[],
+  rootDeviceName: string | undefined,
+  warn: (message: string) => void,
+): Located[] {
+  const nodeupScripts = new Map<string, string>();
+  for (const name of karpenterInstanceGroupNames(documents)) {
+    const script = join(dirname(file), nodeupScriptPath(name));
+    if (!existsSync(script)) {
+      const ig = documents.find((d) => manifestIdentity(d.manifest).name === name);
+      throw new ValidationError(
+        [
+          {
+            field: 'userData',
+            value: script,
+            message: `needs kOps' nodeup script for this InstanceGroup: copy <configBase>/${nodeupScriptPath(name)} there`,
+          },
+        ],
+        { ...ig?.location, object: `InstanceGroup/${name}` },
+      );
+    }
+    nodeupScripts.set(name, readFileSync(script, 'utf8'));
+  }
+  const { manifests, warnings } = karpenterManifestsFromKops(documents, {
+    nodeupScripts,
+    ...(rootDeviceName !== undefined ? { rootDeviceName } : {}),
+  });
+  for (const w of warnings) warn(w);
+  const locations = new Map(documents.map((d) => [manifestIdentity(d.manifest).name, d.location]));
+  return manifests.map((manifest) => {
+    const name = manifestIdentity(manifest).name ?? '';
+    return { manifest, location: { ...locations.get(name), object: `InstanceGroup/${name}` } };
+  });
 }
 
 /** The parameters as `AWS::SSM::Parameter` resources (String; standard tier unless over 4 KB). */
@@ -130,7 +198,10 @@ export class NodePoolParameters extends Construct {
     props: { readonly clusterName: string; readonly sources: NodePoolSources },
   ) {
     super(scope, id);
-    this.parameters = nodePoolParameters(props.clusterName, props.sources).map(
+    const warn = (message: string): void => {
+      Annotations.of(this).addWarningV2('podlift:kopsInstanceGroup', message);
+    };
+    this.parameters = nodePoolParameters(props.clusterName, props.sources, warn).map(
       (p) =>
         new ssm.StringParameter(this, `${p.kind}-${p.name}`, {
           parameterName: p.parameterName,
