@@ -13,8 +13,10 @@ import {
   replacementPlans,
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
+import { staticReplacementPlans } from '../../shared/core/disruption/static-drift';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
+import { isStaticNodePool } from '../../shared/core/model/nodepool';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { joinNodesAndClaims } from '../../shared/core/state/cluster-snapshot';
 import type { Invocation } from '../invocation';
@@ -257,7 +259,14 @@ async function replace(
   { command, candidates }: RecordedCommand,
 ): Promise<string | undefined> {
   const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
-  const { plans, unschedulable } = replacementPlans(chosen, besideCommandsInFlight(snapshot, command.id));
+  // A static NodePool's node is replaced from its template whatever its pods (static-drift.ts).
+  const fixed = staticReplacementPlans(chosen, snapshot);
+  const dynamic = replacementPlans(
+    chosen.filter((c) => !isStaticNodePool(c.pool)),
+    besideCommandsInFlight(snapshot, command.id),
+  );
+  const plans = [...fixed.plans, ...dynamic.plans];
+  const unschedulable = dynamic.unschedulable + fixed.missing;
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).
   if (plans.length === 0 && unschedulable === 0) return undefined;

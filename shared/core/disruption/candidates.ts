@@ -1,6 +1,13 @@
+import type { Catalog } from '../catalog/instance-type';
 import { podDisruptable } from '../model/do-not-disrupt';
 import { labelSelectorMatches } from '../model/label-selector';
-import { ANNOTATIONS, LABEL_CAPACITY_TYPE, LABEL_NODEPOOL } from '../model/labels';
+import {
+  ANNOTATIONS,
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_TYPE,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+} from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import { isStaticNodePool } from '../model/nodepool';
@@ -22,11 +29,30 @@ export interface Candidate {
   readonly pool: NodePool;
   /** The pods that would move: not DaemonSet or mirror pods, not leaving already. */
   readonly pods: readonly Pod[];
-  /** USD per hour (`podlift.dev/hourly-price`); 0 when unknown. */
+  /** USD per hour (`podlift.dev/hourly-price`, else its offering in the catalog); 0 when unknown. */
   readonly price: number;
+  /** Why the price is unknown, when it is (consolidation never takes an unpriced candidate). */
+  readonly unpriced?: string;
   readonly capacityType: string;
-  /** Why it must not be disrupted voluntarily, when it must not. */
+  /**
+   * Why the graceful disruption class (emptiness, consolidation) must not take it, when it must not.
+   */
   readonly blocked?: string;
+  /**
+   * Why the eventual class (drift, static drift) must not take it, when it must not: as
+   * {@link blocked}, except that a static NodePool is no block and, when its NodeClaim has a
+   * terminationGracePeriod, neither are its pods' do-not-disrupt annotations and PodDisruptionBudgets
+   * (types.go `NewCandidate`: `state.IgnorePodBlockEvictionError` for `EventualDisruptionClass`).
+   */
+  readonly eventualBlocked?: string;
+}
+
+/** The disruption methods, by the class Karpenter puts them in (disruption/types.go). */
+export type DisruptionMethod = 'emptiness' | 'drift' | 'consolidation';
+
+/** Why `method` must not take the candidate: drift is eventual, the others graceful. */
+export function blockedFor(c: Candidate, method: DisruptionMethod): string | undefined {
+  return method === 'drift' ? c.eventualBlocked : c.blocked;
 }
 
 /** Every candidate of the snapshot, blocked ones included (they get an Event saying why). */
@@ -39,15 +65,22 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
     const pool = pools.get(claim.labels[LABEL_NODEPOOL] ?? '');
     if (!pool) continue;
     const pods = node.pods.filter(isReschedulable);
-    const blocked = blockedBecause(node, pool, pods, snapshot.podDisruptionBudgets, snapshot.now);
+    const budgets = snapshot.podDisruptionBudgets;
+    const blocked = blockedBecause(node, pool, pods, budgets, snapshot.now);
+    const eventualBlocked = claim.spec.terminationGracePeriod
+      ? nodeBlockedBecause(node, pods)
+      : evictionBlockedBecause(node, pods, budgets, snapshot.now);
+    const priced = candidatePrice(claim, node, snapshot.catalog);
     candidates.push({
       claim,
       node,
       pool,
       pods,
-      price: Number(claim.annotations[ANNOTATIONS.hourlyPrice] ?? 0) || 0,
+      price: priced.price,
+      ...(priced.unpriced ? { unpriced: priced.unpriced } : {}),
       capacityType: claim.labels[LABEL_CAPACITY_TYPE] ?? 'on-demand',
       ...(blocked ? { blocked } : {}),
+      ...(eventualBlocked ? { eventualBlocked } : {}),
     });
   }
   return candidates;
@@ -69,12 +102,25 @@ export function blockedBecause(
   now: number,
 ): string | undefined {
   if (isStaticNodePool(pool)) return `NodePool ${pool.name} is static`;
-  if (node.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true')
-    return 'the Node has karpenter.sh/do-not-disrupt';
+  return evictionBlockedBecause(node, pods, budgets, now);
+}
+
+/**
+ * Why the node's pods may not be evicted now (statenode.go `ValidateNodeDisruptable`, then
+ * `ValidatePodsDisruptable`): a block of the Node itself ({@link nodeBlockedBecause}), then a pod's
+ * do-not-disrupt in force or a PodDisruptionBudget that allows no eviction of one of its pods.
+ */
+function evictionBlockedBecause(
+  node: StateNode,
+  pods: readonly Pod[],
+  budgets: readonly PodDisruptionBudget[],
+  now: number,
+): string | undefined {
+  const nodeBlock = nodeBlockedBecause(node, pods);
+  if (nodeBlock) return nodeBlock;
   for (const pod of pods) {
     const name = `${pod.namespace}/${pod.name}`;
     if (!podDisruptable(pod, now)) return `pod ${name} has karpenter.sh/do-not-disrupt`;
-    if (pod.ownerKind === undefined) return `pod ${name} has no controller`;
     const pdb = budgets.find(
       (b) =>
         b.namespace === pod.namespace &&
@@ -84,4 +130,53 @@ export function blockedBecause(
     if (pdb) return `PodDisruptionBudget ${pdb.namespace}/${pdb.name} allows no eviction of pod ${name}`;
   }
   return undefined;
+}
+
+/**
+ * What blocks every voluntary disruption, eventual ones included: the Node's own
+ * `karpenter.sh/do-not-disrupt: "true"` (statenode.go `ValidateNodeDisruptable`, checked before
+ * the pods and never ignored), and a pod no controller would recreate (podlift's rule, stricter
+ * than Karpenter's: such a pod would be lost, not moved).
+ */
+function nodeBlockedBecause(node: StateNode, pods: readonly Pod[]): string | undefined {
+  if (node.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true')
+    return 'the Node has karpenter.sh/do-not-disrupt';
+  const orphan = pods.find((pod) => pod.ownerKind === undefined);
+  return orphan ? `pod ${orphan.namespace}/${orphan.name} has no controller` : undefined;
+}
+
+/**
+ * What the candidate costs an hour: the `podlift.dev/hourly-price` podlift recorded at launch, or,
+ * for a NodeClaim without one (carried over from Karpenter), the price of its offering in the
+ * catalog by its instance type, zone and capacity type labels — the Node's labels, else the
+ * claim's — as Karpenter's types.go `resolveNodePrice` looks up `OfferingPrice(zone,
+ * capacityType)`: on-demand from the on-demand price, spot from the spot price of the zone, as the
+ * provisioner prices its offerings (catalog/instance-type-resolution.ts `instanceTypeOfferings`).
+ * No price to be found is 0 with why, worded as consolidation.go `ShouldDisrupt` words it.
+ */
+export function candidatePrice(
+  claim: Pick<NodeClaim, 'annotations' | 'labels'>,
+  node: Pick<StateNode, 'labels'>,
+  catalog: Catalog | undefined,
+): { price: number; unpriced?: string } {
+  const recorded = Number(claim.annotations[ANNOTATIONS.hourlyPrice]);
+  if (recorded > 0) return { price: recorded };
+  const label = (key: string) => node.labels[key] ?? claim.labels[key];
+  const type = label(LABEL_INSTANCE_TYPE) ?? '';
+  const capacityType = label(LABEL_CAPACITY_TYPE);
+  const zone = label(LABEL_ZONE);
+  const unpriced = (why: string) => ({ price: 0, unpriced: why });
+  if (!catalog) return unpriced('no instance type catalog is loaded to price it');
+  if (!catalog.types.some((t) => t.name === type)) return unpriced(`Instance Type "${type}" not found`);
+  if (!capacityType) return unpriced(`Node does not have label "${LABEL_CAPACITY_TYPE}"`);
+  if (!zone) return unpriced(`Node does not have label "${LABEL_ZONE}"`);
+  const price =
+    capacityType === 'on-demand'
+      ? catalog.prices.onDemand.get(type)
+      : capacityType === 'spot'
+        ? catalog.prices.spot.get(type)?.get(zone)
+        : undefined;
+  if (price === undefined || !(price > 0))
+    return unpriced(`the catalog has no ${capacityType} price for Instance Type "${type}" in ${zone}`);
+  return { price };
 }

@@ -3,7 +3,7 @@ import type { NodeClaim } from '../model/nodeclaim';
 import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { disruptionCandidates } from './candidates';
+import { blockedFor, disruptionCandidates } from './candidates';
 import type { DisruptionCommand } from './methods';
 
 /**
@@ -99,7 +99,8 @@ export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSna
   for (const name of command.candidates) {
     const c = byName.get(name);
     if (!c) return `NodeClaim ${name} is no longer a disruption candidate`;
-    if (c.blocked) return c.blocked;
+    const blocked = blockedFor(c, command.method);
+    if (blocked) return blocked;
     if (!command.replace && c.pods.length > 0)
       return `${c.pods.length} pods landed on NodeClaim ${name} since the command started`;
   }
