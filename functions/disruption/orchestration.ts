@@ -1,4 +1,4 @@
-import { disruptionCandidates } from '../../shared/core/disruption/candidates';
+import { disruptionCandidates, withReschedulablePods } from '../../shared/core/disruption/candidates';
 import {
   besideCommandsInFlight,
   commandStartedAt,
@@ -262,7 +262,9 @@ async function replace(
   // A static NodePool's node is replaced from its template whatever its pods (static-drift.ts).
   const fixed = staticReplacementPlans(chosen, snapshot);
   const dynamic = replacementPlans(
-    chosen.filter((c) => !isStaticNodePool(c.pool)),
+    chosen
+      .filter((c) => !isStaticNodePool(c.pool))
+      .map((c) => withReschedulablePods(c, snapshot.podDisruptionBudgets, snapshot.now)),
     besideCommandsInFlight(snapshot, command.id),
   );
   const plans = [...fixed.plans, ...dynamic.plans];

@@ -133,6 +133,32 @@ function evictionBlockedBecause(
 }
 
 /**
+ * The candidate with only the pods that need room elsewhere before it goes, as
+ * kubernetes-sigs/karpenter pkg/controllers/disruption/helpers.go `SimulateScheduling` keeps only
+ * pkg/utils/pdb `IsCurrentlyReschedulable` pods: not those whose do-not-disrupt is in force, nor
+ * those a PodDisruptionBudget blocks for good (maxUnavailable 0 or "0%", minAvailable "100%", or
+ * more than one budget, which the eviction API refuses) — "spinning up capacity until these pods
+ * are evicted is wasteful". Only an eventual disruption (drift with a terminationGracePeriod) takes
+ * a node with such pods; the drain evicts them when they allow it or the grace period ends.
+ */
+export function withReschedulablePods(
+  c: Candidate,
+  budgets: readonly PodDisruptionBudget[],
+  now: number,
+): Candidate {
+  const fullyBlocked = (pod: Pod) => {
+    const matching = budgets.filter(
+      (b) => b.namespace === pod.namespace && labelSelectorMatches(b.selector, pod.labels),
+    );
+    return (
+      matching.length > 1 ||
+      matching.some((b) => b.maxUnavailable === 0 || b.maxUnavailable === '0%' || b.minAvailable === '100%')
+    );
+  };
+  return { ...c, pods: c.pods.filter((pod) => podDisruptable(pod, now) && !fullyBlocked(pod)) };
+}
+
+/**
  * What blocks every voluntary disruption, eventual ones included: the Node's own
  * `karpenter.sh/do-not-disrupt: "true"` (statenode.go `ValidateNodeDisruptable`, checked before
  * the pods and never ignored), and a pod no controller would recreate (podlift's rule, stricter

@@ -2,7 +2,7 @@ import { isStaticNodePool } from '../model/nodepool';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
-import { blockedFor, type Candidate, disruptionCandidates } from './candidates';
+import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
 import { driftedCondition, driftOrder } from './drift';
@@ -169,7 +169,8 @@ export function decideDisruption(cluster: ClusterSnapshot, now: number): Disrupt
   for (const c of dynamic.filter((c) => c.pods.length > 0)) {
     if (c.eventualBlocked) pass(c, c.eventualBlocked);
     else if (withinBudget(c, 'Drifted')) {
-      const { unschedulable } = replacementPlans([c], snapshot);
+      const moving = withReschedulablePods(c, snapshot.podDisruptionBudgets, now);
+      const { unschedulable } = replacementPlans([moving], snapshot);
       if (unschedulable === 0) return decided(command('drift', 'Drifted', [c], true, 0, driftDetail([c])));
       pass(c, `drifted, but ${unschedulable} of its pods would not schedule elsewhere or on a replacement`);
     }
