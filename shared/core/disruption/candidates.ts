@@ -16,6 +16,7 @@ import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { PodDisruptionBudget, StateNode } from '../state/cluster-state';
+import type { DisruptionCommand } from './methods';
 
 /**
  * A node consolidation, drift or emptiness may act on (kubernetes-sigs/karpenter
@@ -47,11 +48,11 @@ export interface Candidate {
   readonly eventualBlocked?: string;
 }
 
-/** The disruption methods, by the class Karpenter puts them in (disruption/types.go). */
-export type DisruptionMethod = 'emptiness' | 'drift' | 'consolidation';
-
-/** Why `method` must not take the candidate: drift is eventual, the others graceful. */
-export function blockedFor(c: Candidate, method: DisruptionMethod): string | undefined {
+/**
+ * Why `method` must not take the candidate, by the class Karpenter puts the method in
+ * (disruption/types.go): drift is eventual, emptiness and consolidation graceful.
+ */
+export function blockedFor(c: Candidate, method: DisruptionCommand['method']): string | undefined {
   return method === 'drift' ? c.eventualBlocked : c.blocked;
 }
 

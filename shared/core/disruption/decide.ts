@@ -57,7 +57,8 @@ export function isConsolidatable(c: Candidate): boolean {
  * finds one. Candidates already under a command are not taken again, their nodes take no pods in
  * the simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with
  * the pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness
- * (every empty Consolidatable candidate, within budget, in one command), drift (candidates with Drifted=True, the longest drifted first: every empty one the
+ * (every empty Consolidatable candidate, within budget, in one command), static drift (drifted
+ * nodes of static NodePools, replaced from their template: static-drift.ts), drift (candidates with Drifted=True, the longest drifted first: every empty one the
  * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
  * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
  * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the
@@ -233,7 +234,8 @@ export function decideDisruption(cluster: ClusterSnapshot, now: number): Disrupt
 /**
  * Why consolidation may never take the candidate as it is, in Karpenter's words
  * (emptiness.go and consolidation.go `ShouldDisrupt`, `disruptionevents.Unconsolidatable`):
- * its price is unknown (candidates.ts `candidatePrice`), its NodePool disables consolidation, or allows only empty nodes and it is not empty.
+ * its price is unknown (candidates.ts `candidatePrice`), its NodePool disables consolidation, or
+ * allows only empty nodes and it is not empty.
  */
 export function unconsolidatableBecause(c: Candidate): string | undefined {
   const { consolidateAfter, consolidationPolicy } = c.pool.disruption;
