@@ -91,8 +91,8 @@ export function commandStartedAt(candidates: readonly Pick<NodeClaim, 'status'>[
  * The last check before a started command deletes its candidates, once its replacements are up:
  * why it must not, or undefined. The taint kept new pods off, so what can still change is what
  * a pod tolerating it, a person or the cluster did: a candidate gone or no longer a candidate,
- * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0, for its method), or, for an emptiness
- * or drift command that deletes without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
+ * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0, for its method), or, for a command
+ * that deletes without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
  */
 export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSnapshot): string | undefined {
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
@@ -101,8 +101,7 @@ export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSna
     if (!c) return `NodeClaim ${name} is no longer a disruption candidate`;
     const blocked = blockedFor(c, command.method);
     if (blocked) return blocked;
-    // Emptiness and drift's deletion took empty nodes; a consolidation that deletes moves the pods.
-    if (command.method !== 'consolidation' && !command.replace && c.pods.length > 0)
+    if (!command.replace && c.pods.length > 0)
       return `${c.pods.length} pods landed on NodeClaim ${name} since the command started`;
   }
   return undefined;

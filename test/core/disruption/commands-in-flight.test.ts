@@ -206,11 +206,6 @@ describe('whyNotDeleteNow', () => {
       '1 pods landed on NodeClaim claim-b since the command started',
     );
     expect(whyNotDeleteNow(command('x', ['claim-b'], { replace: true }), s)).toBeUndefined();
-    // A consolidation that deletes a busy node moves its pods: they are no reason to stop.
-    expect(whyNotDeleteNow(command('x', ['claim-b'], { method: 'consolidation' }), s)).toBeUndefined();
-    expect(whyNotDeleteNow(command('x', ['claim-b'], { method: 'drift' }), s)).toBe(
-      '1 pods landed on NodeClaim claim-b since the command started',
-    );
     const guarded = {
       ...pod({ name: 'g', ownerKind: 'ReplicaSet' }),
       annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
