@@ -168,6 +168,27 @@ describe('static drift', () => {
     expect(commandStillValid(command as NonNullable<typeof command>, snapshot)).toBe(true);
   });
 
+  it("counts only the NodePool's own NodeClaims against its replicas, and says which bound stopped the rest", () => {
+    const others = many(2, 'other');
+    const snapshot = world(
+      [fixed({ replicas: 1, nodes: 2, budget: '1' }), nodePool({ name: 'other' })],
+      [...many(1), ...others],
+    );
+    expect(replaced(snapshot)).toStrictEqual(['claim-fixed-0']);
+    // A budget for another reason does not hold static drift back.
+    const otherReason = nodePool({
+      name: 'fixed',
+      replicas: 1,
+      budgets: [{ nodes: '0', reasons: ['Underutilized'] }],
+    });
+    expect(replaced(world([otherReason], many(1)))).toStrictEqual(['claim-fixed-0']);
+    // Budget and room both 1: the budget is named.
+    const two = world([fixed({ replicas: 2, nodes: 3, budget: '1' })], many(2));
+    expect(decideDisruption(two, T0).passedOver.map((p) => p.why)).toStrictEqual([
+      "the NodePool's disruption budget for Drifted allows no more nodes now",
+    ]);
+  });
+
   it('counts deleting NodeClaims out of the NodePool, as Karpenter counts active ones', () => {
     const [n, c] = member('gone', 'fixed', undefined);
     const gone: [StateNode, NodeClaim] = [n, { ...c, deletionTimestamp: at(0) }];
