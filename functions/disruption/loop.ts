@@ -16,6 +16,7 @@ import { recordedCommands } from './commands';
 import { recordConsolidatable } from './consolidatable-conditions';
 import { recordDriftConditions } from './drift-conditions';
 import { explain, nodeClaimObject, nodeObject } from './events';
+import { restampHashVersions } from './hash-versions';
 import { advanceCommand, unmark } from './orchestration';
 
 /** What one disruption run did. */
@@ -27,7 +28,8 @@ export interface DisruptionSummary {
 }
 
 /**
- * One disruption run, holding the cluster Lease. NodeClaims' Drifted conditions, their
+ * One disruption run, holding the cluster Lease. NodeClaims' drift hashes of another hash version
+ * are re-stamped (hash-versions.ts), then their Drifted conditions, their
  * lastPodEventTime and Consolidatable conditions are brought up to date first, so the methods and
  * their validation go by them. Expired NodeClaims are deleted (forceful, not budgeted). Marks
  * left by a command that is no more are removed (controller.go `Reconcile`). Every command
@@ -46,7 +48,8 @@ export async function runDisruption(
       instances: true,
     });
     const now = held.time.now();
-    const drifted = await recordDriftConditions(runtime, held, loaded.snapshot);
+    const restamped = await restampHashVersions(runtime, held, loaded.snapshot);
+    const drifted = await recordDriftConditions(runtime, held, restamped);
     const snapshot = await recordConsolidatable(runtime, held, drifted, now);
     const expired = expiredClaims(snapshot.nodeClaims, now);
     for (const claim of expired) {

@@ -1,4 +1,4 @@
-import { disruptionCandidates } from '../../shared/core/disruption/candidates';
+import { disruptionCandidates, withReschedulablePods } from '../../shared/core/disruption/candidates';
 import {
   besideCommandsInFlight,
   commandStartedAt,
@@ -14,8 +14,10 @@ import {
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
 import { replacementOptions } from '../../shared/core/disruption/replacement-options';
+import { staticReplacementPlans } from '../../shared/core/disruption/static-drift';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
+import { isStaticNodePool } from '../../shared/core/model/nodepool';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { joinNodesAndClaims } from '../../shared/core/state/cluster-snapshot';
 import type { Invocation } from '../invocation';
@@ -259,11 +261,18 @@ async function replace(
 ): Promise<string | undefined> {
   const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
   const beside = besideCommandsInFlight(snapshot, command.id);
-  const planned = replacementPlans(chosen, beside);
-  const { unschedulable } = planned;
+  // A static NodePool's node is replaced from its template whatever its pods (static-drift.ts).
+  const fixed = staticReplacementPlans(chosen, snapshot);
+  const planned = replacementPlans(
+    chosen
+      .filter((c) => !isStaticNodePool(c.pool))
+      .map((c) => withReschedulablePods(c, snapshot.podDisruptionBudgets, snapshot.now)),
+    beside,
+  );
+  const unschedulable = planned.unschedulable + fixed.missing;
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).
-  if (planned.plans.length === 0 && unschedulable === 0) return undefined;
+  if (planned.plans.length === 0 && fixed.plans.length === 0 && unschedulable === 0) return undefined;
   // A consolidation launches its one replacement with only the options it was decided with
   // (cheaper than the candidates: replacement-options.ts), never a dearer type EC2 might pick.
   const options =
@@ -278,7 +287,7 @@ async function replace(
     });
     return `cancelled ${command.id}`;
   }
-  const plans = options && 'plan' in options ? [options.plan] : planned.plans;
+  const plans = [...fixed.plans, ...(options && 'plan' in options ? [options.plan] : planned.plans)];
   const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {
     annotations: { [ANNOTATIONS.replaces]: command.id },
     reason: `disruption ${command.method}`,

@@ -1,10 +1,12 @@
+import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { Simulation } from '../world/simulation';
 import type { Step } from './schema';
 
 /**
  * The timeline steps that break the world behind podlift's back: kubelets that die or never
  * register, finalizers nobody removes, instances launched or terminated outside podlift,
- * impaired status checks, do-not-disrupt pods and volume attachments. Each throws an Error whose
+ * impaired status checks, do-not-disrupt pods, volume attachments, and NodeClaims as Karpenter
+ * left them (adopted). Each throws an Error whose
  * message starts with the field it could not carry out (`kubeletDies.node: no Node ip-…`); the
  * player prefixes the step.
  */
@@ -157,6 +159,33 @@ export function applyFaultStep(sim: Simulation, step: Step): boolean {
       'volume-attachment',
       `${names.length} volume(s) attached to ${node}${detachAfter === undefined ? ', never detached' : `, detached ${detachAfter / 1000}s after its pods go`}`,
     );
+  } else if (step.adoptFromKarpenter) {
+    const { nodePool } = step.adoptFromKarpenter;
+    const claims = (store.list('nodeclaims.karpenter.sh').items as Json[]).filter(
+      (c) => c.metadata.labels?.['karpenter.sh/nodepool'] === nodePool && !c.metadata.deletionTimestamp,
+    );
+    if (claims.length === 0)
+      throw new Error(`adoptFromKarpenter.nodePool: no NodeClaims of NodePool ${nodePool}`);
+    for (const claim of claims) {
+      const { [ANNOTATIONS.hourlyPrice]: _price, ...annotations } = claim.metadata.annotations ?? {};
+      store.update('nodeclaims.karpenter.sh', {
+        ...claim,
+        metadata: { ...claim.metadata, annotations: { ...annotations, ...KARPENTER_HASHES } },
+      });
+    }
+    sim.decide(
+      'scenario',
+      'adopt-from-karpenter',
+      `${claims.length} NodeClaim(s) of NodePool ${nodePool} as Karpenter left them: no price, hash versions v3/v4`,
+    );
   } else return false;
   return true;
 }
+
+/** Hashes and hash versions as Karpenter v1 writes them on a NodeClaim (not podlift's). */
+const KARPENTER_HASHES = {
+  [ANNOTATIONS.nodePoolHash]: '6519473727542839532',
+  [ANNOTATIONS.nodePoolHashVersion]: 'v3',
+  [ANNOTATIONS.nodeClassHash]: '15287305281357399934',
+  [ANNOTATIONS.nodeClassHashVersion]: 'v4',
+};

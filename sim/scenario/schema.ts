@@ -192,6 +192,11 @@ const actions = {
   doNotDisrupt: z
     .object({ deployment: name, namespace: z.string().default('default'), value: z.string().default('true') })
     .strict(),
+  /**
+   * The NodePool's NodeClaims as a cluster moving from Karpenter has them: no
+   * `podlift.dev/hourly-price`, Karpenter's hash versions and its hashes.
+   */
+  adoptFromKarpenter: z.object({ nodePool: name }).strict(),
   volumeAttachment: z
     .object({
       node: z.string().optional(),
@@ -235,6 +240,7 @@ export const step = z
     impairInstance: actions.impairInstance.optional(),
     doNotDisrupt: actions.doNotDisrupt.optional(),
     volumeAttachment: actions.volumeAttachment.optional(),
+    adoptFromKarpenter: actions.adoptFromKarpenter.optional(),
   })
   .strict()
   .superRefine((value, ctx) => {

@@ -325,7 +325,9 @@ export class InvariantChecker {
    * Karpenter's voluntary disruption (drift, consolidation, emptiness) passes over nodes with
    * do-not-disrupt pods; forceful disruption does not wait to taint: an interruption, or an
    * expired NodeClaim (expiration is forceful since v1, its drain held only until
-   * terminationGracePeriod; kubernetes-sigs/karpenter pkg/controllers/nodeclaim/expiration).
+   * terminationGracePeriod; kubernetes-sigs/karpenter pkg/controllers/nodeclaim/expiration); and
+   * drift is eventual: with the NodeClaim's terminationGracePeriod set it takes such nodes too
+   * (pkg/controllers/disruption/types.go `NewCandidate`), the drain holding the pods until then.
    */
   private checkDoNotDisrupt(nodes: Json[], claims: Json[]): void {
     const pods = this.world.fakes.kube.store.list('pods').items;
@@ -338,9 +340,18 @@ export class InvariantChecker {
         })
         .map((c) => c.status?.providerID),
     );
+    const eventual = new Set(
+      claims
+        .filter((c) => {
+          const command = c.metadata.annotations?.['podlift.dev/disruption-command'];
+          return c.spec?.terminationGracePeriod && /"method":"drift"/.test(command ?? '');
+        })
+        .map((c) => c.status?.providerID),
+    );
     for (const node of nodes) {
       const name = node.metadata.name;
-      if (this.interruptedNodes.has(name) || expired.has(node.spec?.providerID)) continue;
+      const id = node.spec?.providerID;
+      if (this.interruptedNodes.has(name) || expired.has(id) || eventual.has(id)) continue;
       const tainted = (node.spec?.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted');
       if (!tainted) continue;
       const holder = this.podsOn(name, pods).find(

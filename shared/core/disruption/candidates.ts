@@ -1,6 +1,13 @@
+import type { Catalog } from '../catalog/instance-type';
 import { podDisruptable } from '../model/do-not-disrupt';
 import { labelSelectorMatches } from '../model/label-selector';
-import { ANNOTATIONS, LABEL_CAPACITY_TYPE, LABEL_NODEPOOL } from '../model/labels';
+import {
+  ANNOTATIONS,
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_TYPE,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+} from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import { isStaticNodePool } from '../model/nodepool';
@@ -9,6 +16,7 @@ import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { PodDisruptionBudget, StateNode } from '../state/cluster-state';
+import type { DisruptionCommand } from './methods';
 
 /**
  * A node consolidation, drift or emptiness may act on (kubernetes-sigs/karpenter
@@ -22,11 +30,30 @@ export interface Candidate {
   readonly pool: NodePool;
   /** The pods that would move: not DaemonSet or mirror pods, not leaving already. */
   readonly pods: readonly Pod[];
-  /** USD per hour (`podlift.dev/hourly-price`); 0 when unknown. */
+  /** USD per hour (`podlift.dev/hourly-price`, else its offering in the catalog); 0 when unknown. */
   readonly price: number;
+  /** Why the price is unknown, when it is (consolidation never takes an unpriced candidate). */
+  readonly unpriced?: string;
   readonly capacityType: string;
-  /** Why it must not be disrupted voluntarily, when it must not. */
+  /**
+   * Why the graceful disruption class (emptiness, consolidation) must not take it, when it must not.
+   */
   readonly blocked?: string;
+  /**
+   * Why the eventual class (drift, static drift) must not take it, when it must not: as
+   * {@link blocked}, except that a static NodePool is no block and, when its NodeClaim has a
+   * terminationGracePeriod, neither are its pods' do-not-disrupt annotations and PodDisruptionBudgets
+   * (types.go `NewCandidate`: `state.IgnorePodBlockEvictionError` for `EventualDisruptionClass`).
+   */
+  readonly eventualBlocked?: string;
+}
+
+/**
+ * Why `method` must not take the candidate, by the class Karpenter puts the method in
+ * (disruption/types.go): drift is eventual, emptiness and consolidation graceful.
+ */
+export function blockedFor(c: Candidate, method: DisruptionCommand['method']): string | undefined {
+  return method === 'drift' ? c.eventualBlocked : c.blocked;
 }
 
 /** Every candidate of the snapshot, blocked ones included (they get an Event saying why). */
@@ -39,15 +66,22 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
     const pool = pools.get(claim.labels[LABEL_NODEPOOL] ?? '');
     if (!pool) continue;
     const pods = node.pods.filter(isReschedulable);
-    const blocked = blockedBecause(node, pool, pods, snapshot.podDisruptionBudgets, snapshot.now);
+    const budgets = snapshot.podDisruptionBudgets;
+    const blocked = blockedBecause(node, pool, pods, budgets, snapshot.now);
+    const eventualBlocked = claim.spec.terminationGracePeriod
+      ? nodeBlockedBecause(node, pods)
+      : evictionBlockedBecause(node, pods, budgets, snapshot.now);
+    const priced = candidatePrice(claim, node, snapshot.catalog);
     candidates.push({
       claim,
       node,
       pool,
       pods,
-      price: Number(claim.annotations[ANNOTATIONS.hourlyPrice] ?? 0) || 0,
+      price: priced.price,
+      ...(priced.unpriced ? { unpriced: priced.unpriced } : {}),
       capacityType: claim.labels[LABEL_CAPACITY_TYPE] ?? 'on-demand',
       ...(blocked ? { blocked } : {}),
+      ...(eventualBlocked ? { eventualBlocked } : {}),
     });
   }
   return candidates;
@@ -69,12 +103,25 @@ export function blockedBecause(
   now: number,
 ): string | undefined {
   if (isStaticNodePool(pool)) return `NodePool ${pool.name} is static`;
-  if (node.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true')
-    return 'the Node has karpenter.sh/do-not-disrupt';
+  return evictionBlockedBecause(node, pods, budgets, now);
+}
+
+/**
+ * Why the node's pods may not be evicted now (statenode.go `ValidateNodeDisruptable`, then
+ * `ValidatePodsDisruptable`): a block of the Node itself ({@link nodeBlockedBecause}), then a pod's
+ * do-not-disrupt in force or a PodDisruptionBudget that allows no eviction of one of its pods.
+ */
+function evictionBlockedBecause(
+  node: StateNode,
+  pods: readonly Pod[],
+  budgets: readonly PodDisruptionBudget[],
+  now: number,
+): string | undefined {
+  const nodeBlock = nodeBlockedBecause(node, pods);
+  if (nodeBlock) return nodeBlock;
   for (const pod of pods) {
     const name = `${pod.namespace}/${pod.name}`;
     if (!podDisruptable(pod, now)) return `pod ${name} has karpenter.sh/do-not-disrupt`;
-    if (pod.ownerKind === undefined) return `pod ${name} has no controller`;
     const pdb = budgets.find(
       (b) =>
         b.namespace === pod.namespace &&
@@ -84,4 +131,79 @@ export function blockedBecause(
     if (pdb) return `PodDisruptionBudget ${pdb.namespace}/${pdb.name} allows no eviction of pod ${name}`;
   }
   return undefined;
+}
+
+/**
+ * The candidate with only the pods that need room elsewhere before it goes, as
+ * kubernetes-sigs/karpenter pkg/controllers/disruption/helpers.go `SimulateScheduling` keeps only
+ * pkg/utils/pdb `IsCurrentlyReschedulable` pods: not those whose do-not-disrupt is in force, nor
+ * those a PodDisruptionBudget blocks for good (maxUnavailable 0 or "0%", minAvailable "100%", or
+ * more than one budget, which the eviction API refuses) — "spinning up capacity until these pods
+ * are evicted is wasteful". Only an eventual disruption (drift with a terminationGracePeriod) takes
+ * a node with such pods; the drain evicts them when they allow it or the grace period ends.
+ */
+export function withReschedulablePods(
+  c: Candidate,
+  budgets: readonly PodDisruptionBudget[],
+  now: number,
+): Candidate {
+  const fullyBlocked = (pod: Pod) => {
+    const matching = budgets.filter(
+      (b) => b.namespace === pod.namespace && labelSelectorMatches(b.selector, pod.labels),
+    );
+    return (
+      matching.length > 1 ||
+      matching.some((b) => b.maxUnavailable === 0 || b.maxUnavailable === '0%' || b.minAvailable === '100%')
+    );
+  };
+  return { ...c, pods: c.pods.filter((pod) => podDisruptable(pod, now) && !fullyBlocked(pod)) };
+}
+
+/**
+ * What blocks every voluntary disruption, eventual ones included: the Node's own
+ * `karpenter.sh/do-not-disrupt: "true"` (statenode.go `ValidateNodeDisruptable`, checked before
+ * the pods and never ignored), and a pod no controller would recreate (podlift's rule, stricter
+ * than Karpenter's: such a pod would be lost, not moved).
+ */
+function nodeBlockedBecause(node: StateNode, pods: readonly Pod[]): string | undefined {
+  if (node.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true')
+    return 'the Node has karpenter.sh/do-not-disrupt';
+  const orphan = pods.find((pod) => pod.ownerKind === undefined);
+  return orphan ? `pod ${orphan.namespace}/${orphan.name} has no controller` : undefined;
+}
+
+/**
+ * What the candidate costs an hour: the `podlift.dev/hourly-price` podlift recorded at launch, or,
+ * for a NodeClaim without one (carried over from Karpenter), the price of its offering in the
+ * catalog by its instance type, zone and capacity type labels — the Node's labels, else the
+ * claim's — as Karpenter's types.go `resolveNodePrice` looks up `OfferingPrice(zone,
+ * capacityType)`: on-demand from the on-demand price, spot from the spot price of the zone, as the
+ * provisioner prices its offerings (catalog/instance-type-resolution.ts `instanceTypeOfferings`).
+ * No price to be found is 0 with why, worded as consolidation.go `ShouldDisrupt` words it.
+ */
+export function candidatePrice(
+  claim: Pick<NodeClaim, 'annotations' | 'labels'>,
+  node: Pick<StateNode, 'labels'>,
+  catalog: Catalog | undefined,
+): { price: number; unpriced?: string } {
+  const recorded = Number(claim.annotations[ANNOTATIONS.hourlyPrice]);
+  if (recorded > 0) return { price: recorded };
+  const label = (key: string) => node.labels[key] ?? claim.labels[key];
+  const type = label(LABEL_INSTANCE_TYPE) ?? '';
+  const capacityType = label(LABEL_CAPACITY_TYPE);
+  const zone = label(LABEL_ZONE);
+  const unpriced = (why: string) => ({ price: 0, unpriced: why });
+  if (!catalog) return unpriced('no instance type catalog is loaded to price it');
+  if (!catalog.types.some((t) => t.name === type)) return unpriced(`Instance Type "${type}" not found`);
+  if (!capacityType) return unpriced(`Node does not have label "${LABEL_CAPACITY_TYPE}"`);
+  if (!zone) return unpriced(`Node does not have label "${LABEL_ZONE}"`);
+  const price =
+    capacityType === 'on-demand'
+      ? catalog.prices.onDemand.get(type)
+      : capacityType === 'spot'
+        ? catalog.prices.spot.get(type)?.get(zone)
+        : undefined;
+  if (price === undefined || !(price > 0))
+    return unpriced(`the catalog has no ${capacityType} price for Instance Type "${type}" in ${zone}`);
+  return { price };
 }

@@ -3,7 +3,7 @@ import type { NodeClaim } from '../model/nodeclaim';
 import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { disruptionCandidates } from './candidates';
+import { blockedFor, disruptionCandidates } from './candidates';
 import type { DisruptionCommand } from './methods';
 
 /**
@@ -95,15 +95,16 @@ export function commandStartedAt(candidates: readonly Pick<NodeClaim, 'status'>[
  * The last check before a started command deletes its candidates, once its replacements are up:
  * why it must not, or undefined. The taint kept new pods off, so what can still change is what
  * a pod tolerating it, a person or the cluster did: a candidate gone or no longer a candidate,
- * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0), or, for an emptiness or drift
- * command that deletes without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
+ * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0, for its method), or, for an emptiness
+ * or drift command that deletes without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
  */
 export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSnapshot): string | undefined {
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
   for (const name of command.candidates) {
     const c = byName.get(name);
     if (!c) return `NodeClaim ${name} is no longer a disruption candidate`;
-    if (c.blocked) return c.blocked;
+    const blocked = blockedFor(c, command.method);
+    if (blocked) return blocked;
     // Emptiness and drift delete only empty nodes; a consolidation that deletes moves the pods
     // its simulation placed on the capacity that stays.
     if (command.method !== 'consolidation' && !command.replace && c.pods.length > 0)

@@ -1,7 +1,8 @@
+import { isStaticNodePool } from '../model/nodepool';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
-import { type Candidate, disruptionCandidates } from './candidates';
+import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
 import { driftedCondition, driftOrder } from './drift';
@@ -17,6 +18,7 @@ import {
 } from './methods';
 import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './replacement-options';
 import { interleaveByNodePool, resumeOrder, walkCandidates } from './single-node-walk';
+import { staticDriftChoice } from './static-drift';
 
 /**
  * Multi-node consolidation searches at most this many candidates (kubernetes-sigs/karpenter
@@ -72,7 +74,8 @@ export function isConsolidatable(c: Candidate): boolean {
  * finds one. Candidates already under a command are not taken again, their nodes take no pods in
  * the simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with
  * the pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness
- * (every empty Consolidatable candidate, within budget, in one command), drift (candidates with Drifted=True, the longest drifted first: every empty one the
+ * (every empty Consolidatable candidate, within budget, in one command), static drift (drifted
+ * nodes of static NodePools, replaced from their template: static-drift.ts), drift (candidates with Drifted=True, the longest drifted first: every empty one the
  * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
  * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
  * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the
@@ -121,10 +124,15 @@ export function decideDisruption(
 
   // Every candidate of the list whose NodePool's budget for `reason` still has room, in order,
   // each counted against its NodePool's budget; the rest passed over.
-  const togetherWithinBudget = (list: readonly Candidate[], reason: DisruptionReason) => {
+  const togetherWithinBudget = (
+    list: readonly Candidate[],
+    reason: DisruptionReason,
+    blockOf = (c: Candidate) => c.blocked,
+  ) => {
     const chosen: Candidate[] = [];
     for (const c of list) {
-      if (c.blocked) pass(c, c.blocked);
+      const blocked = blockOf(c);
+      if (blocked) pass(c, blocked);
       else if (budgetFor(c, reason, counts, now) > chosen.filter((e) => e.pool.name === c.pool.name).length)
         chosen.push(c);
       else pass(c, `the NodePool's disruption budget for ${reason} allows no more nodes now`);
@@ -151,16 +159,31 @@ export function decideDisruption(
     return decided(command('emptiness', 'Empty', chosenEmpty, false, savings));
   }
 
+  // Static drift before drift (controller.go's method order): drifted nodes of static NodePools
+  // are replaced from their NodePool's template (static-drift.ts). Drift takes the others.
+  const drifted = driftOrder(candidates);
+  const staticDrift = staticDriftChoice(
+    drifted.filter((c) => isStaticNodePool(c.pool)),
+    snapshot,
+    (c, reason) => budgetFor(c, reason, counts, now),
+  );
+  for (const p of staticDrift.passedOver) pass(p.candidate, p.why);
+  if (staticDrift.chosen.length > 0) {
+    const chosen = staticDrift.chosen;
+    return decided(command('drift', 'Drifted', chosen, true, 0, driftDetail(chosen)));
+  }
   // Drift takes the candidates whose Drifted condition is oldest first, the empty ones before the
   // rest (kubernetes-sigs/karpenter pkg/controllers/disruption/drift.go `ComputeCommands`, empty
   // first since #2423). There each command has one candidate and the controller requeues at once
   // with its queue still running the last, so every empty one the Drifted budget allows goes
   // within seconds; podlift decides one command per run (a minute apart), so they go together in
   // one command, deleted without replacement (as Karpenter's drift did until #2180 in May 2025).
-  const drifted = driftOrder(candidates);
+  // Drift is eventual: its candidates are blocked by `eventualBlocked` (candidates.ts).
+  const dynamic = drifted.filter((c) => !isStaticNodePool(c.pool));
   const chosenDrifted = togetherWithinBudget(
-    drifted.filter((c) => c.pods.length === 0),
+    dynamic.filter((c) => c.pods.length === 0),
     'Drifted',
+    (c) => c.eventualBlocked,
   );
   if (chosenDrifted.length > 0) {
     const savings = chosenDrifted.reduce((sum, c) => sum + c.price, 0);
@@ -169,10 +192,11 @@ export function decideDisruption(
   // A busy one is taken only when its pods would all schedule, on the capacity that stays or on
   // replacements; otherwise the next is tried (drift.go: `SimulateScheduling`, a Blocked event
   // and `continue` when not `AllNonPendingPodsScheduled`), so one that cannot move holds up none.
-  for (const c of drifted.filter((c) => c.pods.length > 0)) {
-    if (c.blocked) pass(c, c.blocked);
+  for (const c of dynamic.filter((c) => c.pods.length > 0)) {
+    if (c.eventualBlocked) pass(c, c.eventualBlocked);
     else if (withinBudget(c, 'Drifted')) {
-      const { unschedulable } = replacementPlans([c], snapshot);
+      const moving = withReschedulablePods(c, snapshot.podDisruptionBudgets, now);
+      const { unschedulable } = replacementPlans([moving], snapshot);
       if (unschedulable === 0) return decided(command('drift', 'Drifted', [c], true, 0, driftDetail([c])));
       pass(c, `drifted, but ${unschedulable} of its pods would not schedule elsewhere or on a replacement`);
     }
@@ -244,10 +268,12 @@ export function decideDisruption(
 /**
  * Why consolidation may never take the candidate as it is, in Karpenter's words
  * (emptiness.go and consolidation.go `ShouldDisrupt`, `disruptionevents.Unconsolidatable`):
- * its NodePool disables consolidation, or allows only empty nodes and it is not empty.
+ * its price is unknown (candidates.ts `candidatePrice`), its NodePool disables consolidation, or
+ * allows only empty nodes and it is not empty.
  */
 export function unconsolidatableBecause(c: Candidate): string | undefined {
   const { consolidateAfter, consolidationPolicy } = c.pool.disruption;
+  if (c.unpriced) return c.unpriced;
   if (consolidateAfter === 'Never') return `NodePool "${c.pool.name}" has consolidation disabled`;
   if (consolidationPolicy === 'WhenEmpty' && c.pods.length > 0)
     return `NodePool "${c.pool.name}" has consolidation policy WhenEmpty, but node is not empty`;
@@ -295,7 +321,7 @@ export function commandStillValid(
   return (
     command.candidates.every((name) => {
       const c = byName.get(name);
-      if (!c || c.blocked) return false;
+      if (!c || blockedFor(c, command.method)) return false;
       // Emptiness and consolidation take Consolidatable candidates only; a pod event since the
       // decision took the condition away (validation.go re-runs `ShouldDisrupt`).
       if (command.method === 'emptiness') return c.pods.length === 0 && isConsolidatable(c);

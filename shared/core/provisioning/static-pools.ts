@@ -33,36 +33,49 @@ export function staticPoolPlans(
     const cap = pool.limits[NODES_LIMIT] ?? Number.POSITIVE_INFINITY;
     const missing = Math.min(pool.replicas ?? 0, cap) - active;
     if (missing <= 0) continue;
-    const requirements = Requirements.from(pool.template.requirements);
-    const types = (instanceTypes.get(pool.name) ?? []).filter(
-      (t) => !requirements.intersects(t.requirements),
-    );
-    const options = launchOptions(pool.template.requirements, {}, types, unavailable);
-    const [cheapest] = options;
-    if (!cheapest) continue;
-    const plan: NodeClaimPlan = {
-      nodePool: pool.name,
-      nodeClass: pool.template.nodeClassRef.name,
-      instanceTypeOptions: options,
-      instanceType: cheapest.name,
-      capacityType: cheapest.capacityType,
-      capacityTypes: [...new Set(options.map((o) => o.capacityType))],
-      zone: cheapest.zone,
-      zones: [...new Set(options.map((o) => o.zone))],
-      price: cheapest.price,
-      requirements: requirements.with(
-        Requirement.of(LABEL_INSTANCE_TYPE, 'In', [...new Set(options.map((o) => o.name))]),
-      ),
-      labels: {},
-      taints: pool.template.taints,
-      startupTaints: pool.template.startupTaints,
-      pods: [],
-      requests: {},
-      daemonSetRequests: {},
-    };
+    const plan = staticNodeClaimPlan(pool, instanceTypes.get(pool.name) ?? [], unavailable);
+    if (!plan) continue;
     for (let i = 0; i < missing; i++) plans.push(plan);
   }
   return plans;
+}
+
+/**
+ * One NodeClaim made from a static NodePool's template (Karpenter's `NewNodeClaimTemplate`):
+ * launched as the cheapest offering its requirements allow among `instanceTypes`, with no pods.
+ * Undefined when no offering is allowed. Also what a drifted static node is replaced by
+ * (disruption/static-drift.ts).
+ */
+export function staticNodeClaimPlan(
+  pool: NodePool,
+  instanceTypes: readonly InstanceType[],
+  unavailable: ReadonlySet<string>,
+): NodeClaimPlan | undefined {
+  const requirements = Requirements.from(pool.template.requirements);
+  const types = instanceTypes.filter((t) => !requirements.intersects(t.requirements));
+  const options = launchOptions(pool.template.requirements, {}, types, unavailable);
+  const [cheapest] = options;
+  if (!cheapest) return undefined;
+  return {
+    nodePool: pool.name,
+    nodeClass: pool.template.nodeClassRef.name,
+    instanceTypeOptions: options,
+    instanceType: cheapest.name,
+    capacityType: cheapest.capacityType,
+    capacityTypes: [...new Set(options.map((o) => o.capacityType))],
+    zone: cheapest.zone,
+    zones: [...new Set(options.map((o) => o.zone))],
+    price: cheapest.price,
+    requirements: requirements.with(
+      Requirement.of(LABEL_INSTANCE_TYPE, 'In', [...new Set(options.map((o) => o.name))]),
+    ),
+    labels: {},
+    taints: pool.template.taints,
+    startupTaints: pool.template.startupTaints,
+    pods: [],
+    requests: {},
+    daemonSetRequests: {},
+  };
 }
 
 /** A NodeClaim a static NodePool no longer needs, and why it was picked. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import { whyNotDeleteNow } from '../../../shared/core/disruption/commands-in-flight';
 import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
   DRIFTED,
@@ -318,5 +319,83 @@ describe('drift in decideDisruption', () => {
     expect(commandStillValid(command, landed)).toBe(false);
     const cleared = snapshot([member('e1')]);
     expect(commandStillValid(command, cleared)).toBe(false);
+  });
+
+  // kubernetes-sigs/karpenter pkg/controllers/disruption/types.go `NewCandidate` (eventual class with
+  // terminationGracePeriod ignores `PodBlockEvictionError`) and drift_test.go "should drift nodes
+  // that have pods with the karpenter.sh/do-not-disrupt annotation when the NodeClaim has a
+  // TerminationGracePeriod configured" / "... PDB ...".
+  it('drifts past a do-not-disrupt pod or a PodDisruptionBudget when the NodeClaim has a terminationGracePeriod', () => {
+    const guarded = { ...web('g1'), annotations: { 'karpenter.sh/do-not-disrupt': 'true' } };
+    const [node, claim] = member('busy', { pods: [guarded], drifted: 1 });
+    const graced = { ...claim, spec: { ...claim.spec, terminationGracePeriod: '1h' } };
+    const without = decideDisruption(snapshot([[node, claim]]), T0 + 3_600_000);
+    expect(without.command).toBeUndefined();
+    expect(without.passedOver.map((p) => p.why)).toStrictEqual([
+      'pod default/g1 has karpenter.sh/do-not-disrupt',
+    ]);
+    const s = snapshot([[node, graced]]);
+    const { command } = decideDisruption(s, T0 + 3_600_000);
+    expect(command).toMatchObject({ method: 'drift', candidates: ['claim-busy'], replace: true });
+    // It holds when validated and before deletion: the drain honours the pod until the grace period ends.
+    if (!command) return;
+    expect(commandStillValid(command, s)).toBe(true);
+    expect(whyNotDeleteNow(command, s)).toBeUndefined();
+    expect(whyNotDeleteNow(command, snapshot([[node, claim]]))).toBe(
+      'pod default/g1 has karpenter.sh/do-not-disrupt',
+    );
+    const pdb = {
+      namespace: 'default',
+      name: 'web',
+      selector: {},
+      disruptionsAllowed: 0,
+      currentHealthy: 1,
+      desiredHealthy: 1,
+      expectedPods: 1,
+    };
+    const plain = member('busy', { pods: [web('p1')], drifted: 1 });
+    const graceful = { ...plain[1], spec: { ...plain[1].spec, terminationGracePeriod: '1h' } };
+    expect(decideDisruption(snapshot([plain], { podDisruptionBudgets: [pdb] }), T0).command).toBeUndefined();
+    expect(
+      decideDisruption(snapshot([[plain[0], graceful]], { podDisruptionBudgets: [pdb] }), T0).command,
+    ).toMatchObject({
+      candidates: ['claim-busy'],
+    });
+  });
+
+  it('is still stopped by the Node’s own karpenter.sh/do-not-disrupt with a terminationGracePeriod', () => {
+    const [node, claim] = member('e1', { drifted: 1 });
+    const pinned = { ...node, annotations: { 'karpenter.sh/do-not-disrupt': 'true' } };
+    const graced = { ...claim, spec: { ...claim.spec, terminationGracePeriod: '1h' } };
+    const { command, passedOver } = decideDisruption(snapshot([[pinned, graced]]), T0);
+    expect(command).toBeUndefined();
+    expect(passedOver.map((p) => p.why)).toStrictEqual(['the Node has karpenter.sh/do-not-disrupt']);
+  });
+
+  it('does not let an eventual-only pass carry over to consolidation: a graced node with a do-not-disrupt pod is not consolidated', () => {
+    const guarded = { ...web('g1'), annotations: { 'karpenter.sh/do-not-disrupt': 'true' } };
+    const [node, claim] = member('busy', { pods: [guarded] });
+    const graced = { ...claim, spec: { ...claim.spec, terminationGracePeriod: '1h' } };
+    const [c] = disruptionCandidates(snapshot([[node, graced]]));
+    expect([c.blocked, c.eventualBlocked]).toStrictEqual([
+      'pod default/g1 has karpenter.sh/do-not-disrupt',
+      undefined,
+    ]);
+  });
+
+  // helpers.go `SimulateScheduling` makes room only for `IsCurrentlyReschedulable` pods; drift_test.go
+  // "should not create replacements for drifted nodes that have pods with the blocking PDBs when the
+  // NodePool's TerminationGracePeriod is not nil".
+  it('makes no room for pods that will not be evicted before the grace period, so they hold up nothing', () => {
+    const huge = {
+      ...pod({ name: 'huge', cpu: '1000', ownerKind: 'ReplicaSet' }),
+      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    };
+    const [node, claim] = member('busy', { pods: [huge], drifted: 1 });
+    const graced = { ...claim, spec: { ...claim.spec, terminationGracePeriod: '1h' } };
+    expect(decideDisruption(snapshot([[node, graced]]), T0).command).toMatchObject({
+      candidates: ['claim-busy'],
+      replace: true,
+    });
   });
 });

@@ -123,6 +123,10 @@ describe('npm start', () => {
       ],
       ['{ at: 1m, kubeletDies: { node: ip-1-2-3-4 } }', 'kubeletDies.node: no Node ip-1-2-3-4'],
       ['{ at: 1m, stuckFinalizer: { pod: nope } }', 'stuckFinalizer.pod: no pod default/nope'],
+      [
+        '{ at: 1m, adoptFromKarpenter: { nodePool: nope } }',
+        'adoptFromKarpenter.nodePool: no NodeClaims of NodePool nope',
+      ],
     ]) {
       const t = io();
       // The failing step is the second in the file but the first played: named by its index in the file.
