@@ -40,7 +40,11 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
           if (result.kind === 'launched') {
             outcomes.push({ plan, launched: result.nodeClaim });
             launched.push({ plan, nodeClaim: result.nodeClaim });
-          } else if (result.kind === 'insufficient-capacity' && r + 1 < MAX_ROUNDS && options.replan !== false)
+          } else if (
+            result.kind === 'insufficient-capacity' &&
+            r + 1 < MAX_ROUNDS &&
+            options.replan !== false
+          )
             refused.push(plan);
           else
             outcomes.push({
