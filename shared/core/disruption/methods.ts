@@ -1,12 +1,12 @@
 import { durationMs } from '../model/duration';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
-import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { joinNodesAndClaims, schedulingCapacity } from '../state/cluster-snapshot';
+import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
+import { simulationBase } from './simulation-base';
 
 /**
  * The disruption methods in Karpenter's order (kubernetes-sigs/karpenter
@@ -75,25 +75,17 @@ export function simulateRemoval(
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
   if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0)) return undefined;
   const leaving = new Set(candidates.map((c) => c.node.name));
-  const nodes = schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name));
   // Karpenter's SimulateScheduling (pkg/controllers/disruption/helpers.go) schedules the pending
   // pods together with the candidates' pods, and gives up when any pod would land on a node that
   // is not initialized yet: otherwise the candidates' pods are counted onto room the pending pods
   // are about to take, and the candidate's pods need a new node the moment it is gone.
-  const uninitialized = uninitializedCapacity(snapshot, nodes);
-  const result = planCapacity(
-    {
-      pods: [
-        ...snapshot.pendingPods,
-        ...candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
-      ],
-      daemonSets: snapshot.daemonSets,
-      nodes,
-      nodePools: snapshot.nodePools,
-      nodeClasses: snapshot.nodeClasses,
-    },
-    snapshot.catalog,
-    { unavailableOfferings: snapshot.unavailableOfferings },
+  const { planner, uninitialized } = simulationBase(snapshot, snapshot.catalog);
+  const result = planner.plan(
+    [
+      ...snapshot.pendingPods,
+      ...candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined }))),
+    ],
+    leaving,
   );
   const pending = new Set(snapshot.pendingPods.map((p) => `${p.namespace}/${p.name}`));
   if (result.unschedulable.some((u) => !pending.has(`${u.pod.namespace}/${u.pod.name}`))) return undefined;
@@ -107,24 +99,6 @@ export function simulateRemoval(
     if (new Set(cheaper.map((o) => o.name)).size < MIN_SPOT_TO_SPOT_OPTIONS) return undefined;
   }
   return { action: 'replace', plan, savings: price - plan.price };
-}
-
-/** Names of the capacity nodes whose NodeClaim is not Initialized (in flight or still starting). */
-function uninitializedCapacity(
-  snapshot: ClusterSnapshot,
-  nodes: readonly { name: string; providerID?: string }[],
-): Set<string> {
-  const starting = new Set(
-    snapshot.nodeClaims.flatMap((c) =>
-      c.status.providerID &&
-      !c.status.conditions?.some((k) => k.type === 'Initialized' && k.status === 'True')
-        ? [c.status.providerID]
-        : [],
-    ),
-  );
-  return new Set(
-    nodes.filter((n) => n.providerID !== undefined && starting.has(n.providerID)).map((n) => n.name),
-  );
 }
 
 /**
@@ -210,16 +184,9 @@ export function replacementPlans(
   const leaving = new Set(candidates.map((c) => c.node.name));
   const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
   const mine = new Set(moving.map((p) => p.uid));
-  const result = planCapacity(
-    {
-      pods: [...snapshot.pendingPods, ...moving],
-      daemonSets: snapshot.daemonSets,
-      nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
-      nodePools: snapshot.nodePools,
-      nodeClasses: snapshot.nodeClasses,
-    },
-    snapshot.catalog,
-    { unavailableOfferings: snapshot.unavailableOfferings },
+  const result = simulationBase(snapshot, snapshot.catalog).planner.plan(
+    [...snapshot.pendingPods, ...moving],
+    leaving,
   );
   return {
     plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),
