@@ -91,7 +91,9 @@ function podOf(spec: PodSpec, name: string, nodeName?: string): Pod {
           ],
         }
       : {}),
-    ...(spec.rule === 3 ? { podAntiAffinity: [{ topologyKey: LABEL_HOSTNAME, labelSelector: selector }] } : {}),
+    ...(spec.rule === 3
+      ? { podAntiAffinity: [{ topologyKey: LABEL_HOSTNAME, labelSelector: selector }] }
+      : {}),
     ...(spec.rule === 4 ? { nodeSelector: { [LABEL_ZONE]: ZONES[spec.app % ZONES.length] } } : {}),
   });
 }
