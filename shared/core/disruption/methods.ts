@@ -1,10 +1,9 @@
 import { durationMs } from '../model/duration';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
-import { planCapacity } from '../scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../scheduling/types';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { joinNodesAndClaims, schedulingCapacity } from '../state/cluster-snapshot';
+import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate } from './candidates';
 import {
@@ -12,6 +11,7 @@ import {
   DEFAULT_CONSOLIDATION_SETTINGS,
   replacementOptions,
 } from './replacement-options';
+import { simulationBase } from './simulation-base';
 
 /**
  * The disruption methods in Karpenter's order (kubernetes-sigs/karpenter
@@ -104,21 +104,10 @@ export function computeConsolidation(
   if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0))
     return { action: 'none' };
   const leaving = new Set(candidates.map((c) => c.node.name));
-  const nodes = schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name));
-  const uninitialized = uninitializedCapacity(snapshot, nodes);
+  const { planner, uninitialized } = simulationBase(snapshot, snapshot.catalog);
   const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
   const mine = new Set(moving.map((p) => p.uid));
-  const result = planCapacity(
-    {
-      pods: [...snapshot.pendingPods, ...moving],
-      daemonSets: snapshot.daemonSets,
-      nodes,
-      nodePools: snapshot.nodePools,
-      nodeClasses: snapshot.nodeClasses,
-    },
-    snapshot.catalog,
-    { unavailableOfferings: snapshot.unavailableOfferings },
-  );
+  const result = planner.plan([...snapshot.pendingPods, ...moving], leaving);
   // `AllNonPendingPodsScheduled`: the pending pods may stay pending; the candidates' may not,
   // nor wait on a node that is still starting (helpers.go `UninitializedNodeError`).
   if (result.unschedulable.some((u) => mine.has(u.pod.uid))) return { action: 'none' };
@@ -130,24 +119,6 @@ export function computeConsolidation(
   const options = replacementOptions(candidates, result.nodeClaims[0], snapshot, settings);
   if ('why' in options) return { action: 'none', why: options.why };
   return { action: 'replace', plan: options.plan, savings: price - options.plan.price };
-}
-
-/** Names of the capacity nodes whose NodeClaim is not Initialized (in flight or still starting). */
-function uninitializedCapacity(
-  snapshot: ClusterSnapshot,
-  nodes: readonly { name: string; providerID?: string }[],
-): Set<string> {
-  const starting = new Set(
-    snapshot.nodeClaims.flatMap((c) =>
-      c.status.providerID &&
-      !c.status.conditions?.some((k) => k.type === 'Initialized' && k.status === 'True')
-        ? [c.status.providerID]
-        : [],
-    ),
-  );
-  return new Set(
-    nodes.filter((n) => n.providerID !== undefined && starting.has(n.providerID)).map((n) => n.name),
-  );
 }
 
 /**
@@ -236,16 +207,9 @@ export function replacementPlans(
   const leaving = new Set(candidates.map((c) => c.node.name));
   const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
   const mine = new Set(moving.map((p) => p.uid));
-  const result = planCapacity(
-    {
-      pods: [...snapshot.pendingPods, ...moving],
-      daemonSets: snapshot.daemonSets,
-      nodes: schedulingCapacity(snapshot).filter((n) => !leaving.has(n.name)),
-      nodePools: snapshot.nodePools,
-      nodeClasses: snapshot.nodeClasses,
-    },
-    snapshot.catalog,
-    { unavailableOfferings: snapshot.unavailableOfferings },
+  const result = simulationBase(snapshot, snapshot.catalog).planner.plan(
+    [...snapshot.pendingPods, ...moving],
+    leaving,
   );
   return {
     plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),

@@ -2,6 +2,8 @@ import type { Catalog, InstanceType } from '../catalog/instance-type';
 import { resolveInstanceTypes } from '../catalog/instance-type-resolution';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { NodePool } from '../model/nodepool';
+import type { Pod } from '../model/pod';
+import { ExistingCapacityBase } from './existing-capacity';
 import { schedule } from './scheduler';
 import type { ProvisioningInput, SchedulingInput, SchedulingResult } from './types';
 
@@ -66,4 +68,51 @@ export function planCapacity(
   options: PlanCapacityOptions = {},
 ): SchedulingResult {
   return schedule(schedulingInputFor(input, catalog, options));
+}
+
+/** No node left out. */
+const NO_NODES: ReadonlySet<string> = new Set();
+
+/**
+ * {@link planCapacity} for many runs over one cluster state that differ only in the pods to place
+ * and the nodes left out, as a disruption decision simulates removing one set of candidates
+ * after another. The existing capacity (every node's pods' requests and free room) and the
+ * instance types are worked out once, here; each {@link plan} schedules on a view of them
+ * that copies what it changes, so runs neither see nor disturb one another, and each plan is
+ * the one `planCapacity` gives for the same pods on the nodes that stay.
+ *
+ * Karpenter builds a whole scheduler per simulation (kubernetes-sigs/karpenter
+ * pkg/controllers/disruption/helpers.go `SimulateScheduling` → provisioning/provisioner.go
+ * `NewScheduler` → scheduling/scheduler.go `NewScheduler`, one `NewExistingNode` per state node
+ * that is not a candidate); the plans are the same, the shared base is podlift's.
+ */
+export class CapacityPlanner {
+  private readonly existing: ExistingCapacityBase;
+  private readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+
+  /** `state.pods` is not used: each {@link plan} names its own pods. */
+  constructor(
+    private readonly state: Omit<ProvisioningInput, 'pods'>,
+    catalog: Catalog,
+    options: PlanCapacityOptions = {},
+  ) {
+    this.existing = new ExistingCapacityBase(state.nodes);
+    this.instanceTypes = instanceTypesByNodePool(state.nodePools, state.nodeClasses, catalog, options);
+  }
+
+  /** `planCapacity` of `pods` on the state's nodes less those named in `without`. */
+  plan(pods: readonly Pod[], without: ReadonlySet<string> = NO_NODES): SchedulingResult {
+    const nodes = this.state.nodes;
+    return schedule(
+      {
+        pods,
+        daemonSets: this.state.daemonSets,
+        nodes: without.size > 0 ? nodes.filter((n) => !without.has(n.name)) : nodes,
+        nodePools: this.state.nodePools,
+        nodeClasses: this.state.nodeClasses,
+        instanceTypes: this.instanceTypes,
+      },
+      this.existing.without(without),
+    );
+  }
 }

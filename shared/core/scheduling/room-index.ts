@@ -73,6 +73,20 @@ export class RoomIndex {
     }
   }
 
+  /**
+   * An independent copy: a scheduling run that starts from room indexed once for many runs
+   * (existing-capacity.ts) changes its copy, never the shared original.
+   */
+  clone(): RoomIndex {
+    const copy = new RoomIndex();
+    copy.size = this.size;
+    copy.count = this.count;
+    copy.cpu = this.cpu.slice();
+    copy.memory = this.memory.slice();
+    copy.pods = this.pods.slice();
+    return copy;
+  }
+
   /** Doubles the leaf capacity, rebuilding the inner nodes. */
   private grow(): void {
     const size = Math.max(64, this.size * 2);

@@ -1,7 +1,7 @@
 import { isManagedNodePool, isStaticNodePool, orderByWeight } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { TopologyDomains } from './domains';
-import { ExistingCapacity, type ExistingSlot } from './existing-capacity';
+import { type ExistingCandidates, ExistingCapacity, type ExistingCapacityBase } from './existing-capacity';
 import { finalise } from './finalise';
 import { NewNodes } from './new-nodes';
 import { NodePoolContext } from './nodepool-context';
@@ -22,22 +22,29 @@ import { unschedulablePods } from './unschedulable-reason';
  * The run is split as Karpenter's scheduling package is: existing-capacity.ts (existing
  * nodes), new-nodes.ts (planned nodes), domains.ts and topology.ts (topology), relaxation.ts
  * (preferences given up in turn, the affinity retry) and finalise.ts (NodeClaims).
+ *
+ * `existing` is this run's view of `input.nodes` when the caller prepared it for many runs
+ * ({@link ExistingCapacityBase.without}, by way of plan-capacity.ts `CapacityPlanner`); it must
+ * hold exactly `input.nodes`. By default it is built from them for this run alone.
  */
-export function schedule(input: SchedulingInput): SchedulingResult {
-  return new Scheduler(input).run();
+export function schedule(input: SchedulingInput, existing?: ExistingCapacity): SchedulingResult {
+  return new Scheduler(input, existing ?? new ExistingCapacity(input.nodes)).run();
 }
 
 /** One scheduling run: places every group in order, relaxing preferences as needed. */
 class Scheduler {
   private readonly groups: readonly PodGroup[];
   private readonly topologies = new Map<PodGroup, GroupTopology>();
-  private readonly existing: ExistingCapacity;
   private readonly domains: TopologyDomains;
   private readonly newNodes: NewNodes;
   private readonly demand = new PendingDemand();
   private readonly unschedulable: UnschedulablePod[] = [];
 
-  constructor(input: SchedulingInput) {
+  /** `existing` is the run's view of `input.nodes` (built once for many runs, or for this one). */
+  constructor(
+    input: SchedulingInput,
+    private readonly existing: ExistingCapacity,
+  ) {
     const classes = new Map(input.nodeClasses.map((c) => [c.name, c]));
     // Static NodePools keep a fixed node count and podlift launches only through EC2NodeClasses:
     // neither takes pending pods (Karpenter's provisioner skips IsStatic and !IsManaged pools).
@@ -53,7 +60,6 @@ class Scheduler {
           input.daemonSets,
         ),
     );
-    this.existing = new ExistingCapacity(input.nodes);
     this.groups = groupPods(input.pods);
 
     // Every group's rules are registered before any is bound: a group feeds the counters of
@@ -133,7 +139,7 @@ class Scheduler {
     profile: PlacementProfile,
     topology: GroupTopology,
     pending: readonly Pod[],
-    candidates: ExistingSlot[],
+    candidates: ExistingCandidates,
   ): Attempt {
     const restricted = this.domains.restrict(group, profile, topology);
     if ('reason' in restricted) return restricted;

@@ -48,6 +48,27 @@ describe('RoomIndex', () => {
     expect(index.next(0, { cpu: 100, memory: 1, pods: 1 })).toBe(0);
   });
 
+  it('clones into an index of its own: changes to either leave the other as it was', () => {
+    const index = new RoomIndex();
+    for (let i = 0; i < 70; i++) index.push({ cpu: 100, memory: 100, pods: 1 });
+    index.set(3, { cpu: 1000, memory: 1000, pods: 5 });
+    const copy = index.clone();
+    expect(copy.length).toBe(70);
+    expect(copy.next(0, { cpu: 500 })).toBe(3);
+    copy.set(3, { cpu: 0, memory: 0, pods: 0 });
+    copy.set(69, { cpu: 2000, memory: 2000, pods: 9 });
+    expect(copy.next(0, { cpu: 500 })).toBe(69);
+    expect(index.next(0, { cpu: 500 })).toBe(3);
+    expect(index.next(4, { cpu: 500 })).toBe(-1);
+    index.set(5, { cpu: 800, memory: 800, pods: 1 });
+    expect(copy.next(0, { cpu: 700 })).toBe(69);
+    // The copy grows on its own: past its 64-leaf start and the original's length.
+    copy.push({ cpu: 5000, memory: 5000, pods: 9 });
+    expect(copy.next(0, { cpu: 3000 })).toBe(70);
+    expect(index.length).toBe(70);
+    expect(index.next(0, { cpu: 3000 })).toBe(-1);
+  });
+
   it('answers as the walk does on random rooms, updates and requests, across growth', () => {
     const random = lcg(7);
     const index = new RoomIndex();
