@@ -16,7 +16,6 @@ import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { PodDisruptionBudget, StateNode } from '../state/cluster-state';
-import type { DisruptionCommand } from './methods';
 
 /**
  * A node consolidation, drift or emptiness may act on (kubernetes-sigs/karpenter
@@ -48,11 +47,14 @@ export interface Candidate {
   readonly eventualBlocked?: string;
 }
 
+/** A voluntary disruption method, as a command names it (methods.ts `DisruptionCommand`). */
+export type DisruptionMethod = 'emptiness' | 'drift' | 'consolidation';
+
 /**
  * Why `method` must not take the candidate, by the class Karpenter puts the method in
  * (disruption/types.go): drift is eventual, emptiness and consolidation graceful.
  */
-export function blockedFor(c: Candidate, method: DisruptionCommand['method']): string | undefined {
+export function blockedFor(c: Candidate, method: DisruptionMethod): string | undefined {
   return method === 'drift' ? c.eventualBlocked : c.blocked;
 }
 

@@ -5,7 +5,7 @@ import type { NodeClaimPlan } from '../scheduling/types';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
-import type { Candidate } from './candidates';
+import type { Candidate, DisruptionMethod } from './candidates';
 import {
   type ConsolidationSettings,
   DEFAULT_CONSOLIDATION_SETTINGS,
@@ -23,7 +23,7 @@ import { simulationBase } from './simulation-base';
 /** A decided disruption, recorded on its NodeClaims before anything is done. */
 export interface DisruptionCommand {
   readonly id: string;
-  readonly method: 'emptiness' | 'drift' | 'consolidation';
+  readonly method: DisruptionMethod;
   readonly reason: DisruptionReason;
   /** RFC 3339; the command runs only after it is validated again at least 15 s later. */
   readonly decidedAt: string;
