@@ -16,13 +16,20 @@ describe('example scenarios', () => {
   it('include one per guarantee the README lists', () => {
     expect(files).toEqual(
       expect.arrayContaining([
+        'budget-schedule-names.yaml',
+        'consolidate-after.yaml',
+        'consolidation-same-type.yaml',
         'demo.yaml',
         'do-not-disrupt-expiry.yaml',
+        'drift-past-do-not-disrupt.yaml',
         'ice-replan-keeps-capacity-whole.yaml',
         'impaired-instance.yaml',
         'leaked-instance.yaml',
         'never-registers.yaml',
         'relaunch-uses-recorded-options.yaml',
+        'replacement-never-initializes.yaml',
+        'spot-to-spot-off.yaml',
+        'static-drift.yaml',
         'spot-reclaim-kubelet-dies.yaml',
         'stuck-finalizer.yaml',
         'zonal-spread-after-ice.yaml',
