@@ -49,6 +49,11 @@ export const METRICS = {
   nodeClaimsLaunchFailed: 'NodeClaimsLaunchFailed',
   nodeClaimsRegistered: 'NodeClaimsRegistered',
   nodeClaimsInitialized: 'NodeClaimsInitialized',
+  /**
+   * Seconds from a NodeClaim's creation to its Initialized condition, once per NodeClaim: the
+   * capacity side of time to capacity (launch, boot, registration, startup taints gone).
+   */
+  timeToInitialized: 'NodeClaimTimeToInitialized',
   nodeClaimsTerminated: 'NodeClaimsTerminated',
   /** NodeClaims that became Drifted, by drift reason (Karpenter's karpenter_nodeclaims_drifted_total). */
   nodeClaimsDrifted: 'NodeClaimsDrifted',

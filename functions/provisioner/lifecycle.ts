@@ -24,6 +24,7 @@ export async function advanceLifecycle(
     const step = node && nodeClaim ? lifecycleStep(nodeClaim, node) : undefined;
     return step ? [step] : [];
   });
+  const createdAt = new Map(snapshot.nodeClaims.map((c) => [c.name, Date.parse(c.creationTimestamp ?? '')]));
   const updated = new Map<string, NodeClaim>();
   await mapConcurrently(steps, 8, async (step) => {
     try {
@@ -45,6 +46,13 @@ export async function advanceLifecycle(
     const metric =
       step.transition === 'registered' ? METRICS.nodeClaimsRegistered : METRICS.nodeClaimsInitialized;
     invocation.metrics.add(metric, 'Count', 1);
+    const created = createdAt.get(step.nodeClaim) ?? Number.NaN;
+    if (step.transition === 'initialized' && !Number.isNaN(created))
+      invocation.metrics.add(
+        METRICS.timeToInitialized,
+        'Seconds',
+        Math.max(0, (invocation.time.now() - created) / 1000),
+      );
     invocation.log.info(`${step.transition} NodeClaim`, { nodeClaim: step.nodeClaim, node: step.node });
   });
   return updated;

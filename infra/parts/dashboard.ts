@@ -18,6 +18,7 @@ export const METRICS = {
   nodeClaimsLaunchFailed: 'NodeClaimsLaunchFailed',
   insufficientCapacity: 'InsufficientCapacityErrors',
   nodeClaimsInitialized: 'NodeClaimsInitialized',
+  timeToInitialized: 'NodeClaimTimeToInitialized',
   interruptionMessages: 'InterruptionMessages',
   disruptionCommands: 'DisruptionCommands',
   savingsPerHour: 'DisruptionSavingsDollarsPerHour',
@@ -138,6 +139,16 @@ export class PodliftDashboard extends Construct {
         'Disruption savings ($/h)',
         [loopMetric(c, 'disruption', METRICS.savingsPerHour, 'Sum', 'saved by executed commands')],
         '$/h',
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Time to capacity: NodeClaim created → Initialized (s)',
+        [
+          loopMetric(c, 'provisioner', METRICS.timeToInitialized, 'p50', 'p50'),
+          loopMetric(c, 'provisioner', METRICS.timeToInitialized, 'p99', 'p99'),
+        ],
+        's',
       ),
     );
     this.dashboard.addWidgets(

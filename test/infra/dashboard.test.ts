@@ -81,6 +81,9 @@ describe('the dashboard', () => {
   });
 
   it("shows the provisioner's decision and run times, the functions' errors and throttles, and every alarm", () => {
+    const capacity = series('Time to capacity: NodeClaim created → Initialized (s)');
+    expect(capacity).toContain('NodeClaimTimeToInitialized');
+    expect(capacity).toContain('"stat":"p99"');
     const times = series('Provisioner decision and run time (ms)');
     expect(times).toContain('DecisionTime');
     expect(times).toContain('"stat":"p99"');

@@ -226,6 +226,7 @@ describe('provisioner: registration and initialization', () => {
       ...registered,
       status: { ...registered.status, conditions: [{ type: 'Ready', status: 'True' }] },
     });
+    w.world.time.advance(42_000);
     await run(w, 'r3');
     expect(condition(claims(w)[0], 'Initialized')).toBe('True');
     expect(
@@ -235,6 +236,18 @@ describe('provisioner: registration and initialization', () => {
     ).toBe('true');
     expect(w.seen.total('NodeClaimsRegistered')).toBe(1);
     expect(w.seen.total('NodeClaimsInitialized')).toBe(1);
+    // Time to capacity: from the NodeClaim's creation to its Initialized condition, in seconds.
+    const created = Date.parse(claims(w)[0].metadata.creationTimestamp);
+    const toInitialized = w.seen.metrics.filter((m) => m.name === 'NodeClaimTimeToInitialized');
+    expect(toInitialized).toEqual([
+      {
+        name: 'NodeClaimTimeToInitialized',
+        unit: 'Seconds',
+        value: (w.world.time.now() - created) / 1000,
+        dimensions: {},
+      },
+    ]);
+    expect(toInitialized[0].value).toBeGreaterThanOrEqual(42);
   });
 });
 
