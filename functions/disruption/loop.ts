@@ -1,10 +1,7 @@
 import { staleDisruptionMarks } from '../../shared/core/disruption/commands-in-flight';
 import { decideDisruption } from '../../shared/core/disruption/decide';
 import { expiredClaims } from '../../shared/core/disruption/methods';
-import {
-  resumeMarkChanges,
-  SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
-} from '../../shared/core/disruption/single-node-walk';
+import { resumeMarkChanges } from '../../shared/core/disruption/single-node-walk';
 import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
@@ -90,6 +87,14 @@ export async function runDisruption(
 const RECORD_RESERVE_MS = 10_000;
 
 /**
+ * How long single-node consolidation walks in one run. Karpenter's walk goes on for up to 3
+ * minutes (singlenodeconsolidation.go `SingleNodeConsolidationTimeoutDuration`) in a controller
+ * of its own; a podlift run holds the cluster Lease the provisioner needs, so it walks 10 s and the
+ * next run, a minute later, resumes where it stopped (`podlift.dev/consolidation-resume`).
+ */
+export const WALK_PER_RUN_MS = 10_000;
+
+/**
  * Moves the single-node walk's mark to `resumeAt` (null: removes it), touching only the
  * NodeClaims that change; a mark lost with a crash makes the next walk start at the top.
  */
@@ -107,12 +112,9 @@ async function decideNext(
   now: number,
 ) {
   const started = performance.now();
-  // Single-node consolidation walks until its budget is spent: Karpenter's 3 minutes, or less
-  // when the invocation has less left (time to record what was decided kept back).
-  const walkEnds = Math.min(
-    invocation.time.now() + SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
-    invocation.deadline - RECORD_RESERVE_MS,
-  );
+  // Single-node consolidation walks until its budget is spent, or less when the invocation has
+  // less left (time to record what was decided kept back).
+  const walkEnds = Math.min(invocation.time.now() + WALK_PER_RUN_MS, invocation.deadline - RECORD_RESERVE_MS);
   const { command, passedOver, unconsolidatable, resumeAt } = decideDisruption(snapshot, now, {
     ...runtime.ports.config.featureGates,
     outOfTime: () => invocation.time.now() >= walkEnds,
