@@ -114,11 +114,11 @@ function worstLaunchPrice(
   plan: NodeClaimPlan,
   type: InstanceType | undefined,
 ): number {
+  if (type === undefined) return option.price;
   let worst: number | undefined;
-  for (const o of type?.offerings ?? []) {
-    if (o.capacityType !== option.capacityType || !offeringAllowed(o, plan.requirements)) continue;
-    if (worst === undefined || o.price > worst) worst = o.price;
-  }
+  for (const o of type.offerings)
+    if (o.capacityType === option.capacityType && offeringAllowed(o, plan.requirements))
+      worst = Math.max(worst ?? o.price, o.price);
   return worst ?? option.price;
 }
 
@@ -131,8 +131,8 @@ function sameTypeCeiling(candidates: readonly Candidate[], options: readonly Ins
   const offered = new Set(options.map((o) => o.name));
   let ceiling = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
-    const type = c.claim.labels[LABEL_INSTANCE_TYPE];
-    if (type !== undefined && offered.has(type) && c.price < ceiling) ceiling = c.price;
+    // No option is named '': a candidate without a type label offers nothing to keep.
+    if (offered.has(c.claim.labels[LABEL_INSTANCE_TYPE] ?? '')) ceiling = Math.min(ceiling, c.price);
   }
   return ceiling;
 }

@@ -25,9 +25,10 @@ export function interleaveByNodePool(ordered: readonly Candidate[]): Candidate[]
     else byPool.set(c.pool.name, [c]);
   }
   const lists = [...byPool.values()];
-  const longest = Math.max(0, ...lists.map((l) => l.length));
   const out: Candidate[] = [];
-  for (let i = 0; i < longest; i++) for (const list of lists) if (i < list.length) out.push(list[i]);
+  // Round i takes the i-th of every NodePool that has one, until all are taken.
+  for (let i = 0; out.length < ordered.length; i++)
+    for (const list of lists) if (i < list.length) out.push(list[i]);
   return out;
 }
 
@@ -40,8 +41,12 @@ export function interleaveByNodePool(ordered: readonly Candidate[]): Candidate[]
  * reaches those NodePools first as well and every candidate in turn.
  */
 export function resumeOrder(order: readonly Candidate[]): Candidate[] {
-  const start = order.findIndex((c) => c.claim.annotations[ANNOTATIONS.consolidationResume] !== undefined);
-  return start <= 0 ? [...order] : [...order.slice(start), ...order.slice(0, start)];
+  // findIndex's -1 (none marked) starts at the top, as a mark on the first one does.
+  const start = Math.max(
+    0,
+    order.findIndex((c) => c.claim.annotations[ANNOTATIONS.consolidationResume] !== undefined),
+  );
+  return [...order.slice(start), ...order.slice(0, start)];
 }
 
 /** What a walk found, and where the next run should start. */

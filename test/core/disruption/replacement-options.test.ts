@@ -7,13 +7,17 @@ import {
   multiNodeConsolidation,
   simulateConsolidation,
 } from '../../../shared/core/disruption/methods';
-import { MIN_SPOT_TO_SPOT_OPTIONS } from '../../../shared/core/disruption/replacement-options';
+import {
+  DEFAULT_CONSOLIDATION_SETTINGS,
+  MIN_SPOT_TO_SPOT_OPTIONS,
+  replacementOptions,
+} from '../../../shared/core/disruption/replacement-options';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
-import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
+import { type NodeSelectorRequirement, Requirement } from '../../../shared/core/model/requirements';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
+import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
 import { catalog, snapshotOf, T0 } from './snapshot';
 
 // kubernetes-sigs/karpenter pkg/controllers/disruption/consolidation.go `computeConsolidation`,
@@ -284,5 +288,174 @@ describe('replacement options: multi-node consolidation', () => {
       action: 'none',
       why: "Can't replace with a cheaper node",
     });
+  });
+});
+
+describe('replacement options: more cases', () => {
+  it("defaults to Karpenter's feature gates: SpotToSpotConsolidation off (operator/options.go)", () => {
+    expect(DEFAULT_CONSOLIDATION_SETTINGS).toStrictEqual({ spotToSpotConsolidation: false });
+  });
+
+  it('names every label whose minValues the cheaper options miss', () => {
+    const pool = [
+      capacity('on-demand'),
+      types(['t3.small', 't3.medium', 'm5.xlarge', 'm5.2xlarge'], 3),
+      {
+        key: 'karpenter.k8s.aws/instance-family',
+        operator: 'Exists',
+        minValues: 2,
+      } as NodeSelectorRequirement,
+    ];
+    const s = world([member('a', [web('a1')])], pool);
+    const result = computeConsolidation([onlyCandidate(s)], s);
+    expect(result.action === 'none' && result.why).toMatch(
+      /^Filtering by price: minValues requirement is not met for label\(s\) (node\.kubernetes\.io\/instance-type, karpenter\.k8s\.aws\/instance-family|karpenter\.k8s\.aws\/instance-family, node\.kubernetes\.io\/instance-type)$/,
+    );
+  });
+
+  it('keeps spot options only for a spot-to-spot move even where the NodePool allows on-demand', () => {
+    // consolidation.go computeSpotToSpotConsolidation: "Filter out any non-spot instance types".
+    const s = world(
+      [member('a', [web('a1')], { price: 1, capacityType: 'spot' })],
+      [capacity('spot', 'on-demand')],
+    );
+    const result = simulateConsolidation(onlyCandidate(s), s, gateOn);
+    if (result?.action !== 'replace') throw new Error('expected a replacement');
+    expect(result.plan.instanceTypeOptions.map((o) => o.capacityType)).toStrictEqual(
+      Array(MIN_SPOT_TO_SPOT_OPTIONS).fill('spot'),
+    );
+    // Several candidates launch every cheaper option, not 15: an on-demand option in the plan
+    // (a type without an available spot offering) must not stay.
+    const pool = [capacity('spot', 'on-demand'), types(['t3.small', 't3.medium', 'm5.large', 'm5.xlarge'])];
+    const two = world(
+      ['a', 'b'].map((n) => member(n, [web(`${n}1`, '700m')], { price: 0.2, capacityType: 'spot' })),
+      pool,
+    );
+    const candidates = disruptionCandidates(two);
+    const several = computeConsolidation(candidates, two, gateOn);
+    if (several.action !== 'replace') throw new Error('expected a replacement');
+    const onDemand = {
+      name: 't3.medium',
+      price: 0.0416,
+      capacityType: 'on-demand' as const,
+      zone: 'us-east-1a',
+    };
+    const mixed = { ...several.plan, instanceTypeOptions: [...several.plan.instanceTypeOptions, onDemand] };
+    const kept = replacementOptions(candidates, mixed, two, gateOn);
+    expect('plan' in kept && kept.plan.instanceTypeOptions).toStrictEqual(several.plan.instanceTypeOptions);
+  });
+
+  it('replaces a spot node by spot with exactly 15 cheaper spot options', () => {
+    const wide = world([member('a', [web('a1')], { price: 1, capacityType: 'spot' })], [capacity('spot')]);
+    const first = simulateConsolidation(onlyCandidate(wide), wide, gateOn);
+    if (first?.action !== 'replace') throw new Error('expected a replacement');
+    const fifteen = first.plan.instanceTypeOptions.map((o) => o.name);
+    const s = world(
+      [member('a', [web('a1')], { price: 1, capacityType: 'spot' })],
+      [capacity('spot'), types(fifteen)],
+    );
+    const result = simulateConsolidation(onlyCandidate(s), s, gateOn);
+    expect(result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => o.name)).toStrictEqual(
+      fifteen,
+    );
+  });
+
+  it('rejects a multi-node replacement whose options under the same-type ceiling miss minValues', () => {
+    // multinodeconsolidation.go filterOutSameInstanceType returns RemoveInstanceTypeOptionsByPriceAndMinValues' error.
+    const pool = [capacity('on-demand'), types(['t3.medium', 'm5.large', 'm5.xlarge'], 3)];
+    const members = [
+      member('a', [web('a1', '500m')]),
+      member('b', [web('b1', '500m')], { price: 0.096, type: 'm5.large' }),
+    ];
+    const s = world(members, pool);
+    expect(computeConsolidation(disruptionCandidates(s), s)).toStrictEqual({
+      action: 'none',
+      why: 'Filtering by price: minValues requirement is not met for label(s) node.kubernetes.io/instance-type',
+    });
+  });
+
+  it('takes the cheapest candidate of an offered type as the ceiling, whatever the order', () => {
+    const pool = [capacity('on-demand'), types(['m5.large', 'm5.xlarge'])];
+    const members = [
+      member('a', [web('a1', '1')]),
+      member('b', [web('b1', '700m')], { price: 0.096, type: 'm5.large' }),
+    ];
+    const s = world(members, pool);
+    const candidates = disruptionCandidates(s);
+    for (const order of [candidates, [...candidates].reverse()])
+      expect(computeConsolidation(order, s).action).toBe('none');
+  });
+
+  it('ignores, for the same-type ceiling, a cheaper candidate whose type is not offered', () => {
+    const pool = [capacity('on-demand'), types(['m5.large', 'm5.xlarge'])];
+    const members = [
+      member('a', [web('a1', '1')]),
+      member('b', [web('b1', '700m')], { price: 0.085, type: 'c5.large' }),
+    ];
+    const s = world(members, pool);
+    const candidates = disruptionCandidates(s);
+    for (const order of [candidates, [...candidates].reverse()]) {
+      const result = computeConsolidation(order, s);
+      expect(result.action === 'replace' && result.plan.instanceTypeOptions.map((o) => o.name)).toStrictEqual(
+        ['m5.large'],
+      );
+    }
+  });
+
+  /** A real replacement plan for one on-demand candidate, to hand-edit. */
+  function planned() {
+    const s = world([member('a', [web('a1')], { price: 0.05 })], [capacity('on-demand')]);
+    const result = simulateConsolidation(onlyCandidate(s), s);
+    if (result?.action !== 'replace') throw new Error('expected a replacement');
+    return { s, candidate: onlyCandidate(s), plan: result.plan };
+  }
+
+  it("prices an option by its own price when its type is not in the node class's catalog", () => {
+    const { s, candidate, plan } = planned();
+    const unknown = {
+      name: 'x9.unknown',
+      price: 0.01,
+      capacityType: 'on-demand' as const,
+      zone: 'us-east-1a',
+    };
+    const dear = { ...unknown, name: 'x9.dear', price: 0.06 };
+    const edited = { ...plan, instanceTypeOptions: [unknown, dear] };
+    for (const snapshot of [s, { ...s, catalog: undefined }])
+      expect(replacementOptions([candidate], edited, snapshot, DEFAULT_CONSOLIDATION_SETTINGS)).toMatchObject(
+        {
+          plan: { instanceTypeOptions: [unknown] },
+        },
+      );
+    // Nor does such a type bring any label value towards minValues (SatisfiesMinValues counts
+    // the values the types' requirements define).
+    const withMin = {
+      ...edited,
+      requirements: plan.requirements.with(
+        Requirement.of('node.kubernetes.io/instance-type', 'Exists', [], 1),
+      ),
+    };
+    expect(replacementOptions([candidate], withMin, s, DEFAULT_CONSOLIDATION_SETTINGS)).toStrictEqual({
+      why: 'Filtering by price: minValues requirement is not met for label(s) node.kubernetes.io/instance-type',
+    });
+  });
+
+  it("resolves the options' types for the plan's own node class", () => {
+    // m4.large (Xen, $0.10 on demand) cannot launch for a node class with connectionTracking
+    // (nodeclass-compatibility.ts), so for that class it is priced by the option's own price.
+    const { s, candidate, plan } = planned();
+    const tracked = { ...nodeClass({ name: 'tracked' }), connectionTracking: {} };
+    const snapshot = { ...s, nodeClasses: [nodeClass(), tracked] };
+    const m4 = { name: 'm4.large', price: 0.01, capacityType: 'on-demand' as const, zone: 'us-east-1a' };
+    const options = (nodeClassName: string) =>
+      replacementOptions(
+        [candidate],
+        { ...plan, nodeClass: nodeClassName, instanceTypeOptions: [m4] },
+        snapshot,
+        DEFAULT_CONSOLIDATION_SETTINGS,
+      );
+    expect('plan' in options('tracked') && options('tracked')).toMatchObject({
+      plan: { instanceType: 'm4.large' },
+    });
+    expect(options('default')).toStrictEqual({ why: "Can't replace with a cheaper node" });
   });
 });

@@ -5,6 +5,7 @@ import {
   interleaveByNodePool,
   resumeMarkChanges,
   resumeOrder,
+  SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
   walkCandidates,
 } from '../../../shared/core/disruption/single-node-walk';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
@@ -112,6 +113,11 @@ describe('resumeOrder', () => {
 });
 
 describe('walkCandidates', () => {
+  it("stops after Karpenter's SingleNodeConsolidationTimeoutDuration, 3 minutes", () => {
+    // singlenodeconsolidation.go: `SingleNodeConsolidationTimeoutDuration = 3 * time.Minute`.
+    expect(SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS).toBe(180_000);
+  });
+
   const cs = disruptionCandidates(
     snapshotOf(
       [0, 1, 2, 3].map((i) => full(i)),

@@ -210,6 +210,30 @@ describe('staticDriftChoice', () => {
   });
 });
 
+describe('staticDriftChoice: budgets', () => {
+  const budget = "the NodePool's disruption budget for Drifted allows no more nodes now";
+
+  it("asks for the NodePool's Drifted budget (staticdrift.go Reason: DisruptionReasonDrifted)", () => {
+    const snapshot = world([fixed({ replicas: 1 })], many(1));
+    const choice = staticDriftChoice(disruptionCandidates(snapshot), snapshot, (_, reason) =>
+      reason === 'Drifted' ? 1 : 0,
+    );
+    expect(choice.chosen.map((c) => c.claim.name)).toStrictEqual(['claim-fixed-0']);
+  });
+
+  it('names a budget of 0 before a scale-down under way or a blocked candidate, as ComputeCommands checks it first', () => {
+    // staticdrift.go ComputeCommands: `if disruptionBudgetMapping[npName] == 0 { continue }`
+    // comes before the replicas check.
+    const over = world([fixed({ replicas: 1 })], many(2));
+    const candidates = disruptionCandidates(over).map((c, i) =>
+      i === 0 ? { ...c, eventualBlocked: 'blocked for a test' } : c,
+    );
+    const choice = staticDriftChoice(candidates, over, () => 0);
+    expect(choice.chosen).toStrictEqual([]);
+    expect(choice.passedOver.map((p) => p.why)).toStrictEqual([budget, budget]);
+  });
+});
+
 describe('staticReplacementPlans', () => {
   it('plans one NodeClaim from the template per static candidate, none for dynamic ones', () => {
     const pool = nodePool({
