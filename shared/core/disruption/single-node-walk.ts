@@ -9,9 +9,6 @@ import type { Candidate } from './candidates';
  * `SingleNodeConsolidationTimeoutDuration`, `SortCandidates`, `shuffleCandidates`).
  */
 
-/** Karpenter's `SingleNodeConsolidationTimeoutDuration`: a walk stops after 3 minutes. */
-export const SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS = 3 * 60_000;
-
 /**
  * `shuffleCandidates`: the candidates (already in consolidation order) interleaved by NodePool —
  * the first of each NodePool, then the second of each, … — so one large NodePool cannot keep the

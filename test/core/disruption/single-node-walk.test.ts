@@ -5,7 +5,6 @@ import {
   interleaveByNodePool,
   resumeMarkChanges,
   resumeOrder,
-  SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS,
   walkCandidates,
 } from '../../../shared/core/disruption/single-node-walk';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
@@ -113,11 +112,6 @@ describe('resumeOrder', () => {
 });
 
 describe('walkCandidates', () => {
-  it("stops after Karpenter's SingleNodeConsolidationTimeoutDuration, 3 minutes", () => {
-    // singlenodeconsolidation.go: `SingleNodeConsolidationTimeoutDuration = 3 * time.Minute`.
-    expect(SINGLE_NODE_CONSOLIDATION_TIMEOUT_MS).toBe(180_000);
-  });
-
   const cs = disruptionCandidates(
     snapshotOf(
       [0, 1, 2, 3].map((i) => full(i)),
