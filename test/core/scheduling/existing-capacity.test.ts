@@ -80,3 +80,42 @@ describe('ExistingCapacity', () => {
     expect(planner.plan([api]).placements).toEqual([{ node: 'a', pods: [api] }]);
   });
 });
+
+describe('ExistingCapacity under zone spread', () => {
+  it('comes back to a node its zone ruled out for a while: 2 nodes per zone, 4 spread pods, 2/2 on them', () => {
+    // Karpenter's topology.go `AddRequirements` narrows each pod to the zones maxSkew allows, and
+    // scheduler.go `addToExistingNode` tries every existing node for each pod: a node of a zone
+    // ruled out for one pod takes the next. Each node has room for one 1,500m pod.
+    const zonal = nodePool({
+      name: 'zonal',
+      requirements: [{ key: LABEL_ZONE, operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
+    });
+    const nodes = ['us-east-1a', 'us-east-1a', 'us-east-1b', 'us-east-1b'].map((zone, i) =>
+      realNode({ name: `n${i}`, instanceType: 'm5.large', zone, nodePool: zonal }),
+    );
+    const labels = { app: 'spread' };
+    const pods = [0, 1, 2, 3].map((i) =>
+      pod({
+        name: `p${i}`,
+        labels,
+        cpu: '1500m',
+        topologySpread: [
+          {
+            topologyKey: LABEL_ZONE,
+            maxSkew: 1,
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: labels },
+          },
+        ],
+      }),
+    );
+    const result = schedule(schedulingInput({ nodes, nodePools: [zonal], pods }));
+    expect(result.nodeClaims).toEqual([]);
+    expect(result.placements.map((p) => [p.node, p.pods.length])).toEqual([
+      ['n0', 1],
+      ['n1', 1],
+      ['n2', 1],
+      ['n3', 1],
+    ]);
+  });
+});
