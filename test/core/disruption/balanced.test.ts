@@ -4,42 +4,16 @@ import { disruptionCandidates } from '../../../shared/core/disruption/candidates
 import { decideDisruption } from '../../../shared/core/disruption/decide';
 import { multiNodeConsolidation } from '../../../shared/core/disruption/methods';
 import { evictionCost } from '../../../shared/core/model/eviction-cost';
-import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
-import { snapshotOf, T0 } from './snapshot';
+import { nodePool, pod } from '../../../sim/world/builders';
+import { m5xlargeMember, snapshotOf, T0 } from './snapshot';
 
-const initialized: Condition = {
-  type: 'Initialized',
-  status: 'True',
-  reason: 'Initialized',
-  message: '',
-  lastTransitionTime: new Date(T0).toISOString(),
-};
-const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reason: 'Consolidatable' };
-
-/** A registered, initialized on-demand m5.xlarge (3.92 cpu allocatable, $0.192/h) running `pods`. */
-function member(name: string, pods: readonly Pod[]): [StateNode, NodeClaim] {
-  const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
-  const node = stateNode({
-    name,
-    nodePool: 'default',
-    allocatable: { cpu: '3920m', memory: '14Gi', pods: 58 },
-    pods: pods.map((p) => ({ ...p, nodeName: name })),
-    lifecycle: { providerID, ready: true },
-  });
-  const claim = nodeClaim({
-    name: `claim-${name}`,
-    creationTimestamp: new Date(T0).toISOString(),
-    labels: { 'karpenter.sh/capacity-type': 'on-demand', 'node.kubernetes.io/instance-type': 'm5.xlarge' },
-    annotations: { 'podlift.dev/hourly-price': '0.192' },
-    status: { providerID, conditions: [initialized, consolidatable] },
-  });
-  return [node, claim];
-}
+/** A registered, initialized on-demand m5.xlarge ($0.192/h) running `pods`. */
+const member = (name: string, pods: readonly Pod[]) => m5xlargeMember(name, pods);
 
 const pool = (consolidationPolicy: NodePool['disruption']['consolidationPolicy']) =>
   nodePool({

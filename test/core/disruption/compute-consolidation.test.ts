@@ -1,40 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { type Candidate, disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { computeConsolidation, replacementPlans } from '../../../shared/core/disruption/methods';
-import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClaim, pod, stateNode } from '../../../sim/world/builders';
-import { snapshotOf, T0 } from './snapshot';
+import { pod } from '../../../sim/world/builders';
+import { m5xlargeMember, snapshotOf } from './snapshot';
 
-const initialized: Condition = {
-  type: 'Initialized',
-  status: 'True',
-  reason: 'Initialized',
-  message: '',
-  lastTransitionTime: new Date(T0).toISOString(),
-};
-const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reason: 'Consolidatable' };
-
-/** A registered m5.xlarge (4 cpu, $0.192/h) of NodePool default running `pods`; `starting`: not initialized. */
-function member(name: string, pods: readonly Pod[], starting = false): [StateNode, NodeClaim] {
-  const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
-  const node = stateNode({
-    name,
-    nodePool: 'default',
-    allocatable: { cpu: '3920m', memory: '14Gi', pods: 58 },
-    pods: pods.map((p) => ({ ...p, nodeName: name })),
-    lifecycle: { providerID, ready: true },
-  });
-  const claim = nodeClaim({
-    name: `claim-${name}`,
-    creationTimestamp: new Date(T0).toISOString(),
-    labels: { 'karpenter.sh/capacity-type': 'on-demand', 'node.kubernetes.io/instance-type': 'm5.xlarge' },
-    annotations: { 'podlift.dev/hourly-price': '0.192' },
-    status: { providerID, conditions: starting ? [] : [initialized, consolidatable] },
-  });
-  return [node, claim];
-}
+/** A registered m5.xlarge ($0.192/h) running `pods`; `starting`: not initialized. */
+const member = (name: string, pods: readonly Pod[], starting = false) =>
+  m5xlargeMember(name, pods, { starting });
 
 const web = (name: string, cpu = '500m', more: Parameters<typeof pod>[0] = {}) =>
   pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet', ...more });

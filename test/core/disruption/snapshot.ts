@@ -1,8 +1,9 @@
 import { loadBundledCatalog } from '../../../shared/core/catalog/bundled';
-import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Pod } from '../../../shared/core/model/pod';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { nodeClass, nodePool } from '../../../sim/world/builders';
+import { nodeClaim, nodeClass, nodePool, stateNode } from '../../../sim/world/builders';
 
 /** The time the disruption tests' snapshots are taken at. */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -33,4 +34,41 @@ export function snapshotOf(
     warnings: [],
     ...more,
   };
+}
+
+const initialized: Condition = {
+  type: 'Initialized',
+  status: 'True',
+  reason: 'Initialized',
+  message: '',
+  lastTransitionTime: new Date(T0).toISOString(),
+};
+const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reason: 'Consolidatable' };
+
+/**
+ * A registered m5.xlarge (3.92 cpu allocatable) of NodePool default running `pods`, its NodeClaim
+ * Initialized and Consolidatable at {@link T0} (neither when `starting`), at `price` $/h
+ * (default the on-demand $0.192) and `capacityType` (default on-demand).
+ */
+export function m5xlargeMember(
+  name: string,
+  pods: readonly Pod[],
+  { price = 0.192, capacityType = 'on-demand', starting = false } = {},
+): [StateNode, NodeClaim] {
+  const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
+  const node = stateNode({
+    name,
+    nodePool: 'default',
+    allocatable: { cpu: '3920m', memory: '14Gi', pods: 58 },
+    pods: pods.map((p) => ({ ...p, nodeName: name })),
+    lifecycle: { providerID, ready: true },
+  });
+  const claim = nodeClaim({
+    name: `claim-${name}`,
+    creationTimestamp: new Date(T0).toISOString(),
+    labels: { 'karpenter.sh/capacity-type': capacityType, 'node.kubernetes.io/instance-type': 'm5.xlarge' },
+    annotations: { 'podlift.dev/hourly-price': String(price) },
+    status: { providerID, conditions: starting ? [] : [initialized, consolidatable] },
+  });
+  return [node, claim];
 }
