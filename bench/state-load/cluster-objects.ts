@@ -42,6 +42,14 @@ export const SIMULATED_LAST = 99;
 const LAST_POD_REQUESTS = { cpu: '100m', memory: '1900Mi' };
 const PACKED_PRICES = { before: '0.40', last: '0.39', after: '0.384' };
 
+/**
+ * When the nodes came up and last saw a pod event: before the bench's clock starts
+ * (sim/world starts it at 2026-01-01), so every node is past any consolidateAfter.
+ */
+const INITIALIZED = '2025-12-01T00:00:00Z';
+/** The last pod event of every node (bench/state-load/server.ts `settle`). */
+export const LAST_POD_EVENT = '2025-12-31T00:00:00Z';
+
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 const CPU = ['100m', '250m', '500m', '1'];
 const MEMORY = ['128Mi', '256Mi', '512Mi', '1Gi'];
@@ -109,7 +117,7 @@ export function* clusterObjects(shape: ClusterShape): Generator<[ResourceRef, ob
             status: 'True',
             reason: type,
             message: '',
-            lastTransitionTime: '2026-11-01T00:00:00Z',
+            lastTransitionTime: INITIALIZED,
           })),
         },
       },

@@ -35,6 +35,8 @@ export interface DecisionRecord {
   readonly steps: readonly string[];
   /** Milliseconds `decideDisruption` took (the DecisionTime metric), when the run decided. */
   readonly decisionMs?: number;
+  /** CPU milliseconds of the same (the DecisionCpuTime metric): the figure a busy machine does not move. */
+  readonly decisionCpuMs?: number;
   readonly method?: string;
   readonly candidates?: number;
   readonly replace?: boolean;
@@ -131,9 +133,10 @@ function decisionOf(
   observability: RecordingObservability,
   metricsBefore: number,
 ): DecisionRecord {
-  const decisionMs = observability.metrics
-    .slice(metricsBefore)
-    .find((m) => m.name === METRICS.decisionTime)?.value;
+  const metric = (name: string) =>
+    observability.metrics.slice(metricsBefore).find((m) => m.name === name)?.value;
+  const decisionMs = metric(METRICS.decisionTime);
+  const decisionCpuMs = metric(METRICS.decisionCpuTime);
   const recorded = observability.linesSaying(RECORDED_MESSAGE).at(-1)?.fields as
     | Partial<DisruptionCommand>
     | undefined;
@@ -141,6 +144,7 @@ function decisionOf(
   return {
     steps,
     ...(decisionMs !== undefined ? { decisionMs } : {}),
+    ...(decisionCpuMs !== undefined ? { decisionCpuMs } : {}),
     ...(decided
       ? {
           method: recorded.method,
@@ -153,9 +157,20 @@ function decisionOf(
   };
 }
 
+/**
+ * Takes the decided command off its NodeClaims, and the single-node walk's resume mark too, so
+ * that the next run walks the same candidates as this one (a run that resumed after the
+ * decided node would walk every other candidate first, a different decision to measure).
+ */
 async function forgetCommands(ports: Ports, decision: DecisionRecord | undefined): Promise<void> {
   for (const name of decision?.names ?? [])
     await ports.cluster.patchNodeClaimMetadata(name, {
       annotations: { [ANNOTATIONS.disruptionCommand]: null },
     });
+  const { items } = await ports.cluster.nodeClaims();
+  for (const claim of items)
+    if (claim.annotations[ANNOTATIONS.consolidationResume] !== undefined)
+      await ports.cluster.patchNodeClaimMetadata(claim.name, {
+        annotations: { [ANNOTATIONS.consolidationResume]: null },
+      });
 }

@@ -41,6 +41,11 @@ const CONSOLIDATION_SHAPES: readonly ClusterShape[] = [
   { nodes: 5_000, podsPerNode: 16, pendingPods: 100, packed: true },
 ];
 const DECISION_TARGET = { nodes: 1_000, seconds: 10 };
+/**
+ * And at 5,000 nodes / 80,000 pods (the packed cluster), the decision alone: ≤ 2 s and ≤ 512 MB.
+ * Judged on the decision's CPU, which a busy shared machine does not move, as its wall time does.
+ */
+const LARGE_DECISION_TARGET = { nodes: 5_000, cpuSeconds: 2, heapMB: 512 };
 
 interface Result extends InvocationMeasurement {
   readonly shape: ClusterShape;
@@ -203,6 +208,7 @@ function consolidationReport(results: readonly Result[]): string {
   const rows = results.map((r) => {
     const d = r.decisions ?? [];
     const decisionMs = d.map((x) => x.decisionMs ?? Number.NaN);
+    const decisionCpuMs = d.map((x) => x.decisionCpuMs ?? Number.NaN);
     const worst = Math.max(...decisionMs, ...r.runsMs);
     const first = d[0];
     const command = first?.method
@@ -214,17 +220,24 @@ function consolidationReport(results: readonly Result[]): string {
       num(r.shape.nodes * r.shape.podsPerNode + r.shape.pendingPods),
       r.shape.packed ? 'packed (worst case)' : 'under-used',
       `${num(decisionMs[0])} / ${num(Math.min(...decisionMs.slice(1)))}`,
+      `${num(decisionCpuMs[0])} / ${num(Math.min(...decisionCpuMs.slice(1)))}`,
       `${num(r.runsMs[0])} / ${num(Math.min(...r.runsMs.slice(1)))}`,
       `${num(r.cpuMs[0])} / ${num(Math.min(...r.cpuMs.slice(1)))}`,
       peak,
       command,
       d.some((x) => x.method !== 'consolidation')
         ? 'no consolidation decided'
-        : r.shape.nodes > DECISION_TARGET.nodes
-          ? '—'
-          : worst <= DECISION_TARGET.seconds * 1000
+        : r.shape.nodes === DECISION_TARGET.nodes
+          ? worst <= DECISION_TARGET.seconds * 1000
             ? 'met'
-            : 'MISSED',
+            : 'MISSED'
+          : r.shape.nodes === LARGE_DECISION_TARGET.nodes && r.shape.packed
+            ? Math.max(...decisionCpuMs) <= LARGE_DECISION_TARGET.cpuSeconds * 1000 &&
+              typeof r.peakHeapMB !== 'string' &&
+              Math.max(...r.peakHeapMB) <= LARGE_DECISION_TARGET.heapMB
+              ? 'met'
+              : 'MISSED'
+            : '—',
     ];
   });
   return [
@@ -235,11 +248,12 @@ function consolidationReport(results: readonly Result[]): string {
         'pods',
         'cluster',
         'decision ms cold / warm',
+        'decision CPU ms cold / warm',
         'invocation ms cold / warm',
         'CPU ms cold / warm',
         'peak heap MB',
         'command decided',
-        `≤ ${DECISION_TARGET.seconds} s at ${num(DECISION_TARGET.nodes)} nodes`,
+        `≤ ${DECISION_TARGET.seconds} s at ${num(DECISION_TARGET.nodes)} nodes; decision ≤ ${LARGE_DECISION_TARGET.cpuSeconds} s CPU, ≤ ${LARGE_DECISION_TARGET.heapMB} MB at ${num(LARGE_DECISION_TARGET.nodes)} packed`,
       ],
       rows,
     ),

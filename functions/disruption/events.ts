@@ -23,11 +23,30 @@ export async function explain(
   objects: readonly InvolvedObject[],
   event: Omit<EventInput, 'object' | 'once'>,
 ): Promise<void> {
-  for (const object of objects) {
-    await runtime.ports.events
-      .record({ object, ...event, once: true })
-      .catch((error: unknown) =>
-        invocation.log.warn('recording an Event failed', { object: object.name, error: String(error) }),
-      );
-  }
+  await explainAll(
+    runtime,
+    invocation,
+    objects.map((object) => ({ object, ...event })),
+  );
+}
+
+/**
+ * {@link explain} for many Events at once: the Events already there are read once per reason,
+ * not once per object, so a run that explains itself on every node of a large cluster stays a
+ * handful of reads.
+ */
+export async function explainAll(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  events: readonly Omit<EventInput, 'once'>[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const outcomes = await runtime.ports.events.recordEach(events.map((e) => ({ ...e, once: true })));
+  outcomes.forEach((outcome, i) => {
+    if (outcome instanceof Error)
+      invocation.log.warn('recording an Event failed', {
+        object: events[i].object.name,
+        error: String(outcome),
+      });
+  });
 }

@@ -7,12 +7,12 @@ import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import type { Invocation } from '../invocation';
 import { checkpoint, withClusterLease } from '../lease';
-import { METRICS } from '../observability';
+import { METRICS, timeDecision } from '../observability';
 import type { LoopRuntime } from '../runtime';
 import { recordedCommands } from './commands';
 import { recordConsolidatable } from './consolidatable-conditions';
 import { recordDriftConditions } from './drift-conditions';
-import { explain, nodeClaimObject, nodeObject } from './events';
+import { explainAll, nodeClaimObject, nodeObject } from './events';
 import { restampHashVersions } from './hash-versions';
 import { advanceCommand, unmark } from './orchestration';
 
@@ -111,29 +111,36 @@ async function decideNext(
   snapshot: ClusterSnapshot,
   now: number,
 ) {
-  const started = performance.now();
   // Single-node consolidation walks until its budget is spent, or less when the invocation has
   // less left (time to record what was decided kept back).
   const walkEnds = Math.min(invocation.time.now() + WALK_PER_RUN_MS, invocation.deadline - RECORD_RESERVE_MS);
-  const { command, passedOver, unconsolidatable, resumeAt } = decideDisruption(snapshot, now, {
-    ...runtime.ports.config.featureGates,
-    outOfTime: () => invocation.time.now() >= walkEnds,
-  });
-  invocation.metrics.add(METRICS.decisionTime, 'Milliseconds', performance.now() - started);
+  const { command, passedOver, unconsolidatable, resumeAt } = timeDecision(invocation.metrics, () =>
+    decideDisruption(snapshot, now, {
+      ...runtime.ports.config.featureGates,
+      outOfTime: () => invocation.time.now() >= walkEnds,
+    }),
+  );
   if (resumeAt !== undefined) await markResume(runtime, snapshot, resumeAt);
   // On the Node and its NodeClaim, as Karpenter's disruptionevents.Blocked and Unconsolidatable.
-  for (const [reason, list] of [
-    ['DisruptionBlocked', passedOver],
-    ['Unconsolidatable', unconsolidatable],
-  ] as const) {
-    for (const p of list) {
-      await explain(runtime, invocation, [nodeObject(p.node), nodeClaimObject(p.nodeClaim)], {
-        type: 'Normal',
-        reason,
-        message: p.why,
-      });
-    }
-  }
+  await explainAll(
+    runtime,
+    invocation,
+    (
+      [
+        ['DisruptionBlocked', passedOver],
+        ['Unconsolidatable', unconsolidatable],
+      ] as const
+    ).flatMap(([reason, list]) =>
+      list.flatMap((p) =>
+        [nodeObject(p.node), nodeClaimObject(p.nodeClaim)].map((object) => ({
+          object,
+          type: 'Normal' as const,
+          reason,
+          message: p.why,
+        })),
+      ),
+    ),
+  );
   if (!command) return 'none';
   const text = JSON.stringify(command);
   // One checkpoint per command, not per candidate: a command recorded on (or deleting) only some

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
 import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
 import { staticPoolExcess, staticPoolPlans } from '../../shared/core/provisioning/static-pools';
@@ -8,7 +7,7 @@ import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
 import { loadClusterSnapshot } from '../cluster-snapshot';
 import type { Invocation } from '../invocation';
 import { checkpoint, withClusterLease } from '../lease';
-import { METRICS } from '../observability';
+import { METRICS, timeDecision } from '../observability';
 import type { LoopRuntime } from '../runtime';
 import { provisionerCapacity } from './capacity';
 import { advanceLifecycle } from './lifecycle';
@@ -104,20 +103,16 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
   // Only NodePools whose EC2NodeClass resolved can launch; pods only they could take are
   // reported unschedulable with the scheduler's reason.
   const nodeClasses = readyNodeClasses(snapshot);
-  const started = performance.now();
-  const capacity = schedulingCapacity(snapshot);
-  const result = planCapacity(
-    {
-      pods,
-      daemonSets: snapshot.daemonSets,
-      nodes: capacity,
-      nodePools: snapshot.nodePools,
-      nodeClasses,
-    },
-    snapshot.catalog,
-    { unavailableOfferings: runtime.unavailable.keys() },
-  );
-  invocation.metrics.add(METRICS.decisionTime, 'Milliseconds', performance.now() - started);
+  const { catalog } = snapshot;
+  const { capacity, result } = timeDecision(invocation.metrics, () => {
+    const capacity = schedulingCapacity(snapshot);
+    const result = planCapacity(
+      { pods, daemonSets: snapshot.daemonSets, nodes: capacity, nodePools: snapshot.nodePools, nodeClasses },
+      catalog,
+      { unavailableOfferings: runtime.unavailable.keys() },
+    );
+    return { capacity, result };
+  });
   invocation.log.info('planned capacity', {
     pods: pods.length,
     placedOnExisting: result.placements.reduce((n, p) => n + p.pods.length, 0),

@@ -74,6 +74,35 @@ export class EventRecorder implements EventRecorderPort {
    *   explanation, not part of the decision).
    */
   async record(event: EventInput): Promise<EventRecordOutcome> {
+    return this.recordWith(event, undefined);
+  }
+
+  /**
+   * Records each event in order, as {@link record} does, reading the Events already there once
+   * per namespace and reason (field selector `reason=`) and keeping that list up to date with
+   * what it writes, instead of a read per object.
+   */
+  async recordEach(events: readonly EventInput[]): Promise<ReadonlyArray<EventRecordOutcome | Error>> {
+    const listed = new Map<string, CoreV1Event[]>();
+    const outcomes: Array<EventRecordOutcome | Error> = [];
+    for (const event of events) {
+      try {
+        outcomes.push(await this.recordWith(event, listed));
+      } catch (error) {
+        outcomes.push(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return outcomes;
+  }
+
+  /**
+   * Records `event`; with `listed`, reads its namespace's Events of its reason once into it and
+   * answers later events from there.
+   */
+  private async recordWith(
+    event: EventInput,
+    listed: Map<string, CoreV1Event[]> | undefined,
+  ): Promise<EventRecordOutcome> {
     const { object } = event;
     const namespace = object.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
     const message = event.message.slice(0, MAX_EVENT_MESSAGE_LENGTH);
@@ -82,21 +111,42 @@ export class EventRecorder implements EventRecorderPort {
     const now = this.clock.now();
     const { once, ...rest } = event;
     const wanted = { ...rest, message };
+    const key = `${namespace}\u0000${event.reason}`;
+    const eventsOf = async (): Promise<readonly CoreV1Event[]> => {
+      if (!listed) return this.listFor(namespace, wanted);
+      let all = listed.get(key);
+      if (!all) {
+        all = [...(await this.listReason(namespace, event.reason))];
+        listed.set(key, all);
+      }
+      return all.filter((e) => involves(e, object));
+    };
+    const remember = (written: CoreV1Event, replaced?: CoreV1Event) => {
+      const all = listed?.get(key);
+      if (!all) return;
+      const at = replaced ? all.indexOf(replaced) : -1;
+      if (at >= 0) all[at] = written;
+      else all.push(written);
+    };
     let outcome: EventRecordOutcome = 'created';
     try {
       if (once) {
-        const latest = latestOf(await this.listFor(namespace, wanted), wanted, this.component);
+        const latest = latestOf(await eventsOf(), wanted, this.component);
         if (latest && latest.type === wanted.type && latest.message === wanted.message) return 'unchanged';
       }
       // Needs only list, create and patch on events: a 409 (the event was counted by someone
-      // else, or a name collided) lists again.
+      // else, or a name collided) lists again, afresh.
+      let attempt = 0;
       await retryOnConflict<CoreV1Event | undefined, { existing?: CoreV1Event }>(
-        () => this.findRecent(namespace, wanted, now),
+        async () => {
+          if (attempt++ > 0) listed?.delete(key);
+          return this.findRecent(await eventsOf(), wanted, now);
+        },
         (existing) => ({ existing }),
         async ({ existing }) => {
           if (existing) {
             outcome = 'counted';
-            return core.patchNamespacedEvent(
+            const counted = await core.patchNamespacedEvent(
               {
                 name: existing.metadata.name ?? '',
                 namespace,
@@ -108,9 +158,16 @@ export class EventRecorder implements EventRecorderPort {
               },
               MERGE_PATCH,
             );
+            remember(counted, existing);
+            return counted;
           }
           outcome = 'created';
-          return core.createNamespacedEvent({ namespace, body: this.newEvent(namespace, wanted, now) });
+          const created = await core.createNamespacedEvent({
+            namespace,
+            body: this.newEvent(namespace, wanted, now),
+          });
+          remember(created);
+          return created;
         },
         { doing },
       );
@@ -133,15 +190,23 @@ export class EventRecorder implements EventRecorderPort {
     return (await core.listNamespacedEvent({ namespace, fieldSelector })).items;
   }
 
-  /** The most recent identical event of this component within the window, if any. */
-  private async findRecent(
-    namespace: string,
+  /** Every event of the namespace with this reason. */
+  private async listReason(namespace: string, reason: string): Promise<readonly CoreV1Event[]> {
+    const core = await this.api.core();
+    return (
+      await core.listNamespacedEvent({ namespace, fieldSelector: `reason=${escapeFieldValue(reason)}` })
+    ).items;
+  }
+
+  /** The most recent identical event of this component within the window, among `events` of its object. */
+  private findRecent(
+    events: readonly CoreV1Event[],
     event: EventInput,
     now: number,
-  ): Promise<CoreV1Event | undefined> {
+  ): CoreV1Event | undefined {
     const { object } = event;
     let best: CoreV1Event | undefined;
-    for (const candidate of await this.listFor(namespace, event)) {
+    for (const candidate of events) {
       const last = (candidate.lastTimestamp ?? candidate.firstTimestamp)?.getTime();
       const identical =
         candidate.type === event.type &&
@@ -184,6 +249,16 @@ export class EventRecorder implements EventRecorderPort {
       count: 1,
     };
   }
+}
+
+/** Whether `event` is about `object`, as the field selector {@link EventRecorder} lists by would say. */
+function involves(event: CoreV1Event, object: InvolvedObject): boolean {
+  const about = event.involvedObject;
+  return (
+    about.kind === object.kind &&
+    about.name === object.name &&
+    (object.uid === undefined || about.uid === object.uid)
+  );
 }
 
 /**

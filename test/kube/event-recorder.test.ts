@@ -152,3 +152,80 @@ describe('EventRecorder under concurrency', () => {
     expect(h.server.requests.some((r) => r.verb === 'get')).toBe(false);
   });
 });
+
+describe('EventRecorder.recordEach', () => {
+  const blocked = (node: string, message: string) =>
+    ({
+      object: nodeObject(node),
+      type: 'Normal',
+      reason: 'DisruptionBlocked',
+      message,
+      once: true,
+    }) as const;
+  const unconsolidatable = (node: string, message: string) =>
+    ({ ...blocked(node, message), reason: 'Unconsolidatable' }) as const;
+  const lists = () => h.server.requests.filter((r) => r.verb === 'list');
+
+  it('reads the Events of each reason once, however many objects it explains', async () => {
+    const batch = ['a', 'b', 'c', 'd'].flatMap((n) => [
+      blocked(`node-${n}`, 'pdb prevents eviction'),
+      unconsolidatable(`node-${n}`, "Can't replace with a cheaper node"),
+    ]);
+    expect(await recorder.recordEach(batch)).toEqual(Array(8).fill('created'));
+    expect(lists()).toHaveLength(2);
+    expect(lists().map((r) => r.query.fieldSelector)).toEqual([
+      'reason=DisruptionBlocked',
+      'reason=Unconsolidatable',
+    ]);
+    expect(events('default')).toHaveLength(8);
+
+    // The next run, nothing changed but one message: one new Event, still two reads.
+    h.server.clearRequests();
+    h.clock.advance(60_000);
+    const next = batch.map((e) =>
+      e.object.name === 'node-b' && e.reason === 'Unconsolidatable' ? { ...e, message: 'other' } : e,
+    );
+    const outcomes = await new EventRecorder(h.api, h.clock).recordEach(next);
+    expect(outcomes.filter((o) => o === 'unchanged')).toHaveLength(7);
+    expect(outcomes[3]).toBe('created');
+    expect(lists()).toHaveLength(2);
+    expect(events('default')).toHaveLength(9);
+  });
+
+  it('answers as record does one by one: counts identical recent events, including its own', async () => {
+    const plain = { ...blocked('node-a', 'pdb'), once: false } as const;
+    await recorder.record(plain);
+    h.clock.advance(1_000);
+    expect(await recorder.recordEach([plain, plain, { ...plain, object: nodeObject('node-b') }])).toEqual([
+      'counted',
+      'counted',
+      'created',
+    ]);
+    expect(events('default').map((e) => e.count)).toEqual([3, 1]);
+    const fresh = { ...plain, object: nodeObject('node-c') };
+    expect(await recorder.recordEach([fresh, fresh])).toEqual(['created', 'counted']);
+    // An Event about another object of the same name but a different uid is not this one's.
+    const withUid = { ...plain, object: nodeObject('node-a', 'uid-2') };
+    expect(await recorder.recordEach([{ ...withUid, once: true }])).toEqual(['created']);
+  });
+
+  it('goes on past an Event the API refuses, and lists afresh after a conflict', async () => {
+    h.server.failNext('create', /^\/api\/v1\/namespaces\/default\/events$/, 403);
+    const outcomes = await recorder.recordEach([blocked('node-a', 'x'), blocked('node-b', 'y')]);
+    expect(outcomes[0]).toBeInstanceOf(Error);
+    expect(String(outcomes[0])).toContain('DisruptionBlocked on Node node-a');
+    expect(outcomes[1]).toBe('created');
+
+    h.clock.advance(1_000);
+    h.server.clearRequests();
+    h.server.failNext('patch', /^\/api\/v1\/namespaces\/default\/events\//, 409);
+    const again = { ...blocked('node-b', 'y'), once: false } as const;
+    expect(await recorder.recordEach([again])).toEqual(['counted']);
+    expect(lists()).toHaveLength(2);
+    expect(
+      events('default').find((e) => (e.involvedObject as { name: string }).name === 'node-b'),
+    ).toMatchObject({
+      count: 2,
+    });
+  });
+});

@@ -43,4 +43,11 @@ export interface EventRecorderPort {
    *   explanation, not part of the decision).
    */
   record(event: EventInput): Promise<EventRecordOutcome>;
+  /**
+   * Records each of `events` in order, as {@link record} would one by one, but reads the Events
+   * already there once per namespace and reason instead of once per object: a run that explains
+   * itself on thousands of nodes makes a handful of reads, not thousands.
+   * @returns per event, what was done, or the error that refused it (the others go on).
+   */
+  recordEach(events: readonly EventInput[]): Promise<ReadonlyArray<EventRecordOutcome | Error>>;
 }

@@ -48,7 +48,11 @@ describe('disruption: consolidateAfter and the Consolidatable condition', () => 
     w = t.pw;
     w.world.time.advance(3_600_000);
     expect(await t.disrupt()).toMatchObject({ steps: ['none'] });
+    w.world.fakes.kube.clearRequests();
     expect(await t.disrupt()).toMatchObject({ steps: ['none'] });
+    // What is already said is read once per reason, not once per Node and NodeClaim.
+    const reads = w.world.fakes.kube.requests.filter((r) => r.verb === 'list' && r.path.endsWith('/events'));
+    expect(reads.map((r) => r.query.fieldSelector)).toEqual(['reason=Unconsolidatable']);
     const said = events(w)
       .filter((e) => e.reason === 'Unconsolidatable')
       .sort((a, b) => a.object.localeCompare(b.object));

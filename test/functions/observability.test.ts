@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { METRICS, timeDecision } from '../../functions/observability';
+import { RecordingObservability } from '../../sim/fakes/ports/recording-observability';
+
+describe('timeDecision', () => {
+  it("records a decision's wall time and the CPU it spent, and returns what it decided", () => {
+    const seen = new RecordingObservability();
+    const decided = timeDecision(seen.metricsPort, () => {
+      // Busy for about 20 ms of CPU: no waiting, so CPU and wall time are close.
+      const until = process.cpuUsage().user + 20_000;
+      let spins = 0;
+      while (process.cpuUsage().user < until) spins++;
+      return spins > 0 ? 'decided' : 'never';
+    });
+    expect(decided).toBe('decided');
+    const [wall, cpu] = [METRICS.decisionTime, METRICS.decisionCpuTime].map(
+      (name) => seen.metrics.find((m) => m.name === name)?.value ?? Number.NaN,
+    );
+    expect(seen.metrics.map((m) => m.unit)).toEqual(['Milliseconds', 'Milliseconds']);
+    expect(cpu).toBeGreaterThanOrEqual(20);
+    expect(wall).toBeGreaterThanOrEqual(cpu * 0.5);
+  });
+
+  it('records no CPU for a decision that waits rather than computes', () => {
+    const seen = new RecordingObservability();
+    timeDecision(seen.metricsPort, () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50));
+    const [wall, cpu] = [METRICS.decisionTime, METRICS.decisionCpuTime].map(
+      (name) => seen.metrics.find((m) => m.name === name)?.value ?? Number.NaN,
+    );
+    expect(wall).toBeGreaterThanOrEqual(45);
+    expect(cpu).toBeLessThan(wall / 2);
+  });
+});
