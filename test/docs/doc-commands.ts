@@ -39,7 +39,10 @@ export function parseCheck(spec: string): Expectation {
         stream: (containsMatch[1]?.trim() as 'stdout' | 'stderr' | undefined) ?? 'any',
         text: JSON.parse(containsMatch[2]!) as string,
       });
-    else throw new Error(`unknown check ${JSON.stringify(item)} (exit <n>, no stderr, [stdout |stderr ]contains "…")`);
+    else
+      throw new Error(
+        `unknown check ${JSON.stringify(item)} (exit <n>, no stderr, [stdout |stderr ]contains "…")`,
+      );
   }
   return { exit, noStderr, contains };
 }
@@ -54,7 +57,8 @@ export function commandsOf(block: FencedBlock, expect: Expectation): DocCommand[
   const commands: DocCommand[] = [];
   if (block.language === 'console') {
     block.body.forEach((line, i) => {
-      if (line.startsWith('$ ')) commands.push({ where: where(i), command: line.slice(2), expect, output: [] });
+      if (line.startsWith('$ '))
+        commands.push({ where: where(i), command: line.slice(2), expect, output: [] });
       else if (commands.length === 0) throw new Error(`${where(i)}: console output before any "$ " command`);
       else (commands.at(-1)!.output as string[]).push(line);
     });
@@ -89,7 +93,9 @@ export function words(command: string): string[] {
       if (word !== undefined) out.push(word);
       word = undefined;
     } else if ('|&;<>$`()'.includes(c)) {
-      throw new Error(`${JSON.stringify(c)}: pipes, redirections, && and substitutions need a shell; skip this block`);
+      throw new Error(
+        `${JSON.stringify(c)}: pipes, redirections, && and substitutions need a shell; skip this block`,
+      );
     } else word = (word ?? '') + c;
   }
   if (word !== undefined) out.push(word);
@@ -113,10 +119,16 @@ export function programOf(command: string, showsOutput: boolean): Program {
     const silent = argv.includes('--silent');
     const rest = argv.slice(1).filter((a) => a !== '--silent');
     const scriptArgs =
-      rest[0] === 'run' && rest[1] === script ? rest.slice(2) : script === 'start' && rest[0] === 'start' ? rest.slice(1) : undefined;
+      rest[0] === 'run' && rest[1] === script
+        ? rest.slice(2)
+        : script === 'start' && rest[0] === 'start'
+          ? rest.slice(1)
+          : undefined;
     if (scriptArgs === undefined) return undefined;
     if (showsOutput && !silent)
-      throw new Error(`npm prints its own header before "${script}": show "npm run --silent" or the program itself`);
+      throw new Error(
+        `npm prints its own header before "${script}": show "npm run --silent" or the program itself`,
+      );
     if (scriptArgs.length > 0 && scriptArgs[0] !== '--')
       throw new Error(`npm takes the script's arguments after "--": ${command}`);
     return scriptArgs.slice(1);

@@ -30,7 +30,8 @@ describe('the documentation pages', () => {
         if (!existsSync(join(ROOT, path))) broken.push(`${page.path}:${line}: ${target} (no file ${path})`);
         else if (anchor !== undefined && path.endsWith('.md')) {
           const anchors = anchorsOf.get(path);
-          if (anchors !== undefined && !anchors.has(anchor)) broken.push(`${page.path}:${line}: ${target} (no heading)`);
+          if (anchors !== undefined && !anchors.has(anchor))
+            broken.push(`${page.path}:${line}: ${target} (no heading)`);
         }
       }
     }
