@@ -15,7 +15,7 @@ export interface EksAccessProps {
  * A non-EKS (kOps) cluster. The functions read endpoint, CA, service-account token, Kubernetes
  * version and service CIDR from one SSM SecureString, `/podlift/<cluster>/cluster`
  * (shared/aws/eks/kops-cluster-parameter.ts). CloudFormation cannot create SecureStrings and the
- * token must not appear in a template, so the operator writes it (README, kOps guide); the stack
+ * token must not appear in a template, so the operator writes it (docs/deploy.md, kOps guide); the stack
  * only grants the functions `ssm:GetParameter` on it.
  */
 export interface KopsAccessProps {

@@ -44,7 +44,7 @@ export const PROVISIONER_FAILING_MINUTES = 5;
 
 /**
  * The alarms an operator of podlift needs, each named `podlift-<cluster>-<what>` and described
- * with what to do (README, Operations):
+ * with what to do (docs/operations.md, "Alarms and dashboard"):
  * - dead letters: an interruption message failed three receives (DLQ visible messages > 0);
  * - per function, errors in two of the last three 5-minute periods, and throttles in three
  *   5-minute periods in a row (a single overlap of the one-concurrency loops is by design);

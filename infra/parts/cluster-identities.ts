@@ -66,7 +66,7 @@ export interface ClusterIdentitiesProps {
  * the launching functions' role in `podlift:functions` and termination's in `podlift:termination`,
  * with no access policy: RBAC from manifests/ decides) and a Pod Identity association for the watcher's service account. kOps:
  * the watcher's role is trusted through the cluster's OIDC issuer (IRSA) when one is given; the
- * node and function identities are the kOps operator's (README, kOps guide).
+ * node and function identities are the kOps operator's (docs/deploy.md, kOps guide).
  */
 export class ClusterIdentities extends Construct {
   /** The watcher's role; absent in kOps mode without an OIDC provider. */

@@ -32,7 +32,7 @@ export interface FunctionSizing {
 }
 
 /**
- * Sizes from the README's Scale figures (`npm run bench:state`): a provisioner run reads 1,000
+ * Sizes from docs/performance.md's invocation figures (`npm run bench:state`): a provisioner run reads 1,000
  * nodes / 10,000 pods in 1.3–1.8 s with 126 MB of heap, a disruption run 2.2–3.2 s, and
  * 5.0–6.5 s / 250 MB at 5,000 nodes / 50,000 pods. Lambda's CPU grows with memory (one full vCPU
  * at 1,769 MB), so 1,024 MB buys CPU more than heap; the one-minute timeout matches the

@@ -26,7 +26,7 @@ handlers, adapters and SDK clients, with only the endpoints faked, on a virtual 
 Without --scenario it plays the built-in demo (examples/scenarios/demo.yaml).
 
 options:
-  <file.yaml>             play a scenario file (format: README.md, "Simulator")
+  <file.yaml>             play a scenario file (format: docs/simulator.md, "Scenario files")
   --scenario <file.yaml>  the same
   --report <file.html>    also write a self-contained HTML report of the run
   --speed <x>             play at x times real time (default: as fast as possible)

@@ -3,7 +3,7 @@ import { parseFeatureGates } from '../../shared/core/model/feature-gates';
 
 /**
  * The scenario file format (YAML): the world to start from, a timeline of steps, and the
- * expectations checked at the end. Documented in README.md ("Simulator"); examples under
+ * expectations checked at the end. Documented in docs/simulator.md ("Scenario files"); examples under
  * examples/scenarios/.
  */
 

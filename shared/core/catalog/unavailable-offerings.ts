@@ -40,7 +40,7 @@ export function isOfferingUnavailable(
  * skipped by the scheduler until their TTL passes, and, as in Karpenter's UnavailableOfferings,
  * whole capacity types (spot without its service-linked role) and subnets out of addresses.
  * Pure state with an injected clock: where it is persisted between Lambda invocations is the
- * adapters' business (see README). Subnet marks are not in {@link list}: they are kept only
+ * adapters' business (see docs/architecture.md, "AWS adapters"). Subnet marks are not in {@link list}: they are kept only
  * where they were made, as Karpenter keeps them, and the next DescribeSubnets shows the subnet's
  * free addresses anyway.
  */

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../../sim/scenario/load';
 import { runScenario } from '../../../sim/scenario/run';
@@ -13,7 +13,12 @@ const files = readdirSync(dir)
   .sort();
 
 describe('example scenarios', () => {
-  it('include one per guarantee the README lists', () => {
+  it('are each described in docs/simulator.md', () => {
+    const page = readFileSync('docs/simulator.md', 'utf8');
+    expect(files.filter((f) => !page.includes(f))).toEqual([]);
+  });
+
+  it('include one per guarantee the docs list', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'budget-schedule-names.yaml',
