@@ -197,6 +197,8 @@ const actions = {
    * `podlift.dev/hourly-price`, Karpenter's hash versions and its hashes.
    */
   adoptFromKarpenter: z.object({ nodePool: name }).strict(),
+  /** kube-scheduler binds nothing and marks nothing for this long (sim/world/kube-scheduler.ts `down`). */
+  kubeSchedulerDown: z.object({ for: duration }).strict(),
   volumeAttachment: z
     .object({
       node: z.string().optional(),
@@ -241,6 +243,7 @@ export const step = z
     doNotDisrupt: actions.doNotDisrupt.optional(),
     volumeAttachment: actions.volumeAttachment.optional(),
     adoptFromKarpenter: actions.adoptFromKarpenter.optional(),
+    kubeSchedulerDown: actions.kubeSchedulerDown.optional(),
   })
   .strict()
   .superRefine((value, ctx) => {
