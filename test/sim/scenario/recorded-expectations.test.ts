@@ -50,7 +50,7 @@ describe('the recorded expectations', () => {
     time.advance(5_000);
     bind('late-abc12', 'big');
     bind('other', 'small');
-    store.delete('pods', 'late-abc12', 'default');
+    store.delete('pods', 'late-abc12', { namespace: 'default' });
     store.seed('pods', podManifest({ name: 'late-def34' }));
     bind('late-def34', 'small');
     expect(record.bindings.map((b) => [b.pod, b.node, b.at])).toEqual([
