@@ -22,7 +22,7 @@ export class KubeSchedulerStandIn {
 
   constructor(
     private readonly store: KubeStore,
-    private readonly clock: Clock = { now: () => 0 },
+    private readonly clock: Clock,
   ) {}
 
   /**

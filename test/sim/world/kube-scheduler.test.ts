@@ -11,7 +11,7 @@ function world() {
   const store = new KubeStore();
   const node = nodeManifest({ name: 'n1', ready: true, allocatable: { cpu: '2', memory: '4Gi', pods: '3' } });
   store.seed('nodes', { ...node, metadata: { ...node.metadata, labels: { zone: 'a' } } });
-  return { store, scheduler: new KubeSchedulerStandIn(store) };
+  return { store, scheduler: new KubeSchedulerStandIn(store, new VirtualTime()) };
 }
 const pod = (store: KubeStore, name: string, extra: Json = {}) =>
   store.seed('pods', { ...podManifest({ name, requests: { cpu: '1' } }), ...extra });
