@@ -1,12 +1,12 @@
 import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { Simulation } from '../world/simulation';
-import type { Step } from './schema';
+import { formatDuration, type Step } from './schema';
 
 /**
  * The timeline steps that break the world behind podlift's back: kubelets that die or never
  * register, finalizers nobody removes, instances launched or terminated outside podlift,
- * impaired status checks, do-not-disrupt pods, volume attachments, and NodeClaims as Karpenter
- * left them (adopted). Each throws an Error whose
+ * impaired status checks, do-not-disrupt pods, volume attachments, NodeClaims as Karpenter
+ * left them (adopted), and a kube-scheduler that is down. Each throws an Error whose
  * message starts with the field it could not carry out (`kubeletDies.node: no Node ip-…`); the
  * player prefixes the step.
  */
@@ -177,6 +177,14 @@ export function applyFaultStep(sim: Simulation, step: Step): boolean {
       'scenario',
       'adopt-from-karpenter',
       `${claims.length} NodeClaim(s) of NodePool ${nodePool} as Karpenter left them: no price, hash versions v3/v4`,
+    );
+  } else if (step.kubeSchedulerDown) {
+    const until = sim.world.time.now() + step.kubeSchedulerDown.for;
+    sim.scheduler.down(until);
+    sim.decide(
+      'scenario',
+      'kube-scheduler-down',
+      `kube-scheduler is down for ${formatDuration(step.kubeSchedulerDown.for)}: no pod is bound or marked Unschedulable`,
     );
   } else return false;
   return true;

@@ -16,6 +16,33 @@ export function podNamed(pod: KubeObject, names: readonly string[]): boolean {
   return names.some((n) => name === n || name.startsWith(`${n}-`));
 }
 
+/** What a node must carry: its NodePool, instance type, zone and capacity type labels, where given. */
+interface NodeSelector {
+  readonly nodePool?: string;
+  readonly instanceType?: string;
+  readonly zone?: string;
+  readonly capacityType?: string;
+}
+
+const SELECTOR_LABELS: Readonly<Record<keyof NodeSelector, string>> = {
+  nodePool: 'karpenter.sh/nodepool',
+  instanceType: 'node.kubernetes.io/instance-type',
+  zone: 'topology.kubernetes.io/zone',
+  capacityType: 'karpenter.sh/capacity-type',
+};
+
+function nodeLabelsMatch(labels: Readonly<Record<string, string>>, selector: NodeSelector): boolean {
+  return (Object.keys(SELECTOR_LABELS) as (keyof NodeSelector)[]).every(
+    (k) => selector[k] === undefined || labels[SELECTOR_LABELS[k]] === selector[k],
+  );
+}
+
+const describeSelector = (selector: NodeSelector) =>
+  Object.entries(selector)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+
 const list = (items: readonly string[], max = 5) =>
   items.length === 0
     ? 'none'
@@ -23,8 +50,9 @@ const list = (items: readonly string[], max = 5) =>
 
 /**
  * The expectations about what the run recorded or left behind: pods still pending, nodes by
- * NodePool, type, zone and capacity type, do-not-disrupt pods podlift evicted, NodeClaims not
- * finalized in time, Events by reason and kind, and when things happened.
+ * NodePool, type, zone and capacity type, where named pods were bound, do-not-disrupt pods podlift
+ * evicted, NodeClaims not finalized in time, Events by reason, kind, object and message, and when
+ * things happened.
  */
 export function checkRecordedExpectations(expect: Expectations, sim: Simulation, within: Within): Outcome[] {
   const out: Outcome[] = [];
@@ -43,21 +71,33 @@ export function checkRecordedExpectations(expect: Expectations, sim: Simulation,
   }
   for (const by of expect.nodesBy ?? []) {
     const { nodePool, instanceType, zone, capacityType, ...bound } = by;
-    const nodes = store.list('nodes').items.filter((n) => {
-      const labels = n.metadata.labels ?? {};
-      return (
-        !n.metadata.deletionTimestamp &&
-        (nodePool === undefined || labels['karpenter.sh/nodepool'] === nodePool) &&
-        (instanceType === undefined || labels['node.kubernetes.io/instance-type'] === instanceType) &&
-        (zone === undefined || labels['topology.kubernetes.io/zone'] === zone) &&
-        (capacityType === undefined || labels['karpenter.sh/capacity-type'] === capacityType)
+    const selector = { nodePool, instanceType, zone, capacityType };
+    const nodes = store
+      .list('nodes')
+      .items.filter(
+        (n) => !n.metadata.deletionTimestamp && nodeLabelsMatch(n.metadata.labels ?? {}, selector),
       );
-    });
-    const what = Object.entries({ nodePool, instanceType, zone, capacityType })
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
+    const what = describeSelector(selector);
     out.push(within(`nodes${what ? ` with ${what}` : ''}`, nodes.length, bound));
+  }
+  for (const by of expect.bindings ?? []) {
+    const { pods, nodePool, instanceType, zone, capacityType, ...bound } = by;
+    const selector = { nodePool, instanceType, zone, capacityType };
+    const found = record.bindings.filter(
+      (b) =>
+        podNamed({ metadata: { name: b.pod.split('/')[1] } }, pods) &&
+        nodeLabelsMatch(b.nodeLabels, selector),
+    );
+    const what = describeSelector(selector);
+    const outcome = within(
+      `bindings of ${pods.join(', ')} to nodes${what ? ` with ${what}` : ''}`,
+      found.length,
+      bound,
+    );
+    out.push({
+      ...outcome,
+      detail: `${outcome.detail}: ${list(found.map((b) => `${b.pod} to ${b.node} at ${formatDuration(b.at)}`))}`,
+    });
   }
   for (const by of expect.instances ?? []) {
     const { name, nodePool, impaired, ...bound } = by;
@@ -107,9 +147,20 @@ export function checkRecordedExpectations(expect: Expectations, sim: Simulation,
     });
   }
   for (const e of expect.events ?? []) {
-    const { reason, kind, ...bound } = e;
-    const found = record.events.filter((r) => r.reason === reason && (kind === undefined || r.kind === kind));
-    const outcome = within(`Events ${reason}${kind ? ` on a ${kind}` : ''}`, found.length, bound);
+    const { reason, kind, name, message, ...bound } = e;
+    const found = record.events.filter(
+      (r) =>
+        r.reason === reason &&
+        (kind === undefined || r.kind === kind) &&
+        (name === undefined || podNamed({ metadata: { name: r.name } }, [name])) &&
+        (message === undefined || r.message.includes(message)),
+    );
+    const about = [
+      kind ? ` on a ${kind}` : '',
+      name ? ` of ${name}` : '',
+      message ? ` saying "${message}"` : '',
+    ].join('');
+    const outcome = within(`Events ${reason}${about}`, found.length, bound);
     out.push({
       ...outcome,
       detail: `${outcome.detail}: ${list(found.map((f) => `${f.name} at ${formatDuration(f.at)}`))}`,

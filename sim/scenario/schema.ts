@@ -197,6 +197,8 @@ const actions = {
    * `podlift.dev/hourly-price`, Karpenter's hash versions and its hashes.
    */
   adoptFromKarpenter: z.object({ nodePool: name }).strict(),
+  /** kube-scheduler binds nothing and marks nothing for this long (sim/world/kube-scheduler.ts `down`). */
+  kubeSchedulerDown: z.object({ for: duration }).strict(),
   volumeAttachment: z
     .object({
       node: z.string().optional(),
@@ -241,6 +243,7 @@ export const step = z
     doNotDisrupt: actions.doNotDisrupt.optional(),
     volumeAttachment: actions.volumeAttachment.optional(),
     adoptFromKarpenter: actions.adoptFromKarpenter.optional(),
+    kubeSchedulerDown: actions.kubeSchedulerDown.optional(),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -324,8 +327,40 @@ export const expectations = z
     noDoNotDisruptEvicted: z.boolean().optional(),
     /** Every NodeClaim whose deletion was asked for was gone (finalized) within this long. */
     nodeClaimsFinalizedWithin: duration.optional(),
-    /** Events recorded: a reason (on an object kind), counted. */
-    events: z.array(bound.extend({ reason: z.string(), kind: z.string().optional() }).strict()).optional(),
+    /**
+     * Events recorded: a reason (on an object kind, on objects of a name — a pod's, or a
+     * Deployment's for any of its pods — with a message containing a text), counted.
+     */
+    events: z
+      .array(
+        bound
+          .extend({
+            reason: z.string(),
+            kind: z.string().optional(),
+            name: z.string().optional(),
+            message: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    /**
+     * Bindings during the run of the named pods (a pod's name, or a Deployment's for any of its
+     * pods) to nodes of a NodePool, instance type, zone and capacity type, counted: where pods
+     * went, including nodes they were evicted from later.
+     */
+    bindings: z
+      .array(
+        bound
+          .extend({
+            pods: z.array(z.string()).nonempty(),
+            nodePool: z.string().optional(),
+            instanceType: z.string().optional(),
+            zone: z.string().optional(),
+            capacityType: z.enum(['spot', 'on-demand']).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     /** Something happened (first) before, or not before, a time of the run. */
     happened: z
       .array(

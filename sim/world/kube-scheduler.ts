@@ -1,4 +1,5 @@
 import { parseQuantity, parseQuantityMilli } from '../../shared/core/model/quantity';
+import type { Clock } from '../../shared/core/ports/time';
 import type { KubeObject } from '../fakes/kube';
 import type { KubeStore } from '../fakes/kube/store';
 
@@ -17,13 +18,34 @@ import type { KubeStore } from '../fakes/kube/store';
  * default profile's.
  */
 export class KubeSchedulerStandIn {
-  constructor(private readonly store: KubeStore) {}
+  private downUntil = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly store: KubeStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * kube-scheduler is down until `until` (a control-plane upgrade, a leader election that does
+   * not settle): nothing is bound and no condition is written. Pods it marked Unschedulable before
+   * keep that condition, so Karpenter still counts them as pending (pkg/utils/pod/scheduling.go
+   * `IsProvisionable` needs it); pods created meanwhile have none, so Karpenter does not.
+   */
+  down(until: number): void {
+    this.downUntil = until;
+  }
+
+  /** Whether kube-scheduler is down now. */
+  get isDown(): boolean {
+    return this.clock.now() < this.downUntil;
+  }
 
   /**
    * One scheduling pass over every pending pod, oldest first. Returns the pods bound, as
-   * `namespace/name → node`.
+   * `namespace/name → node`; none while kube-scheduler is down.
    */
   schedule(): Map<string, string> {
+    if (this.isDown) return new Map();
     const nodes = this.store.list('nodes').items.filter((n) => !n.metadata.deletionTimestamp);
     const pods = this.store.list('pods').items;
     const used = new Map<string, Usage>(nodes.map((n) => [n.metadata.name ?? '', emptyUsage()]));

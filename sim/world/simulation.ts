@@ -82,7 +82,7 @@ export class Simulation {
     const time = world.time;
     this.startedAt = time.now();
     this.tickMs = options.tickMs ?? 1000;
-    this.scheduler = new KubeSchedulerStandIn(store);
+    this.scheduler = new KubeSchedulerStandIn(store, time);
     this.kubelet = new KubeletStandIn(store, world.fakes.ec2, time, options.kubelet);
     this.workloads = new WorkloadController(store, time);
     this.attachDetach = new AttachDetachStandIn(store, time);

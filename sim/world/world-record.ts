@@ -9,6 +9,17 @@ export interface RecordedEvent {
   /** The involved object's kind (`NodeClaim`, `Node`, `Pod`…). */
   readonly kind: string;
   readonly name: string;
+  readonly message: string;
+}
+
+/** A pod bound to a node, with the node's labels when it was bound. */
+export interface PodBinding {
+  /** Virtual ms since the record started. */
+  readonly at: number;
+  /** `namespace/name`. */
+  readonly pod: string;
+  readonly node: string;
+  readonly nodeLabels: Readonly<Record<string, string>>;
 }
 
 /** A NodeClaim's way out: when its deletion was asked for and when it was gone (finalized). */
@@ -30,7 +41,9 @@ const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 
 /**
  * What happened in the world, kept for a scenario's expectations and the soak: the Events
- * recorded (reason, object kind, time), every NodeClaim's deletion and finalization, and the
+ * recorded (reason, object kind, message, time), every pod's bindings to nodes (whoever bound it:
+ * a pod that lands on a node and is evicted later is on record), every NodeClaim's deletion and
+ * finalization, and the
  * do-not-disrupt pods podlift itself evicted or deleted — read from the API server's request
  * log, which only podlift's clients write to (the world's stand-ins use the store directly).
  */
@@ -38,6 +51,8 @@ export class WorldRecord {
   readonly events: RecordedEvent[] = [];
   readonly nodeClaimDeletions = new Map<string, NodeClaimDeletion>();
   readonly doNotDisruptRemovals: DoNotDisruptRemoval[] = [];
+  readonly bindings: PodBinding[] = [];
+  private readonly boundTo = new Map<string, string>();
   private readonly annotated = new Map<string, boolean>();
   private requestCursor = 0;
   private readonly startedAt: number;
@@ -49,11 +64,12 @@ export class WorldRecord {
       const object = event.object;
       if (plural === 'events' && event.type === 'ADDED') this.noteEvent(object);
       else if (plural === 'nodeclaims') this.noteNodeClaim(event.type, object);
-      else if (plural === 'pods' && event.type !== 'DELETED')
-        this.annotated.set(
-          `${object.metadata.namespace}/${object.metadata.name}`,
-          object.metadata.annotations?.[DO_NOT_DISRUPT] === 'true',
-        );
+      else if (plural === 'pods' && event.type !== 'DELETED') {
+        const pod = `${object.metadata.namespace}/${object.metadata.name}`;
+        this.annotated.set(pod, object.metadata.annotations?.[DO_NOT_DISRUPT] === 'true');
+        this.noteBinding(pod, object);
+      } else if (plural === 'pods')
+        this.boundTo.delete(`${object.metadata.namespace}/${object.metadata.name}`);
     });
   }
 
@@ -92,7 +108,17 @@ export class WorldRecord {
       reason: String((object as { reason?: string }).reason ?? ''),
       kind: involved.kind ?? '',
       name: involved.name ?? '',
+      message: String((object as { message?: string }).message ?? ''),
     });
+  }
+
+  /** A pod's `spec.nodeName` set or changed: a binding, with its node's labels as they are now. */
+  private noteBinding(pod: string, object: KubeObject): void {
+    const node = (object.spec as { nodeName?: string } | undefined)?.nodeName;
+    if (!node || this.boundTo.get(pod) === node) return;
+    this.boundTo.set(pod, node);
+    const labels = this.world.fakes.kube.store.find('nodes', node)?.metadata.labels ?? {};
+    this.bindings.push({ at: this.elapsed, pod, node, nodeLabels: { ...labels } });
   }
 
   private noteNodeClaim(type: string, object: KubeObject): void {

@@ -22,8 +22,12 @@ describe('example scenarios', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'budget-schedule-names.yaml',
+        'cancelled-command-untaints.yaml',
         'consolidate-after.yaml',
+        'consolidation-counts-deleting-nodes-pods.yaml',
+        'consolidation-counts-pending-pods.yaml',
         'consolidation-same-type.yaml',
+        'disrupted-taint-keeps-late-pods-off.yaml',
         'demo.yaml',
         'do-not-disrupt-expiry.yaml',
         'drift-past-do-not-disrupt.yaml',
@@ -31,6 +35,7 @@ describe('example scenarios', () => {
         'impaired-instance.yaml',
         'leaked-instance.yaml',
         'never-registers.yaml',
+        'nominated-on-existing-capacity.yaml',
         'relaunch-uses-recorded-options.yaml',
         'replacement-never-initializes.yaml',
         'spot-to-spot-off.yaml',

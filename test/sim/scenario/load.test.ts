@@ -16,11 +16,15 @@ function problems(text: string): readonly string[] {
 }
 
 describe('scenario files', () => {
-  it('accepts every example under examples/scenarios', () => {
-    const dir = 'examples/scenarios';
-    const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-    expect(files.length).toBeGreaterThanOrEqual(3);
-    for (const file of files) expect(loadScenarioFile(`${dir}/${file}`).timeline.length).toBeGreaterThan(0);
+  it('accepts every example under examples/scenarios, and the large ones npm test does not play', () => {
+    for (const [dir, least] of [
+      ['examples/scenarios', 3],
+      ['examples/scenarios/large', 1],
+    ] as const) {
+      const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+      expect(files.length).toBeGreaterThanOrEqual(least);
+      for (const file of files) expect(loadScenarioFile(`${dir}/${file}`).timeline.length).toBeGreaterThan(0);
+    }
   });
 
   it('reads durations in ms, s, m, h and plain seconds', () => {
@@ -134,5 +138,23 @@ expect:
     expect(
       problems(`${base}manifests:\n  - { apiVersion: v1, kind: Secret, metadata: { name: s } }\n`)[0],
     ).toMatch(/^manifests\[0\]\.kind: a kind the simulator runs .* \(got "Secret"\)$/);
+  });
+
+  it('reads a kubeSchedulerDown step, bindings, and Events by object name and message', () => {
+    const s = parseScenario(
+      'ok.yaml',
+      `${base}timeline:\n  - { at: 1m, kubeSchedulerDown: { for: 2m } }\nexpect:\n` +
+        `  bindings: [{ pods: [late], instanceType: m5.xlarge, max: 0 }]\n` +
+        `  events: [{ reason: Nominated, kind: Pod, name: late, message: "node/", min: 1 }]\n`,
+    );
+    expect(s.timeline[0].kubeSchedulerDown).toEqual({ for: 120_000 });
+    expect(s.expect.bindings).toEqual([{ pods: ['late'], instanceType: 'm5.xlarge', max: 0 }]);
+    expect(s.expect.events?.[0]).toMatchObject({ name: 'late', message: 'node/' });
+    expect(problems(`${base}expect:\n  bindings: [{ pods: [], max: 0 }]\n`)[0]).toMatch(
+      /^expect\.bindings\[0\]\.pods: /,
+    );
+    expect(problems(`${base}timeline:\n  - { at: 1m, kubeSchedulerDown: {} }\n`)[0]).toMatch(
+      /^timeline\[0\] \(at 1m\)\.kubeSchedulerDown\.for: /,
+    );
   });
 });

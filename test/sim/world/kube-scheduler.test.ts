@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KubeStore } from '../../../sim/fakes/kube/store';
+import { VirtualTime } from '../../../sim/virtual-time';
 import { nodeManifest, podManifest } from '../../../sim/world/builders';
 import { KubeSchedulerStandIn } from '../../../sim/world/kube-scheduler';
 
@@ -10,7 +11,7 @@ function world() {
   const store = new KubeStore();
   const node = nodeManifest({ name: 'n1', ready: true, allocatable: { cpu: '2', memory: '4Gi', pods: '3' } });
   store.seed('nodes', { ...node, metadata: { ...node.metadata, labels: { zone: 'a' } } });
-  return { store, scheduler: new KubeSchedulerStandIn(store) };
+  return { store, scheduler: new KubeSchedulerStandIn(store, new VirtualTime()) };
 }
 const pod = (store: KubeStore, name: string, extra: Json = {}) =>
   store.seed('pods', { ...podManifest({ name, requests: { cpu: '1' } }), ...extra });
@@ -62,5 +63,27 @@ describe('the kube-scheduler stand-in', () => {
     const version = store.get('pods', 'big').metadata.resourceVersion;
     scheduler.schedule();
     expect(store.get('pods', 'big').metadata.resourceVersion).toBe(version);
+  });
+
+  it('binds and marks nothing while down; pods it marked Unschedulable keep the condition', () => {
+    const store = new KubeStore();
+    const time = new VirtualTime();
+    const scheduler = new KubeSchedulerStandIn(store, time);
+    pod(store, 'early');
+    scheduler.schedule();
+    expect(condition(store, 'early')).toMatchObject({ status: 'False', reason: 'Unschedulable' });
+    scheduler.down(time.now() + 60_000);
+    expect(scheduler.isDown).toBe(true);
+    store.seed('pods', podManifest({ name: 'later', requests: { cpu: '1' } }));
+    store.seed(
+      'nodes',
+      nodeManifest({ name: 'n1', ready: true, allocatable: { cpu: '4', memory: '8Gi', pods: '10' } }),
+    );
+    expect(scheduler.schedule().size).toBe(0);
+    expect(condition(store, 'early')).toMatchObject({ reason: 'Unschedulable' });
+    expect((store.get('pods', 'later').status as Json | undefined)?.conditions ?? []).toEqual([]);
+    time.advance(60_000);
+    expect(scheduler.isDown).toBe(false);
+    expect([...scheduler.schedule().keys()]).toEqual(['default/early', 'default/later']);
   });
 });
