@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { text } from 'node:stream/consumers';
 import { run } from './run';
@@ -24,4 +24,5 @@ process.exitCode = await run(process.argv.slice(2), {
   readFile: (path) => readFile(path, 'utf8'),
   ...(process.env.KUBECONFIG !== undefined ? { kubeconfigEnv: process.env.KUBECONFIG } : {}),
   homeDir: homedir(),
+  writeFile: (path, text) => writeFile(path, text, 'utf8'),
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCluster } from '../../cli/cluster-source';
-import { clusterIO, run } from '../../cli/run';
+import { clusterIO } from '../../cli/command-support';
+import { run } from '../../cli/run';
 import type { FakeKubeApiServer, FakeKubeApiServerOptions } from '../../sim/fakes/kube';
 import { defaultResources, RbacPolicy, startFakeKubeApiServer } from '../../sim/fakes/kube';
 import { nodeClaimManifest } from '../../sim/world/builders/karpenter-manifests';
