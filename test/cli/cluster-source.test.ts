@@ -134,6 +134,14 @@ subjects: [{ kind: Group, name: viewers }]
     expect((error as Error).message).toContain('User "viewer" cannot list resource "daemonsets"');
   });
 
+  it('says when the API server does not accept the credentials', async () => {
+    const s = await cluster({ requireToken: 'the-real-token' });
+    const fake = io({ '/k': kubeconfigText(s, 'prod', 'an-expired-token') });
+    await expect(loadCluster({ kubeconfig: '/k' }, clusterIO(fake))).rejects.toThrow(
+      /^reading the Kubernetes version on context "prod" \(http:\/\/127\.0\.0\.1:\d+\): Unauthorized: the API server did not accept the kubeconfig's credentials/,
+    );
+  });
+
   it('says when the API server cannot be reached', async () => {
     const s = await cluster();
     const text = kubeconfigText(s, 'prod');
