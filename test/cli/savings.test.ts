@@ -125,6 +125,32 @@ What constrains the saving most:
   });
 });
 
+describe('podlift savings on a cluster without Karpenter (examples/clusters/managed-nodegroup.yaml)', () => {
+  it('plans with the default NodePool, keeps bound ≤ plan ≤ today, and names every kind of constraint', async () => {
+    const file = 'examples/clusters/managed-nodegroup.yaml';
+    const { code, out, err } = await savings([file, '--json'], { [file]: await readFile(file, 'utf8') });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const s = json(out);
+    expect(s.podlift).toMatchObject({ nodePools: ['general-purpose'], defaultNodePool: true });
+    // 11 pods run besides the DaemonSet's; the dump's 5 node-exporter pods follow the nodes.
+    expect(s.pods).toBe(10);
+    expect(s.today.nodes).toHaveLength(5);
+    expect(s.today.hourlyCost).toBeCloseTo(4 * 0.384 + s.today.nodes[4].hourlyPrice, 4);
+    expect(s.today.nodes[4]).toMatchObject({ instanceType: 'c5.2xlarge', capacityType: 'spot' });
+    expect(s.lowerBound.hourlyCost).toBeLessThanOrEqual(s.podlift.hourlyCost);
+    expect(s.podlift.hourlyCost).toBeLessThan(s.today.hourlyCost);
+    expect(
+      s.podlift.nodes.every((n) => n.capacityType === 'on-demand' && /^[cmr]/.test(n.instanceType)),
+    ).toBe(true);
+    // The three api pods repel each other: three nodes at least.
+    expect(s.podlift.nodes.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(s.constraints.map((c) => c.kind))).toEqual(
+      new Set(['anti-affinity', 'large-requests', 'pod-disruption-budget', 'do-not-disrupt']),
+    );
+  });
+});
+
 describe('podlift savings usage', () => {
   it.each([
     { argv: ['a.yaml', 'b.yaml'], message: 'expected one input file, got 2: a.yaml b.yaml' },
