@@ -1,4 +1,6 @@
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
+import { schedulingCapacity } from '../shared/core/state/cluster-snapshot';
+import type { ClusterSnapshot } from './cluster-snapshot';
 import { loadCluster } from './cluster-source';
 import {
   CLUSTER_OPTIONS,
@@ -11,7 +13,7 @@ import {
   spotPriceWarnings,
   UsageError,
 } from './command-support';
-import { readPlanInput } from './plan-input';
+import { type PlanInput, readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
 import { planNotes } from './plan-notes';
 import { formatPlanTable } from './plan-table';
@@ -79,7 +81,7 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
   const { file } = choice;
   const input =
     file === undefined
-      ? (await loadCluster(choice, clusterIO(io))).snapshot
+      ? liveInput((await loadCluster(choice, clusterIO(io))).snapshot)
       : readPlanInput(
           file === '-' ? await io.stdin() : await readInput(io, file),
           file === '-' ? '<stdin>' : file,
@@ -97,4 +99,13 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
   } else {
     io.stdout(formatPlanTable(plan, notes));
   }
+}
+
+/**
+ * A live cluster's plan input: its Nodes plus the NodeClaims launched but not yet registered,
+ * which the provisioner counts as capacity too (shared/core/state/cluster-snapshot.ts
+ * `schedulingCapacity`, after Karpenter's in-flight NodeClaims in the scheduler's existing nodes).
+ */
+function liveInput(snapshot: ClusterSnapshot): PlanInput {
+  return { ...snapshot, nodes: schedulingCapacity(snapshot) };
 }

@@ -233,4 +233,25 @@ describe('podlift plan on a live cluster', () => {
       'x.yaml is a dump file; --kubeconfig and --context choose a live cluster instead',
     );
   });
+
+  it('counts NodeClaims launched but not registered as capacity, as the provisioner does', async () => {
+    server = await startFakeKubeApiServer();
+    const { store } = server;
+    store.seed('nodepools.karpenter.sh', nodePool());
+    store.seed('ec2nodeclasses.karpenter.k8s.aws', nodeClass());
+    store.seed('nodeclaims.karpenter.sh', {
+      ...nodeClaimManifest({ name: 'default-inflt' }),
+      status: {
+        providerID: 'aws:///us-east-1a/i-0inflight',
+        allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+        capacity: { cpu: '2', memory: '8Gi', pods: '29' },
+      },
+    });
+    store.seed('pods', pod('web-2', { namespace: 'default', phase: 'Pending' }));
+    const fake = io({ '/k': kubeconfigText(server, 'prod') }, { kubeconfigEnv: '/k' });
+    expect(await run(['plan', '-o', 'json'], fake)).toBe(0);
+    const plan = JSON.parse(fake.out) as { existingNodes: unknown; nodeClaims: unknown[] };
+    expect(plan.existingNodes).toEqual([{ node: 'default-inflt', pods: ['default/web-2'] }]);
+    expect(plan.nodeClaims).toEqual([]);
+  });
 });
