@@ -104,7 +104,9 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
 /**
  * A live cluster's plan input: its Nodes plus the NodeClaims launched but not yet registered,
  * which the provisioner counts as capacity too (shared/core/state/cluster-snapshot.ts
- * `schedulingCapacity`, after Karpenter's in-flight NodeClaims in the scheduler's existing nodes).
+ * `schedulingCapacity`; kubernetes-sigs/karpenter pkg/controllers/provisioning/provisioner.go
+ * `Provisioner.Schedule` schedules onto `cluster.DeepCopyNodes()`, whose state nodes include
+ * NodeClaims not yet registered).
  */
 function liveInput(snapshot: ClusterSnapshot): PlanInput {
   return { ...snapshot, nodes: schedulingCapacity(snapshot) };
