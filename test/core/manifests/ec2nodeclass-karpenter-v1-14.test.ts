@@ -39,18 +39,17 @@ function rejection(m: unknown): string {
 }
 
 describe('EC2NodeClass fields of Karpenter v1.14', () => {
-  it('accepts the windows2025 alias and amiFamily Windows2025, saying the family cannot launch yet', () => {
+  it('accepts the windows2025 alias and amiFamily Windows2025 without a warning (podlift bootstraps Windows)', () => {
     const byAlias = parseEC2NodeClass(
       manifest({ 'spec.amiSelectorTerms': [{ alias: 'windows2025@latest' }] }),
     );
     expect(byAlias.amiFamily).toBe('Windows2025');
-    expect(byAlias.warnings).toContainEqual(
-      expect.stringMatching(/amiFamily Windows2025: .*Windows user data/),
-    );
+    expect(byAlias.warnings).toEqual([]);
     const byFamily = parseEC2NodeClass(
       manifest({ 'spec.amiSelectorTerms': [{ id: 'ami-0123' }], 'spec.amiFamily': 'Windows2025' }),
     );
     expect(byFamily.amiFamily).toBe('Windows2025');
+    expect(byFamily.warnings).toEqual([]);
     expect(rejection(manifest({ 'spec.amiSelectorTerms': [{ alias: 'windows2025@v1' }] }))).toContain(
       "windows families may only specify version 'latest'",
     );
