@@ -294,7 +294,15 @@ export class KubeletStandIn {
     }
     const info = this.ec2.describeInstanceTypes({ InstanceTypes: [t.instanceType as never] })
       .InstanceTypes?.[0];
-    this.store.create('nodes', registeredNode({ ...t, info, image }, boot), { keepStatus: true });
+    const template = instance?.Tags?.find((tag) => tag.Key === 'aws:ec2launchtemplate:id')?.Value;
+    const rootVolumeGiB = (
+      template === undefined ? undefined : this.ec2.launchTemplateData(template)
+    )?.BlockDeviceMappings?.find((m) => m.DeviceName === image?.RootDeviceName)?.Ebs?.VolumeSize;
+    this.store.create(
+      'nodes',
+      registeredNode({ ...t, info, image, ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}) }, boot),
+      { keepStatus: true },
+    );
     return undefined;
   }
 

@@ -30,6 +30,8 @@ export interface RegisteringInstance {
   readonly info: InstanceTypeInfo | undefined;
   /** The AMI it runs; a Windows AMI makes a Windows node. */
   readonly image: Image | undefined;
+  /** Size of the EBS volume on the AMI's root device, from the launch template. @default 20 */
+  readonly rootVolumeGiB?: number;
 }
 
 /** Whether an AMI's or instance's `Platform` is Windows (EC2 answers `windows`, the SDK's enum says `Windows`). */
@@ -56,7 +58,7 @@ export function registeredNode(instance: RegisteringInstance, boot: NodeBootstra
     memory: `${memoryMiB}Mi`,
     pods: String(maxPods),
   };
-  const allocatable = eksAllocatable(vcpus, memoryMiB, maxPods);
+  const allocatable = eksAllocatable(vcpus, memoryMiB, maxPods, instance.rootVolumeGiB);
   const windows = isWindowsPlatform(instance.image?.Platform);
   const year = /Windows_Server-(\d{4})-/.exec(instance.image?.Name ?? '')?.[1];
   const build = windows && year !== undefined ? WINDOWS_BUILDS[year] : undefined;

@@ -16,7 +16,7 @@ const windows2022: Image = {
 };
 const al2023: Image = { ImageId: 'ami-00000000000000001', Name: 'al2023-x86' };
 
-function node(image: Image) {
+function node(image: Image, rootVolumeGiB?: number) {
   return registeredNode(
     {
       nodeName: 'ip-10-0-0-1.ec2.internal',
@@ -25,6 +25,7 @@ function node(image: Image) {
       zone: 'us-east-1a',
       info: m5Large,
       image,
+      ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}),
     },
     { clusterName: 'demo', labels: { team: 'a' }, taints: [], maxPods: 110 },
   );
@@ -43,6 +44,13 @@ describe('registeredNode', () => {
     expect(status.capacity['vpc.amazonaws.com/PrivateIPv4Address']).toBe('9');
     expect(status.allocatable['vpc.amazonaws.com/PrivateIPv4Address']).toBe('9');
     expect(status.allocatable.pods).toBe('110');
+  });
+
+  it('gives ephemeral-storage from the root volume, less 1Gi kube-reserved and the 10% nodefs threshold', () => {
+    const allocatable = (n: ReturnType<typeof node>) =>
+      (n.status as { allocatable: Record<string, string> }).allocatable['ephemeral-storage'];
+    expect(allocatable(node(windows2022, 50))).toBe('44Gi');
+    expect(allocatable(node(al2023))).toBe('17Gi');
   });
 
   it('registers a node running a Linux AMI as linux, without a Windows build or IPv4 address resource', () => {
