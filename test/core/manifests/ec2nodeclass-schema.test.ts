@@ -307,7 +307,9 @@ describe('parseEC2NodeClass', () => {
       for (const alias of ['windows2019@latest', 'windows2022@latest']) {
         expect(withMappings([], alias)).toBe(50 * GI);
         expect(withMappings([{ deviceName: '/dev/xvdb', ebs: { volumeSize: '80Gi' } }], alias)).toBe(50 * GI);
-        expect(withMappings([{ deviceName: '/dev/sda1', ebs: { volumeSize: '120Gi' } }], alias)).toBe(120 * GI);
+        expect(withMappings([{ deviceName: '/dev/sda1', ebs: { volumeSize: '120Gi' } }], alias)).toBe(
+          120 * GI,
+        );
       }
     });
   });
