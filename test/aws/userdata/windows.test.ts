@@ -74,6 +74,8 @@ describe('windowsUserData', () => {
             kubeReserved: { memory: '500Mi', 'ephemeral-storage': '1Gi' },
             systemReserved: { memory: '1536Mi' },
             evictionHard: { 'memory.available': '200Mi', 'nodefs.available': '10%' },
+            evictionSoft: { 'memory.available': '500Mi' },
+            evictionSoftGracePeriod: { 'memory.available': '90s' },
             cpuCFSQuota: false,
           },
         }),
@@ -88,6 +90,9 @@ describe('windowsUserData', () => {
       '--system-reserved="memory=1536Mi"',
       '--kube-reserved="ephemeral-storage=1Gi,memory=500Mi"',
       '--eviction-hard="memory.available<200Mi,nodefs.available<10%"',
+      '--eviction-soft="memory.available<500Mi"',
+      // metav1.Duration.String(), as bootstrap.go writes it.
+      '--eviction-soft-grace-period="memory.available=1m30s"',
       '--cpu-cfs-quota=false',
     ]);
     expect(text).toContain("-DNSClusterIP '10.100.0.10'\n</powershell>");
