@@ -297,7 +297,8 @@ export class KubeletStandIn {
     const template = instance?.Tags?.find((tag) => tag.Key === 'aws:ec2launchtemplate:id')?.Value;
     const rootVolumeGiB = (
       template === undefined ? undefined : this.ec2.launchTemplateData(template)
-    )?.BlockDeviceMappings?.find((m) => m.DeviceName === image?.RootDeviceName)?.Ebs?.VolumeSize;
+    )?.BlockDeviceMappings?.find((m) => m.DeviceName === (boot.dataDevice ?? image?.RootDeviceName))?.Ebs
+      ?.VolumeSize;
     this.store.create(
       'nodes',
       registeredNode({ ...t, info, image, ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}) }, boot),

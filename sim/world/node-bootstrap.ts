@@ -13,6 +13,11 @@ export interface NodeBootstrap {
   readonly labels: Readonly<Record<string, string>>;
   readonly taints: readonly { readonly key: string; readonly value?: string; readonly effect: string }[];
   readonly maxPods?: number;
+  /**
+   * The device kubelet's filesystem lives on when it is not the AMI's root device: Bottlerocket
+   * keeps its data on the second volume, /dev/xvdb (Karpenter's EphemeralBlockDevice).
+   */
+  readonly dataDevice?: string;
 }
 
 /** User data the world cannot boot a kubelet from; names the instance and why. */
@@ -170,5 +175,6 @@ function fromBottlerocket(root: TomlTable): NodeBootstrap {
     labels,
     taints,
     ...(typeof maxPods === 'number' ? { maxPods } : {}),
+    dataDevice: '/dev/xvdb',
   };
 }

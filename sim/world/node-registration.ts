@@ -30,7 +30,7 @@ export interface RegisteringInstance {
   readonly info: InstanceTypeInfo | undefined;
   /** The AMI it runs; a Windows AMI makes a Windows node. */
   readonly image: Image | undefined;
-  /** Size of the EBS volume on the AMI's root device, from the launch template. @default 20 */
+  /** Size of the EBS volume kubelet's filesystem is on (the AMI's root device, Bottlerocket's data volume), from the launch template. @default 20 */
   readonly rootVolumeGiB?: number;
 }
 
