@@ -16,8 +16,17 @@ import { type StackPolicies, type StackRole, stackPolicies } from '../fakes/aws/
 import { type FakeKubeApiServer, startFakeKubeApiServer } from '../fakes/kube';
 import { VirtualTime } from '../virtual-time';
 import { bundledSpec } from './aws/bundled-spec';
-import { al2023Path, amiParameter, ROLE } from './aws/node-class-world';
-import { AL2023_IMAGES, CLUSTER, DISCOVERY, K8S, REGION, SECURITY_GROUP_NODES, ZONES } from './aws/region';
+import { al2023Path, amiParameter, ROLE, windowsPath } from './aws/node-class-world';
+import {
+  AL2023_IMAGES,
+  CLUSTER,
+  DISCOVERY,
+  K8S,
+  REGION,
+  SECURITY_GROUP_NODES,
+  WINDOWS_IMAGES,
+  ZONES,
+} from './aws/region';
 import { SequencedIo } from './io-sequencer';
 import { functionIdentity, podliftAuthorization, WATCHER_IDENTITY } from './kube-identities';
 import { seeded, seededUuids } from './seeded-random';
@@ -183,7 +192,13 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
         tags: DISCOVERY,
       })),
       securityGroups: [{ id: SECURITY_GROUP_NODES, name: 'nodes', tags: DISCOVERY }],
-      images: [AL2023_IMAGES.amd64, AL2023_IMAGES.arm64, AL2023_IMAGES.nvidia],
+      images: [
+        AL2023_IMAGES.amd64,
+        AL2023_IMAGES.arm64,
+        AL2023_IMAGES.nvidia,
+        WINDOWS_IMAGES.windows2019,
+        WINDOWS_IMAGES.windows2022,
+      ],
       onDemandPrices: onDemand,
       spotPrices,
       iam,
@@ -195,6 +210,8 @@ export async function clusterWorld(options: ClusterWorldOptions = {}): Promise<C
         amiParameter(al2023Path('x86_64', 'standard'), AL2023_IMAGES.amd64.id),
         amiParameter(al2023Path('arm64', 'standard'), AL2023_IMAGES.arm64.id),
         amiParameter(al2023Path('x86_64', 'nvidia'), AL2023_IMAGES.nvidia.id),
+        amiParameter(windowsPath('2019'), WINDOWS_IMAGES.windows2019.id),
+        amiParameter(windowsPath('2022'), WINDOWS_IMAGES.windows2022.id),
       ],
     }),
     iam,

@@ -3,10 +3,10 @@ import type { Clock } from '../../shared/core/ports/time';
 import type { FakeEc2 } from '../fakes/aws/ec2';
 import { formatKubeTime, type KubeObject } from '../fakes/kube';
 import type { KubeStore } from '../fakes/kube/store';
-import { eksAllocatable } from './eks-allocatable';
 import type { KubeletEvent } from './kubelet-events';
 import { readNodeBootstrap, UnbootableUserDataError } from './node-bootstrap';
 import { NodeLifecycleStandIn } from './node-lifecycle';
+import { isWindowsPlatform, NOT_READY_TAINT, registeredNode } from './node-registration';
 
 export { type KubeletEvent, kubeletEventMessage } from './kubelet-events';
 
@@ -14,6 +14,11 @@ export { type KubeletEvent, kubeletEventMessage } from './kubelet-events';
 export interface KubeletTimings {
   /** From the instance running to its Node registering (boot, nodeadm, kubelet start). @default 20 s */
   readonly registerAfterMs?: number;
+  /**
+   * The same for a Windows instance, whose first boot (sysprep, EC2Launch, Start-EKSBootstrap)
+   * takes minutes rather than seconds. @default 3 min
+   */
+  readonly windowsRegisterAfterMs?: number;
   /** From registration to Ready (CNI up). @default 8 s */
   readonly readyAfterMs?: number;
   /** From Ready to the startup taints lifted by the agents that own them. @default 4 s */
@@ -39,6 +44,8 @@ interface TrackedInstance {
   readonly zone: string;
   readonly nodeName: string;
   readonly runningSince: number;
+  /** How long it boots before its Node registers (longer on Windows). */
+  readonly registerAfterMs: number;
   phase: 'booting' | 'registered' | 'ready' | 'gone';
   since: number;
   startupLifted: boolean;
@@ -50,8 +57,6 @@ interface TrackedInstance {
 
 // biome-ignore lint/suspicious/noExplicitAny: the stand-in reads and writes the API server's untyped JSON
 type Json = Record<string, any>;
-
-const NOT_READY_TAINT = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
 
 /**
  * A stand-in for the kubelets of the instances EC2 runs, plus the control-plane parts that act on
@@ -84,6 +89,7 @@ export class KubeletStandIn {
   ) {
     this.timings = {
       registerAfterMs: timings.registerAfterMs ?? 20_000,
+      windowsRegisterAfterMs: timings.windowsRegisterAfterMs ?? 180_000,
       readyAfterMs: timings.readyAfterMs ?? 8_000,
       startupTaintsAfterMs: timings.startupTaintsAfterMs ?? 4_000,
       podStartMs: timings.podStartMs ?? 3_000,
@@ -221,6 +227,9 @@ export class KubeletStandIn {
       zone: instance.Placement?.AvailabilityZone ?? '',
       nodeName: instance.PrivateDnsName ?? instance.InstanceId ?? '',
       runningSince: now,
+      registerAfterMs: isWindowsPlatform(instance.Platform)
+        ? this.timings.windowsRegisterAfterMs
+        : this.timings.registerAfterMs,
       phase: 'booting',
       since: now,
       startupLifted: false,
@@ -230,9 +239,9 @@ export class KubeletStandIn {
   }
 
   private advance(t: TrackedInstance, now: number, events: KubeletEvent[]): void {
-    const { registerAfterMs, readyAfterMs, startupTaintsAfterMs } = this.timings;
+    const { readyAfterMs, startupTaintsAfterMs } = this.timings;
     if (t.deadSince !== undefined || t.neverRegisters !== undefined) return;
-    if (t.phase === 'booting' && now >= t.since + registerAfterMs) {
+    if (t.phase === 'booting' && now >= t.since + t.registerAfterMs) {
       const failure = this.register(t);
       if (failure !== undefined) {
         t.neverRegisters = failure;
@@ -270,9 +279,14 @@ export class KubeletStandIn {
     );
     if (never)
       return `the scenario has ${never.instanceType ? `instance type ${never.instanceType}` : `EC2NodeClass ${never.nodeClass}`} never register`;
+    const image = instance?.ImageId === undefined ? undefined : this.ec2.image(instance.ImageId);
     let boot: ReturnType<typeof readNodeBootstrap>;
     try {
-      boot = readNodeBootstrap(t.instanceId, this.ec2.instanceUserData(t.instanceId));
+      boot = readNodeBootstrap(
+        t.instanceId,
+        this.ec2.instanceUserData(t.instanceId),
+        isWindowsPlatform(image?.Platform) ? 'windows' : 'linux',
+      );
     } catch (error) {
       // A real node with unbootable user data runs and never joins; the world does the same.
       if (error instanceof UnbootableUserDataError) return error.message;
@@ -280,39 +294,14 @@ export class KubeletStandIn {
     }
     const info = this.ec2.describeInstanceTypes({ InstanceTypes: [t.instanceType as never] })
       .InstanceTypes?.[0];
-    const arch = info?.ProcessorInfo?.SupportedArchitectures?.[0] === 'arm64' ? 'arm64' : 'amd64';
-    const vcpus = info?.VCpuInfo?.DefaultVCpus ?? 2;
-    const memoryMiB = info?.MemoryInfo?.SizeInMiB ?? 4096;
-    const maxPods = boot.maxPods ?? 110;
-    const allocatable = eksAllocatable(vcpus, memoryMiB, maxPods);
-    const region = t.zone.slice(0, -1);
+    const template = instance?.Tags?.find((tag) => tag.Key === 'aws:ec2launchtemplate:id')?.Value;
+    const rootVolumeGiB = (
+      template === undefined ? undefined : this.ec2.launchTemplateData(template)
+    )?.BlockDeviceMappings?.find((m) => m.DeviceName === (boot.dataDevice ?? image?.RootDeviceName))?.Ebs
+      ?.VolumeSize;
     this.store.create(
       'nodes',
-      {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name: t.nodeName,
-          labels: {
-            ...boot.labels,
-            'kubernetes.io/arch': arch,
-            'kubernetes.io/os': 'linux',
-            'kubernetes.io/hostname': t.nodeName,
-            'node.kubernetes.io/instance-type': t.instanceType,
-            'topology.kubernetes.io/zone': t.zone,
-            'topology.kubernetes.io/region': region,
-          },
-        },
-        spec: {
-          providerID: `aws:///${t.zone}/${t.instanceId}`,
-          taints: [...boot.taints, NOT_READY_TAINT],
-        },
-        status: {
-          capacity: { cpu: String(vcpus), memory: `${memoryMiB}Mi`, pods: String(maxPods) },
-          allocatable,
-          conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady' }],
-        },
-      },
+      registeredNode({ ...t, info, image, ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}) }, boot),
       { keepStatus: true },
     );
     return undefined;

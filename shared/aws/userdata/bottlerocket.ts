@@ -1,6 +1,5 @@
-import { isValidationError } from '../../core/model/errors';
 import { type BootstrapOptions, invalidUserData } from './bootstrap-options';
-import { goDurationString } from './go-duration';
+import { evictionSoftGracePeriods } from './go-duration';
 import { isTomlTable, parseToml, stringifyToml, type TomlTable, type TomlValue } from './toml';
 
 /**
@@ -50,9 +49,8 @@ export function bottlerocketUserData(options: BootstrapOptions): string {
   if (kubelet.kubeReserved !== undefined) kubernetes['kube-reserved'] = { ...kubelet.kubeReserved };
   if (kubelet.evictionHard !== undefined) kubernetes['eviction-hard'] = { ...kubelet.evictionHard };
   if (kubelet.evictionSoft !== undefined) kubernetes['eviction-soft'] = { ...kubelet.evictionSoft };
-  if (kubelet.evictionSoftGracePeriod !== undefined) {
-    kubernetes['eviction-soft-grace-period'] = gracePeriods(kubelet.evictionSoftGracePeriod, options);
-  }
+  const gracePeriods = evictionSoftGracePeriods(options);
+  if (gracePeriods !== undefined) kubernetes['eviction-soft-grace-period'] = gracePeriods;
   if (kubelet.evictionMaxPodGracePeriod !== undefined) {
     kubernetes['eviction-max-pod-grace-period'] = kubelet.evictionMaxPodGracePeriod;
   }
@@ -106,20 +104,4 @@ function table(parent: TomlTable, key: string, options: BootstrapOptions, path: 
   }
   if (!isTomlTable(existing)) throw invalidUserData(options, `${path} must be a TOML table`);
   return existing;
-}
-
-/**
- * evictionSoftGracePeriod as Karpenter writes it: each duration through Go's
- * time.Duration.String (`90s` → `1m30s`), since Karpenter holds them as metav1.Duration.
- */
-function gracePeriods(periods: Readonly<Record<string, string>>, options: BootstrapOptions): TomlTable {
-  const out: TomlTable = {};
-  for (const [signal, period] of Object.entries(periods)) {
-    try {
-      out[signal] = goDurationString(period, `spec.kubelet.evictionSoftGracePeriod.${signal}`);
-    } catch (e) {
-      throw isValidationError(e) ? e.at({ object: `EC2NodeClass/${options.nodeClassName}` }) : e;
-    }
-  }
-  return out;
 }

@@ -1,7 +1,6 @@
-import type { KubeletConfiguration } from '../../core/model/ec2nodeclass';
-import { formatTaint } from '../../core/model/taints';
-import { type BootstrapOptions, nodeLabelsFlag } from './bootstrap-options';
+import type { BootstrapOptions } from './bootstrap-options';
 import { customUserDataParts } from './custom-parts';
+import { kubeletExtraArgs } from './kubelet-extra-args';
 import { CONTENT_TYPE_SHELL_SCRIPT, mimePart, serializeMimeArchive } from './mime-archive';
 
 /**
@@ -40,38 +39,4 @@ function bootstrapScript(options: BootstrapOptions): string {
   if (args.length > 0) lines.push(`--kubelet-extra-args ${shellQuote(args.join(' '))}`);
   if (options.instanceStorePolicy === 'RAID0') lines.push('--local-disks raid0');
   return `${lines.slice(0, 2).join('\n')}\n${lines.slice(2).join(' \\\n')}`;
-}
-
-/** Karpenter's kubeletExtraArgs, with map entries sorted so the script is deterministic. */
-function kubeletExtraArgs(options: BootstrapOptions): string[] {
-  const k: KubeletConfiguration = options.kubelet;
-  const joined = (flag: string, map: Readonly<Record<string, string>> | undefined, sep: string) => {
-    const keys = Object.keys(map ?? {}).sort();
-    return keys.length === 0
-      ? undefined
-      : `${flag}="${keys.map((key) => `${key}${sep}${map?.[key]}`).join(',')}"`;
-  };
-  const taints = options.taints.map(formatTaint).join(',');
-  const args = [
-    nodeLabelsFlag(options.labels),
-    taints === '' ? undefined : `--register-with-taints="${taints}"`,
-    k.maxPods !== undefined ? `--max-pods=${k.maxPods}` : undefined,
-    k.podsPerCore !== undefined ? `--pods-per-core=${k.podsPerCore}` : undefined,
-    joined('--system-reserved', k.systemReserved, '='),
-    joined('--kube-reserved', k.kubeReserved, '='),
-    joined('--eviction-hard', k.evictionHard, '<'),
-    joined('--eviction-soft', k.evictionSoft, '<'),
-    joined('--eviction-soft-grace-period', k.evictionSoftGracePeriod, '='),
-    k.evictionMaxPodGracePeriod !== undefined
-      ? `--eviction-max-pod-grace-period=${k.evictionMaxPodGracePeriod}`
-      : undefined,
-    k.imageGCHighThresholdPercent !== undefined
-      ? `--image-gc-high-threshold=${k.imageGCHighThresholdPercent}`
-      : undefined,
-    k.imageGCLowThresholdPercent !== undefined
-      ? `--image-gc-low-threshold=${k.imageGCLowThresholdPercent}`
-      : undefined,
-    k.cpuCFSQuota !== undefined ? `--cpu-cfs-quota=${k.cpuCFSQuota}` : undefined,
-  ];
-  return args.filter((a): a is string => a !== undefined);
 }

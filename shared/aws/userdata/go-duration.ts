@@ -1,5 +1,6 @@
-import { ValidationError } from '../../core/model/errors';
+import { isValidationError, ValidationError } from '../../core/model/errors';
 import { goDurationNanoseconds } from '../../core/model/go-duration';
+import type { BootstrapOptions } from './bootstrap-options';
 
 /**
  * A Go duration (`1m30s`, `90s`, `1.5h`) written as Go's `time.Duration.String` writes it
@@ -54,4 +55,25 @@ function withFraction(value: bigint, digits: number): string {
 function fractionDigits(remainder: bigint, digits: number): string {
   if (remainder === 0n) return '';
   return `.${remainder.toString().padStart(digits, '0').replace(/0+$/, '')}`;
+}
+
+/**
+ * spec.kubelet.evictionSoftGracePeriod as Karpenter writes it into every family's bootstrap: each
+ * duration through Go's time.Duration.String (`90s` → `1m30s`), since Karpenter holds them as
+ * metav1.Duration; undefined when unset.
+ *
+ * @throws ValidationError naming the EC2NodeClass and the signal's field when one is no Go duration
+ */
+export function evictionSoftGracePeriods(options: BootstrapOptions): Record<string, string> | undefined {
+  const periods = options.kubelet.evictionSoftGracePeriod;
+  if (periods === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const [signal, period] of Object.entries(periods)) {
+    try {
+      out[signal] = goDurationString(period, `spec.kubelet.evictionSoftGracePeriod.${signal}`);
+    } catch (e) {
+      throw isValidationError(e) ? e.at({ object: `EC2NodeClass/${options.nodeClassName}` }) : e;
+    }
+  }
+  return out;
 }

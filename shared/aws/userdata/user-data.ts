@@ -4,17 +4,19 @@ import type { BootstrapOptions } from './bootstrap-options';
 import { bottlerocketUserData } from './bottlerocket';
 import { eksBootstrapUserData } from './eks-bootstrap';
 import { nodeadmUserData } from './nodeadm';
+import { windowsUserData } from './windows';
 
 /**
  * The user data a node of `family` boots with, as plain text:
  * - AL2023: nodeadm NodeConfig in a MIME archive, merged with the EC2NodeClass's userData;
  * - AL2: bootstrap.sh in a MIME archive, merged likewise;
  * - Bottlerocket: TOML settings merged into the EC2NodeClass's TOML;
+ * - Windows2019/2022/2025: a PowerShell script running the EC2NodeClass's userData, then
+ *   Start-EKSBootstrap.ps1;
  * - Custom: the EC2NodeClass's userData exactly as given (kOps and other bootstrappers), or
  *   undefined when it has none.
  *
- * @throws ValidationError naming the EC2NodeClass and the field: spec.userData when it cannot be
- *   merged, spec.amiFamily for the Windows families, which podlift does not bootstrap yet
+ * @throws ValidationError naming the EC2NodeClass and spec.userData when it cannot be merged
  */
 export function userDataText(family: AmiFamily, options: BootstrapOptions): string | undefined {
   switch (family) {
@@ -29,16 +31,7 @@ export function userDataText(family: AmiFamily, options: BootstrapOptions): stri
     case 'Windows2019':
     case 'Windows2022':
     case 'Windows2025':
-      throw new ValidationError(
-        [
-          {
-            field: 'spec.amiFamily',
-            value: family,
-            message: 'podlift does not generate Windows user data yet',
-          },
-        ],
-        { object: `EC2NodeClass/${options.nodeClassName}` },
-      );
+      return windowsUserData(options);
   }
 }
 

@@ -276,14 +276,29 @@ function passthroughKeys(k: Readonly<Record<string, unknown>>): string[] {
 }
 
 /**
- * Why the family cannot apply these kubelet settings (Karpenter's validateKubeletFieldsSupported),
- * or undefined: only AL2023 renders any setting through, and Custom applies none of them.
+ * Why the family cannot apply these kubelet settings, or undefined (aws/karpenter-provider-aws
+ * pkg/controllers/nodeclass/validation.go validateKubeletFieldsSupported): only AL2023 renders
+ * any setting through, and Custom applies none of them; Bottlerocket has no podsPerCore; AL2,
+ * Bottlerocket and Windows take one cluster DNS address (`--dns-cluster-ip`, `cluster-dns-ip`,
+ * `-DNSClusterIP`), so a second one would be dropped.
  */
 export function kubeletFamilyProblem(k: KubeletInput, family: AmiFamily): string | undefined {
   if (family === 'AL2023' || family === 'Custom') return undefined;
   const unsupported = passthroughKeys(k);
-  if (unsupported.length === 0) return undefined;
-  return `spec.kubelet has fields not applied by the ${family} AMI family that would be silently dropped: ${unsupported.join(', ')}`;
+  if (k.podsPerCore !== undefined && family === 'Bottlerocket') unsupported.push('podsPerCore');
+  const messages: string[] = [];
+  if (unsupported.length > 0) {
+    messages.push(
+      `spec.kubelet has fields not applied by the ${family} AMI family that would be silently dropped: ${unsupported.sort().join(', ')}`,
+    );
+  }
+  const dns = k.clusterDNS?.length ?? 0;
+  if (dns > 1) {
+    messages.push(
+      `spec.kubelet.clusterDNS: the ${family} AMI family doesn't accept multiple entries, only one, but ${dns} were set`,
+    );
+  }
+  return messages.length === 0 ? undefined : messages.join('; ');
 }
 
 /** The contract's shape: the typed settings present, the rest under `passthrough`. */

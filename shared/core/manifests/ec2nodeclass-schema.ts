@@ -4,6 +4,7 @@ import {
   type BlockDeviceMapping,
   DEFAULT_ROOT_VOLUME_BYTES,
   type EC2NodeClass,
+  isWindowsFamily,
 } from '../model/ec2nodeclass';
 import type { ValidationLocation } from '../model/errors';
 import { resourceValue } from '../model/quantity';
@@ -218,13 +219,22 @@ function defaultRootDevice(family: AmiFamily): string | undefined {
   }
 }
 
+/** The Windows families' default root volume: 50Gi on /dev/sda1 (Karpenter's amifamily/windows.go DefaultBlockDeviceMappings). */
+const WINDOWS_ROOT_VOLUME_BYTES = 50 * 1024 ** 3;
+
+/**
+ * The node's ephemeral-storage (aws/karpenter-provider-aws pkg/providers/instancetype/types.go
+ * ephemeralStorage): the rootVolume mapping's size, else the family's root device's, else the
+ * family's default mapping (Windows' 50Gi), else 20Gi.
+ */
 function rootVolumeBytes(mappings: readonly BlockDeviceMapping[], family: AmiFamily): number {
   const device = defaultRootDevice(family);
   const root =
     mappings.find((m) => m.rootVolume === true) ??
     (device !== undefined ? mappings.find((m) => m.deviceName === device) : undefined);
   const size = root?.ebs?.volumeSize;
-  return size !== undefined ? resourceValue('ephemeral-storage', size) : DEFAULT_ROOT_VOLUME_BYTES;
+  if (size !== undefined) return resourceValue('ephemeral-storage', size);
+  return isWindowsFamily(family) ? WINDOWS_ROOT_VOLUME_BYTES : DEFAULT_ROOT_VOLUME_BYTES;
 }
 
 function toBlockDeviceMapping(m: NonNullable<Spec['blockDeviceMappings']>[number]): BlockDeviceMapping {
@@ -283,7 +293,7 @@ function toEC2NodeClass(m: Manifest): EC2NodeClass {
     ...optional('context', s.context),
     rootVolumeBytes: rootVolumeBytes(blockDeviceMappings, amiFamily),
     ...optional('status', m.status),
-    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s, m.status, amiFamily)],
+    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s, m.status)],
   };
 }
 

@@ -1,5 +1,3 @@
-import type { AmiFamily } from '../model/ec2nodeclass';
-
 /**
  * What an EC2NodeClass may set, Karpenter v1.14 honours, and podlift accepts but honours only in
  * part or not at all: one sentence per setting, naming the field and what is ignored, so that a
@@ -19,7 +17,6 @@ interface WarnedSpec {
 export function launchWarnings(
   spec: WarnedSpec,
   status: Readonly<Record<string, unknown>> | undefined,
-  family: AmiFamily,
 ): string[] {
   const warnings: string[] = [];
   if ((spec.networkInterfaces?.length ?? 0) > 0) {
@@ -51,10 +48,5 @@ export function launchWarnings(
       );
     }
   });
-  if (family === 'Windows2025' || family === 'Windows2019' || family === 'Windows2022') {
-    warnings.push(
-      `amiFamily ${family}: podlift does not generate Windows user data yet, so it cannot launch these nodes`,
-    );
-  }
   return warnings;
 }

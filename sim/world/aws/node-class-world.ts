@@ -36,6 +36,14 @@ export function al2023Path(arch: 'x86_64' | 'arm64', variant: 'standard' | 'nvid
   return `/aws/service/eks/optimized-ami/${k8s}/amazon-linux-2023/${arch}/${variant}/recommended/image_id`;
 }
 
+/**
+ * AWS's public parameter for the latest EKS optimized Windows Server Core AMI (the one
+ * Karpenter's amifamily/windows.go DescribeImageQuery reads).
+ */
+export function windowsPath(year: '2019' | '2022' | '2025', k8s = K8S) {
+  return `/aws/service/ami-windows-latest/Windows_Server-${year}-English-Core-EKS_Optimized-${k8s}/image_id`;
+}
+
 /** An AMI id parameter as AWS publishes it. */
 export function amiParameter(name: string, value: string): ParameterSeed {
   return { name, value, dataType: 'aws:ec2:image' };

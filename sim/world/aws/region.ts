@@ -69,6 +69,26 @@ export const AL2023_IMAGES = {
   },
 } as const satisfies Record<string, ImageSeed>;
 
+/** EKS optimized Windows Server Core AMIs (amd64 only), as AWS names them, for the world's Kubernetes version. */
+export const WINDOWS_IMAGES = {
+  windows2019: {
+    id: 'ami-00000000000000019',
+    name: `Windows_Server-2019-English-Core-EKS_Optimized-${K8S}-2025.12.01`,
+    architecture: 'x86_64',
+    creationDate: '2025-12-01T00:00:00Z',
+    ownerAlias: 'amazon',
+    platform: 'windows',
+  },
+  windows2022: {
+    id: 'ami-00000000000000022',
+    name: `Windows_Server-2022-English-Core-EKS_Optimized-${K8S}-2025.12.01`,
+    architecture: 'x86_64',
+    creationDate: '2025-12-01T00:00:00Z',
+    ownerAlias: 'amazon',
+    platform: 'windows',
+  },
+} as const satisfies Record<string, ImageSeed>;
+
 /** On-demand USD per hour of the general-purpose and GPU types the worlds launch. */
 export const ON_DEMAND_PRICES: Readonly<Record<string, number>> = {
   'm6g.large': 0.077,

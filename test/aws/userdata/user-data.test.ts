@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeadmUserData } from '../../../shared/aws/userdata/nodeadm';
-import { USER_DATA_LIMIT_BYTES, userDataBase64, userDataText } from '../../../shared/aws/userdata/user-data';
+import { USER_DATA_LIMIT_BYTES, userDataBase64 } from '../../../shared/aws/userdata/user-data';
+import { windowsUserData } from '../../../shared/aws/userdata/windows';
 import { isValidationError } from '../../../shared/core/model/errors';
 import { nodeClass } from '../../../sim/world/builders';
 import { bootstrap, decode } from './fixtures';
@@ -49,19 +50,10 @@ describe('userDataBase64', () => {
     );
   });
 
-  it('refuses the Windows families with an error naming the EC2NodeClass and spec.amiFamily', () => {
-    let error: unknown;
-    try {
-      userDataText(
-        'Windows2022',
-        bootstrap({ nodeClass: nodeClass({ name: 'win', amiFamily: 'Windows2022' }) }),
-      );
-    } catch (e) {
-      error = e;
+  it('gives every Windows family the Start-EKSBootstrap PowerShell script', () => {
+    for (const family of ['Windows2019', 'Windows2022', 'Windows2025'] as const) {
+      const options = bootstrap({ nodeClass: nodeClass({ name: 'win', amiFamily: family }) });
+      expect(decode(userDataBase64(family, options))).toBe(windowsUserData(options));
     }
-    expect(isValidationError(error)).toBe(true);
-    expect(String((error as Error).message)).toBe(
-      'EC2NodeClass/win: spec.amiFamily: podlift does not generate Windows user data yet (got "Windows2022")',
-    );
   });
 });

@@ -306,6 +306,37 @@ describe('kubelet settings', () => {
   });
 });
 
+describe('kube-reserved memory per AMI family', () => {
+  // aws/karpenter-provider-aws pkg/providers/instancetype/suite_test.go "should set max-pods to
+  // user-defined value": t3.large (3 ENIs × 12 IPv4, 35 ENI-limited pods) with maxPods 10 →
+  // 11 × 35 + 255 for the ENI-limited families, 11 × 10 + 255 for Bottlerocket and Windows; and
+  // without maxPods Windows is not ENI-limited: 110 pods and 11 × 110 + 255
+  // ("should reserve ENIs ..." entries; its ENI reservation does not change Windows).
+  const t3 = info('t3.large');
+  const kubeReservedMiB = (family: AmiFamily, kubelet: KubeletConfiguration) =>
+    (overheadOf(t3, capacityOf(t3, kubelet, ROOT_VOLUME, family), kubelet, family).kubeReserved[MEMORY] ??
+      0) / MiB;
+  it.each([
+    ['AL2', 10, 640],
+    ['AL2023', 10, 640],
+    ['Custom', 10, 640],
+    ['Bottlerocket', 10, 365],
+    ['Windows2019', 10, 365],
+    ['Windows2022', 10, 365],
+    ['Windows2025', 10, 365],
+  ] as const)('%s with maxPods %i reserves %i Mi', (family, maxPods, mib) => {
+    expect(podsOf(t3, { maxPods }, family)).toBe(maxPods);
+    expect(kubeReservedMiB(family, { maxPods })).toBe(mib);
+  });
+  it.each(['Windows2019', 'Windows2022', 'Windows2025'] as const)(
+    '%s without maxPods has 110 pods and reserves 1465 Mi',
+    (family) => {
+      expect(podsOf(t3, {}, family)).toBe(110);
+      expect(kubeReservedMiB(family, {})).toBe(1465);
+    },
+  );
+});
+
 describe('extended resources in capacity', () => {
   it('reports GPUs, Neuron devices and cores, pod ENIs and EFA', () => {
     expect(capacityOf(info('p4d.24xlarge'), undefined, ROOT_VOLUME)).toMatchObject({
@@ -318,6 +349,20 @@ describe('extended resources in capacity', () => {
       [NEURON_CORE]: 2,
     });
     expect(capacityOf(info('g4ad.xlarge'), undefined, ROOT_VOLUME)[AMD_GPU]).toBe(1);
+  });
+
+  it('offers vpc.amazonaws.com/PrivateIPv4Address on Windows only, and not for a type the VPC limits table lacks', () => {
+    // Karpenter's types.go privateIPv4Address (Limits[type].IPv4PerInterface - 1, else 0) and
+    // suite_test.go "should not launch instance type for vpc.amazonaws.com/PrivateIPv4Address if
+    // VPC resource controller doesn't advertise it".
+    expect(capacityOf(info('m5.large'), undefined, ROOT_VOLUME, 'Windows2022')[PRIVATE_IPV4_ADDRESS]).toBe(9);
+    expect(
+      capacityOf(info('m5.large'), undefined, ROOT_VOLUME, 'AL2023')[PRIVATE_IPV4_ADDRESS],
+    ).toBeUndefined();
+    expect(info('hpc6a.48xlarge').eni).toBeNull();
+    expect(
+      capacityOf(info('hpc6a.48xlarge'), undefined, ROOT_VOLUME, 'Windows2022')[PRIVATE_IPV4_ADDRESS],
+    ).toBeUndefined();
   });
 
   it('leaves zero-valued extended resources out', () => {

@@ -39,18 +39,17 @@ function rejection(m: unknown): string {
 }
 
 describe('EC2NodeClass fields of Karpenter v1.14', () => {
-  it('accepts the windows2025 alias and amiFamily Windows2025, saying the family cannot launch yet', () => {
+  it('accepts the windows2025 alias and amiFamily Windows2025 without a warning (podlift bootstraps Windows)', () => {
     const byAlias = parseEC2NodeClass(
       manifest({ 'spec.amiSelectorTerms': [{ alias: 'windows2025@latest' }] }),
     );
     expect(byAlias.amiFamily).toBe('Windows2025');
-    expect(byAlias.warnings).toContainEqual(
-      expect.stringMatching(/amiFamily Windows2025: .*Windows user data/),
-    );
+    expect(byAlias.warnings).toEqual([]);
     const byFamily = parseEC2NodeClass(
       manifest({ 'spec.amiSelectorTerms': [{ id: 'ami-0123' }], 'spec.amiFamily': 'Windows2025' }),
     );
     expect(byFamily.amiFamily).toBe('Windows2025');
+    expect(byFamily.warnings).toEqual([]);
     expect(rejection(manifest({ 'spec.amiSelectorTerms': [{ alias: 'windows2025@v1' }] }))).toContain(
       "windows families may only specify version 'latest'",
     );
@@ -198,6 +197,57 @@ describe('EC2NodeClass kubelet settings beyond Karpenter v1.14 (Karpenter main, 
     ).toContain('not applied by the AL2 AMI family');
     const custom = parseEC2NodeClass(manifest({ 'spec.amiFamily': 'Custom', 'spec.kubelet': extra }));
     expect(custom.kubelet?.passthrough).toEqual(extra);
+  });
+
+  // aws/karpenter-provider-aws pkg/controllers/nodeclass/validation_test.go "should reject a
+  // kubelet field the AMI family won't apply" and "should accept multiple clusterDNS entries on AL2023".
+  it.each([
+    [
+      'passthrough field on Windows',
+      'windows2022@latest',
+      { registryPullQPS: 10 },
+      'not applied by the Windows2022 AMI family that would be silently dropped: registryPullQPS',
+    ],
+    [
+      'podsPerCore on Bottlerocket',
+      'bottlerocket@latest',
+      { podsPerCore: 10 },
+      'not applied by the Bottlerocket AMI family that would be silently dropped: podsPerCore',
+    ],
+    [
+      'multiple clusterDNS entries on AL2',
+      'al2@latest',
+      { clusterDNS: ['10.0.0.10', '10.0.0.11'] },
+      "spec.kubelet.clusterDNS: the AL2 AMI family doesn't accept multiple entries, only one, but 2 were set",
+    ],
+    [
+      'multiple clusterDNS entries on Bottlerocket',
+      'bottlerocket@latest',
+      { clusterDNS: ['10.0.0.10', '10.0.0.11'] },
+      "the Bottlerocket AMI family doesn't accept multiple entries",
+    ],
+    [
+      'multiple clusterDNS entries on Windows',
+      'windows2022@latest',
+      { clusterDNS: ['10.0.0.10', '10.0.0.11'] },
+      "the Windows2022 AMI family doesn't accept multiple entries",
+    ],
+  ])('refuses %s', (_name, alias, kubelet, message) => {
+    expect(rejection(manifest({ 'spec.amiSelectorTerms': [{ alias }], 'spec.kubelet': kubelet }))).toContain(
+      message,
+    );
+  });
+
+  it('accepts multiple clusterDNS entries on AL2023, which renders the whole list, and podsPerCore on Windows', () => {
+    const dns = ['10.0.0.10', '10.0.0.11'];
+    expect(parseEC2NodeClass(manifest({ 'spec.kubelet': { clusterDNS: dns } })).kubelet?.clusterDNS).toEqual(
+      dns,
+    );
+    const windows = manifest({
+      'spec.amiSelectorTerms': [{ alias: 'windows2022@latest' }],
+      'spec.kubelet': { podsPerCore: 10, clusterDNS: ['10.0.0.10'] },
+    });
+    expect(parseEC2NodeClass(windows).kubelet).toEqual({ podsPerCore: 10, clusterDNS: ['10.0.0.10'] });
   });
 
   it('refuses a name that is no kubelet setting, and registerWithTaints, which podlift sets', () => {

@@ -302,6 +302,16 @@ describe('parseEC2NodeClass', () => {
       expect(withMappings([{ deviceName: '/dev/xvdb', ebs: { volumeSize: '80Gi' } }])).toBe(20 * GI);
       expect(withMappings([{ deviceName: '/dev/xvda', ebs: { snapshotID: 'snap-1' } }])).toBe(20 * GI);
     });
+
+    it("defaults to the Windows families' 50Gi /dev/sda1 (Karpenter's ephemeralStorage falls back to the family's default mappings)", () => {
+      for (const alias of ['windows2019@latest', 'windows2022@latest']) {
+        expect(withMappings([], alias)).toBe(50 * GI);
+        expect(withMappings([{ deviceName: '/dev/xvdb', ebs: { volumeSize: '80Gi' } }], alias)).toBe(50 * GI);
+        expect(withMappings([{ deviceName: '/dev/sda1', ebs: { volumeSize: '120Gi' } }], alias)).toBe(
+          120 * GI,
+        );
+      }
+    });
   });
 
   it('names the source and the EC2NodeClass in errors', () => {

@@ -41,6 +41,7 @@ describe('example scenarios', () => {
         'spot-to-spot-off.yaml',
         'static-drift.yaml',
         'spot-reclaim-kubelet-dies.yaml',
+        'windows-beside-linux.yaml',
         'stuck-finalizer.yaml',
         'zonal-spread-after-ice.yaml',
       ]),

@@ -217,6 +217,12 @@ export class FakeEc2 extends FakeAwsService {
     return this.images.addImage(seed);
   }
 
+  /** An AMI as DescribeImages describes it, for the world's stand-ins (the kubelet boots what it runs). */
+  image(imageId: string): Image | undefined {
+    const image = this.images.image(imageId);
+    return image === undefined ? undefined : structuredClone(image);
+  }
+
   /** Moves an image to another state, e.g. `pending` → `available` when its registration completes. */
   setImageState(imageId: string, state: ImageState): void {
     this.images.setImageState(imageId, state);

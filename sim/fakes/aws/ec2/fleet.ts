@@ -19,6 +19,7 @@ import {
   fleetError,
 } from './fleet-pools';
 import { FleetClientTokens } from './fleet-tokens';
+import { WINDOWS_PLATFORM } from './images';
 import type { InstanceLaunch } from './instance-launch';
 import { mergeTags, tagsFor, validateTagSpecifications } from './tags';
 
@@ -191,10 +192,14 @@ export class Ec2Fleet {
     const data = pool.template.data;
     const templateTags = (type: string) =>
       (data.TagSpecifications ?? []).filter((s) => s.ResourceType === type).flatMap((s) => s.Tags ?? []);
+    const imageId = pool.override.ImageId ?? data.ImageId;
+    const windows =
+      imageId !== undefined && this.families.images.image(imageId)?.Platform === WINDOWS_PLATFORM;
     return this.families.instances.launch({
       ...pool,
       data,
-      imageId: pool.override.ImageId ?? data.ImageId,
+      imageId,
+      ...(windows ? { platform: 'windows' as const } : {}),
       launchIndex,
       reservationId,
       ...this.placementGroupOf(data),

@@ -4,6 +4,7 @@ import type {
   DescribeImagesCommandOutput,
   Image,
   ImageState,
+  PlatformValues,
 } from '@aws-sdk/client-ec2';
 import type { OperationOutput } from '../fake-service';
 import type { Ec2Context } from './context';
@@ -35,6 +36,11 @@ export interface ImageSeed {
   readonly public?: boolean;
   readonly description?: string;
   readonly tags?: TagRecord;
+  /**
+   * `windows` for a Windows AMI (EC2 sets `Platform` only for Windows): it boots from /dev/sda1
+   * and the instances launched from it are billed and described as Windows. @default Linux/UNIX
+   */
+  readonly platform?: 'windows';
 }
 
 const AMAZON_OWNER_ID = '137112412989';
@@ -52,6 +58,8 @@ const IMAGE_FILTERS: FilterFields<Image> = {
   'image-type': (i) => [i.ImageType],
   'root-device-type': (i) => [i.RootDeviceType],
   'virtualization-type': (i) => [i.VirtualizationType],
+  // EC2: "The platform. The only supported value is windows."
+  platform: (i) => [i.Platform],
 };
 
 /** The AMIs the account can see: its own and public ones such as Amazon's EKS-optimized images. */
@@ -62,6 +70,7 @@ export class Ec2Images {
 
   addImage(seed: ImageSeed): Image {
     const ownerAlias = seed.ownerAlias;
+    const windows = seed.platform === 'windows';
     const image: Image = {
       ImageId: seed.id ?? `ami-${this.context.hexId(17)}`,
       Name: seed.name,
@@ -74,8 +83,10 @@ export class Ec2Images {
       ...(ownerAlias === undefined ? {} : { ImageOwnerAlias: ownerAlias }),
       Public: seed.public ?? ownerAlias !== undefined,
       ImageType: 'machine',
+      ...(windows ? { Platform: WINDOWS_PLATFORM } : {}),
+      ...platformDetails(windows),
       Hypervisor: 'xen',
-      RootDeviceName: '/dev/xvda',
+      RootDeviceName: windows ? '/dev/sda1' : '/dev/xvda',
       RootDeviceType: 'ebs',
       VirtualizationType: 'hvm',
       EnaSupport: true,
@@ -139,6 +150,24 @@ export class Ec2Images {
         (image.ImageOwnerAlias !== undefined && owner === image.ImageOwnerAlias),
     );
   }
+}
+
+/**
+ * `Platform` of Windows AMIs and instances. EC2 answers `windows`, lower case ("This value is set
+ * to windows for Windows AMIs; otherwise, it is blank"), although the SDK's PlatformValues enum
+ * spells it `Windows`; the SDK does not check enums, so readers must compare case-insensitively.
+ */
+export const WINDOWS_PLATFORM = 'windows' as PlatformValues;
+
+/**
+ * What EC2 reports of the operating system an AMI (and an instance launched from it) is billed
+ * as: `Windows` with usage operation `RunInstances:0002` (license included), else `Linux/UNIX`
+ * with `RunInstances` (EC2 user guide, "AMI billing information fields").
+ */
+export function platformDetails(windows: boolean): { PlatformDetails: string; UsageOperation: string } {
+  return windows
+    ? { PlatformDetails: 'Windows', UsageOperation: 'RunInstances:0002' }
+    : { PlatformDetails: 'Linux/UNIX', UsageOperation: 'RunInstances' };
 }
 
 function isoString(value: string | Date): string {

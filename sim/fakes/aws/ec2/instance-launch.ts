@@ -8,6 +8,7 @@ import type {
 } from '@aws-sdk/client-ec2';
 import type { Ec2Context } from './context';
 import type { Pool } from './fleet-capacity';
+import { platformDetails, WINDOWS_PLATFORM } from './images';
 import type { Ec2Network, SubnetRecord } from './network';
 
 /**
@@ -20,6 +21,8 @@ export interface InstanceLaunch extends Pool {
   readonly info: InstanceTypeInfo;
   readonly data: RequestLaunchTemplateData;
   readonly imageId: string | undefined;
+  /** `windows` when launched from a Windows AMI. */
+  readonly platform?: 'windows';
   readonly subnet: SubnetRecord | undefined;
   readonly tags: Tag[];
   readonly volumeTags: Tag[];
@@ -69,7 +72,7 @@ export function launchedInstance(
     Architecture: (launch.info.ProcessorInfo?.SupportedArchitectures?.[0] ?? 'x86_64') as ArchitectureValues,
     Hypervisor: 'xen',
     VirtualizationType: 'hvm',
-    RootDeviceName: '/dev/xvda',
+    RootDeviceName: launch.platform === 'windows' ? '/dev/sda1' : '/dev/xvda',
     RootDeviceType: 'ebs',
     EbsOptimized: true,
     EnaSupport: true,
@@ -91,7 +94,7 @@ export function launchedInstance(
       : {}),
     StateTransitionReason: '',
     Tags: launch.tags,
-    PlatformDetails: 'Linux/UNIX',
-    UsageOperation: 'RunInstances',
+    ...(launch.platform === 'windows' ? { Platform: WINDOWS_PLATFORM } : {}),
+    ...platformDetails(launch.platform === 'windows'),
   };
 }

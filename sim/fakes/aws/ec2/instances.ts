@@ -80,6 +80,8 @@ const INSTANCE_FILTERS: FilterFields<Instance> = {
   'iam-instance-profile.arn': (i) => [i.IamInstanceProfile?.Arn],
   'instance.group-id': (i) => (i.SecurityGroups ?? []).map((g) => g.GroupId),
   architecture: (i) => [i.Architecture],
+  // EC2: "The platform. To list only Windows instances, use windows."
+  platform: (i) => [i.Platform],
 };
 
 /**
