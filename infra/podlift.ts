@@ -10,6 +10,7 @@ import { KUBERNETES_GROUP_OF } from '../shared/core/contracts/kubernetes-identit
 import type { FunctionName } from '../shared/core/contracts/routing';
 import { acknowledgeFindings } from './nag';
 import { PodliftAlarms } from './parts/alarms';
+import { ClusterInstall } from './parts/cluster-install';
 import { ClusterIdentities, kopsParameterArn, NodeIdentity } from './parts/cluster-identities';
 import { controllerStatements, terminationStatements } from './parts/controller-policy';
 import { PodliftDashboard } from './parts/dashboard';
@@ -47,6 +48,8 @@ export class Podlift extends Construct {
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
   /** The cluster's name, as given. */
   readonly clusterName: string;
+  /** The custom resource installing manifests/ in the cluster; absent when `installManifests` is off. */
+  readonly install?: ClusterInstall;
   /** Dead letters, function errors and throttles, interruption queue age, a failing provisioner. */
   readonly alarms: PodliftAlarms;
   /** The CloudWatch dashboard `podlift-<cluster>` of the functions' metrics. */
@@ -147,12 +150,22 @@ export class Podlift extends Construct {
       this.grantPutEvents(this.watcherRole);
     }
     this.watcherImageUri = (props.watcherImage ?? WatcherImage.fromBuild()).bind(this);
+    if (resolved.installManifests) {
+      this.install = new ClusterInstall(this, 'Install', {
+        clusterName,
+        eventBusName: this.eventBus.eventBusName,
+        watcherImageUri: this.watcherImageUri,
+        logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        dependsOn: [identities, ...(this.watcherRole ? [this.watcherRole] : [])],
+      });
+    }
     if (props.nodePools) new NodePoolParameters(this, 'NodePools', { clusterName, sources: props.nodePools });
     acknowledgeFindings({
       clusterName,
       policies: [controllerPolicy, terminationPolicy],
       functions,
       ...(props.nodeRole ? {} : { nodeRole: nodes.role }),
+      ...(this.install ? { install: this.install } : {}),
     });
   }
 

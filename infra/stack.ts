@@ -39,11 +39,19 @@ export class PodliftStack extends Stack {
     output('InstanceProfileName', p.instanceProfile.instanceProfileName, 'or spec.instanceProfile');
     if (p.watcherRole) output('WatcherRoleArn', p.watcherRole.roleArn, "The watcher's role");
     output('WatcherImageUri', p.watcherImageUri, 'The watcher image');
-    output(
-      'ApplyManifestsCommand',
-      applyManifestsCommand(p.clusterName, p.eventBus.eventBusName, this.region, p.watcherImageUri),
-      'Run from the repository root',
-    );
+    if (p.install) {
+      output(
+        'ManifestsInstalled',
+        p.install.resource.ref,
+        'manifests/ is applied by this stack (Custom::PodliftManifests); the watcher is rolled out',
+      );
+    } else {
+      output(
+        'ApplyManifestsCommand',
+        applyManifestsCommand(p.clusterName, p.eventBus.eventBusName, this.region, p.watcherImageUri),
+        'Run from the repository root',
+      );
+    }
   }
 }
 

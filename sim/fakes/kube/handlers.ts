@@ -4,6 +4,7 @@
  */
 import { evictPod } from './eviction';
 import type { KubeObject } from './kube-object';
+import { patchContentTypes } from './patch';
 import { isJsonObject } from './kube-object';
 import { apiVersionOf } from './resources';
 import type { KubeVerb, ResourceRoute } from './routes';
@@ -73,6 +74,15 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
       };
     }
     case 'patch':
+      if (isApply(request.contentType)) {
+        if (status) throw methodNotAllowed(verb);
+        const applied = store.apply(resource, name ?? '', body, {
+          namespace,
+          fieldManager: query.get('fieldManager') ?? undefined,
+          force: query.get('force') === 'true',
+        });
+        return { status: applied.created ? 201 : 200, body: applied.object };
+      }
       return {
         status: 200,
         body: store.patch(resource, name ?? '', body, request.contentType, {
@@ -138,6 +148,10 @@ function listBody(
     // Built-in lists carry apiVersion/kind once, on the list; custom resource items keep theirs.
     items: resource.custom ? page.items : page.items.map(({ apiVersion: _v, kind: _k, ...item }) => item),
   };
+}
+
+function isApply(contentType: string): boolean {
+  return contentType.split(';')[0].trim().toLowerCase() === patchContentTypes.apply;
 }
 
 function deleteOptionsFromQuery(query: URLSearchParams): Record<string, unknown> {
