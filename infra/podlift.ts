@@ -10,8 +10,8 @@ import { KUBERNETES_GROUP_OF } from '../shared/core/contracts/kubernetes-identit
 import type { FunctionName } from '../shared/core/contracts/routing';
 import { acknowledgeFindings } from './nag';
 import { PodliftAlarms } from './parts/alarms';
-import { ClusterInstall } from './parts/cluster-install';
 import { ClusterIdentities, kopsParameterArn, NodeIdentity } from './parts/cluster-identities';
+import { ClusterInstall } from './parts/cluster-install';
 import { controllerStatements, terminationStatements } from './parts/controller-policy';
 import { PodliftDashboard } from './parts/dashboard';
 import { FUNCTION_SIZING, PodliftFunctions } from './parts/functions';

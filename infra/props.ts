@@ -172,7 +172,8 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
     if (!DNS_LABEL.test(value) || value.length > 63) throw bad(field, value, 'must be a DNS label');
   }
   const installManifests = props.installManifests ?? clusterAccess.kind === 'eks';
-  if (typeof installManifests !== 'boolean') throw bad('installManifests', installManifests, 'must be true or false');
+  if (typeof installManifests !== 'boolean')
+    throw bad('installManifests', installManifests, 'must be true or false');
   if (installManifests && clusterAccess.kind !== 'eks') {
     throw bad(
       'installManifests',

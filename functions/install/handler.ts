@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { INSTALL_MANIFESTS_ASSET } from '../../shared/core/contracts/install';
 import { EksClusterAccess } from '../../shared/aws/eks/eks-cluster-access';
 import { sdkClientConfig } from '../../shared/aws/sdk-client-config';
+import { INSTALL_MANIFESTS_ASSET } from '../../shared/core/contracts/install';
 import type { ManifestObject } from '../../shared/core/install/install-objects';
 import { BearerTokenKubeConfigSource } from '../../shared/kube/auth/bearer-token-kubeconfig-source';
 import { KubeClusterManifests } from '../../shared/kube/cluster-manifests';

@@ -83,7 +83,8 @@ export async function onInstallEvent(event: unknown, deps: InstallDeps): Promise
       throw failed(cluster, 'installing', error);
     }
   }
-  const previous = request.RequestType === 'Update' ? refsOf(request.OldResourceProperties?.Objects ?? []) : [];
+  const previous =
+    request.RequestType === 'Update' ? refsOf(request.OldResourceProperties?.Objects ?? []) : [];
   const pruned = await deleteAll(deps, cluster, pruneRefs(previous, objects.map(refOf)));
   return { PhysicalResourceId, Data: { Applied: objects.length, Pruned: pruned, Deleted: 0 } };
 }
@@ -106,7 +107,9 @@ export async function isInstallComplete(event: unknown, deps: InstallDeps): Prom
   if (!deployment) throw new InstallError(`podlift's manifests have no Deployment ${WATCHER_DEPLOYMENT}`);
   const live = await deps.manifests.read(refOf(deployment));
   if (!live) {
-    throw new InstallError(`${formatRef(refOf(deployment))} is gone from cluster ${request.ResourceProperties.ClusterName}`);
+    throw new InstallError(
+      `${formatRef(refOf(deployment))} is gone from cluster ${request.ResourceProperties.ClusterName}`,
+    );
   }
   const rollout = deploymentRollout(live as unknown as DeploymentState);
   if (rollout.state === 'failed') throw new InstallError(rollout.message);
@@ -128,7 +131,10 @@ async function deleteAll(deps: InstallDeps, cluster: string, refs: readonly Obje
 function refsOf(texts: readonly string[]): ObjectRef[] {
   return texts.map((text) => {
     const ref = parseRef(text);
-    if (!ref) throw new InstallError(`the installer's property Objects holds ${JSON.stringify(text)}, not an object reference`);
+    if (!ref)
+      throw new InstallError(
+        `the installer's property Objects holds ${JSON.stringify(text)}, not an object reference`,
+      );
     return ref;
   });
 }
@@ -144,5 +150,7 @@ function failed(cluster: string, doing: 'installing' | 'removing', error: unknow
     : /\bE(CONNREFUSED|CONNRESET|TIMEDOUT|NOTFOUND|HOSTUNREACH)\b|socket hang up|timed? ?out/i.test(message)
       ? " (the installer runs outside the cluster's VPC: the cluster's public endpoint must be enabled and allow AWS Lambda's addresses)"
       : '';
-  return new InstallError(`${doing} podlift's manifests in cluster ${cluster}: ${message}${hint}`, { cause: error });
+  return new InstallError(`${doing} podlift's manifests in cluster ${cluster}: ${message}${hint}`, {
+    cause: error,
+  });
 }

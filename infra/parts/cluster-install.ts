@@ -2,6 +2,7 @@ import { basename, join } from 'node:path';
 import {
   Aws,
   CustomResource,
+  custom_resources as cr,
   Duration,
   aws_eks as eks,
   aws_iam as iam,
@@ -11,7 +12,6 @@ import {
   RemovalPolicy,
   Stack,
   Stage,
-  custom_resources as cr,
   aws_stepfunctions as sfn,
 } from 'aws-cdk-lib';
 import { Construct, type IConstruct } from 'constructs';

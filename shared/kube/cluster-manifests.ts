@@ -1,4 +1,4 @@
-import { KubernetesObjectApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import { type KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { formatRef, type ManifestObject, type ObjectRef, refOf } from '../core/install/install-objects';
 import type { ClusterManifestsPort } from '../core/ports/cluster-manifests';
 import { isApiNotFound, kubeError } from './api-errors';
@@ -67,7 +67,11 @@ export class KubeClusterManifests implements ClusterManifestsPort {
   }
 }
 
-function header(ref: ObjectRef): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } {
+function header(ref: ObjectRef): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+} {
   return {
     apiVersion: ref.apiVersion,
     kind: ref.kind,

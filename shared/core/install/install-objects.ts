@@ -7,7 +7,11 @@
 export interface ManifestObject {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly [field: string]: unknown };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly [field: string]: unknown;
+  };
   readonly [field: string]: unknown;
 }
 
@@ -68,7 +72,9 @@ export function installObjects(base: readonly ManifestObject[], values: InstallV
 }
 
 function withWatcherImage(deployment: ManifestObject, image: string, digest: string): ManifestObject {
-  const spec = deployment.spec as { template: { metadata?: Record<string, unknown>; spec: { containers: { name: string }[] } } };
+  const spec = deployment.spec as {
+    template: { metadata?: Record<string, unknown>; spec: { containers: { name: string }[] } };
+  };
   const containers = spec.template.spec.containers;
   if (!containers.some((c) => c.name === WATCHER_CONTAINER)) {
     throw new Error(`podlift's Deployment ${WATCHER_DEPLOYMENT} has no container ${WATCHER_CONTAINER}`);
@@ -82,7 +88,10 @@ function withWatcherImage(deployment: ManifestObject, image: string, digest: str
         ...spec.template,
         metadata: {
           ...metadata,
-          annotations: { ...(metadata.annotations as object | undefined), [CONFIG_DIGEST_ANNOTATION]: digest },
+          annotations: {
+            ...(metadata.annotations as object | undefined),
+            [CONFIG_DIGEST_ANNOTATION]: digest,
+          },
         },
         spec: {
           ...spec.template.spec,

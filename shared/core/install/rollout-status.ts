@@ -14,7 +14,11 @@ export interface DeploymentState {
     readonly replicas?: number;
     readonly updatedReplicas?: number;
     readonly availableReplicas?: number;
-    readonly conditions?: readonly { readonly type: string; readonly reason?: string; readonly message?: string }[];
+    readonly conditions?: readonly {
+      readonly type: string;
+      readonly reason?: string;
+      readonly message?: string;
+    }[];
   };
 }
 

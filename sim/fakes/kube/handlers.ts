@@ -4,8 +4,8 @@
  */
 import { evictPod } from './eviction';
 import type { KubeObject } from './kube-object';
-import { patchContentTypes } from './patch';
 import { isJsonObject } from './kube-object';
+import { patchContentTypes } from './patch';
 import { apiVersionOf } from './resources';
 import type { KubeVerb, ResourceRoute } from './routes';
 import type { FakeServerVersion } from './server-version';

@@ -11,7 +11,6 @@ import type { KubeObject } from './kube-object';
 import { cloneObject, formatKubeTime, jsonEqual, sortedKeys, toKubeObject } from './kube-object';
 import { ListSnapshots } from './list-snapshots';
 import { patchedObject } from './patch-request';
-import { type ApplyOptions, checkApplyRequest, mergeApplied } from './server-side-apply';
 import type { KnownResource, ResourceType } from './resources';
 import { apiVersionOf, defaultResources, qualifiedName, ResourceRegistry } from './resources';
 import type { FieldRequirement, LabelRequirement } from './selectors';
@@ -22,6 +21,7 @@ import {
   parseLabelSelector,
   SelectorSyntaxError,
 } from './selectors';
+import { type ApplyOptions, checkApplyRequest, mergeApplied } from './server-side-apply';
 import { alreadyExists, badRequest, conflict, expired, invalid, KubeApiError, notFound } from './status';
 
 /** A resource named as kubectl does (`pods`, `nodeclaims.karpenter.sh`) or its descriptor. */
