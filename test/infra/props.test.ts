@@ -139,6 +139,19 @@ describe('context', () => {
     );
   });
 
+  it('reads installManifests as true or false, and nothing else', () => {
+    expect(
+      podliftPropsFromContext(context({ cluster: 'k', installManifests: 'false' })).installManifests,
+    ).toBe(false);
+    expect(
+      podliftPropsFromContext(context({ cluster: 'k', installManifests: 'true' })).installManifests,
+    ).toBe(true);
+    expect(podliftPropsFromContext(context({ cluster: 'k' }))).not.toHaveProperty('installManifests');
+    expect(() => podliftPropsFromContext(context({ cluster: 'k', installManifests: 'no' }))).toThrow(
+      'context installManifests "no" must be true or false',
+    );
+  });
+
   it('rejects a retention CloudWatch does not offer, echoing it', () => {
     expect(() => podliftPropsFromContext(context({ cluster: 'k', logRetentionDays: '31' }))).toThrow(
       'context logRetentionDays "31" must be one of',
