@@ -46,8 +46,26 @@ function clusterOf(event: unknown): string {
   return typeof props?.ClusterName === 'string' ? props.ClusterName : '';
 }
 
-/** The Provider framework's onEvent handler. */
-export const onEvent = (event: unknown) => onInstallEvent(event, installDeps(clusterOf(event)));
+function requestTypeOf(event: unknown): unknown {
+  return (event as { RequestType?: unknown }).RequestType;
+}
 
-/** The Provider framework's isComplete handler. */
-export const isComplete = (event: unknown) => isInstallComplete(event, installDeps(clusterOf(event)));
+/** The Provider framework's onEvent handler; one JSON log line says what it did. */
+export async function onEvent(event: unknown) {
+  const cluster = clusterOf(event);
+  const response = await onInstallEvent(event, installDeps(cluster));
+  console.info(
+    JSON.stringify({ message: 'manifests', requestType: requestTypeOf(event), cluster, ...response.Data }),
+  );
+  return response;
+}
+
+/** The Provider framework's isComplete handler; one JSON log line per poll. */
+export async function isComplete(event: unknown) {
+  const cluster = clusterOf(event);
+  const response = await isInstallComplete(event, installDeps(cluster));
+  console.info(
+    JSON.stringify({ message: 'rollout', requestType: requestTypeOf(event), cluster, ...response }),
+  );
+  return response;
+}

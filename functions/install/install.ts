@@ -92,6 +92,11 @@ export async function onInstallEvent(event: unknown, deps: InstallDeps): Promise
 /** The isComplete answer. */
 export interface CompletionResponse {
   readonly IsComplete: boolean;
+  /**
+   * kubectl's rollout message, for the installer's log (the framework reads only IsComplete and
+   * Data from the answer).
+   */
+  readonly Message: string;
 }
 
 /**
@@ -102,7 +107,7 @@ export interface CompletionResponse {
  */
 export async function isInstallComplete(event: unknown, deps: InstallDeps): Promise<CompletionResponse> {
   const request = installEvent.parse(event);
-  if (request.RequestType === 'Delete') return { IsComplete: true };
+  if (request.RequestType === 'Delete') return { IsComplete: true, Message: 'deleted' };
   const deployment = deps.base.find((o) => o.kind === 'Deployment' && o.metadata.name === WATCHER_DEPLOYMENT);
   if (!deployment) throw new InstallError(`podlift's manifests have no Deployment ${WATCHER_DEPLOYMENT}`);
   const live = await deps.manifests.read(refOf(deployment));
@@ -113,7 +118,7 @@ export async function isInstallComplete(event: unknown, deps: InstallDeps): Prom
   }
   const rollout = deploymentRollout(live as unknown as DeploymentState);
   if (rollout.state === 'failed') throw new InstallError(rollout.message);
-  return { IsComplete: rollout.state === 'done' };
+  return { IsComplete: rollout.state === 'done', Message: rollout.message };
 }
 
 async function deleteAll(deps: InstallDeps, cluster: string, refs: readonly ObjectRef[]): Promise<number> {

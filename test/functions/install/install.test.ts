@@ -126,11 +126,17 @@ describe('the installer custom resource', () => {
 
   it('is complete only once the watcher has rolled out (kubectl rollout status)', async () => {
     await onInstallEvent(create(), deps);
-    expect(await isInstallComplete(create(), deps)).toEqual({ IsComplete: false });
+    expect(await isInstallComplete(create(), deps)).toEqual({
+      IsComplete: false,
+      Message: 'Waiting for deployment spec update to be observed...',
+    });
 
     rolledOut();
 
-    expect(await isInstallComplete(create(), deps)).toEqual({ IsComplete: true });
+    expect(await isInstallComplete(create(), deps)).toEqual({
+      IsComplete: true,
+      Message: 'deployment "podlift-watcher" successfully rolled out',
+    });
   });
 
   it('fails the rollout for good when the Deployment exceeded its progress deadline', async () => {
@@ -197,7 +203,7 @@ describe('the installer custom resource', () => {
     });
     expect(after.status).toEqual(before.status);
     // The controller has not observed the new generation yet: not complete.
-    expect(await isInstallComplete(update(next, properties()), deps)).toEqual({ IsComplete: false });
+    expect(await isInstallComplete(update(next, properties()), deps)).toMatchObject({ IsComplete: false });
   });
 
   it('prunes on Update what the previous version applied and this one has not, never a CRD', async () => {
@@ -241,7 +247,7 @@ describe('the installer custom resource', () => {
     // The watcher stops first, the Namespace goes last.
     expect(deletes[0]?.path).toBe('/apis/apps/v1/namespaces/podlift/deployments/podlift-watcher');
     expect(deletes.at(-1)?.path).toBe('/api/v1/namespaces/podlift');
-    expect(await isInstallComplete(remove(), deps)).toEqual({ IsComplete: true });
+    expect(await isInstallComplete(remove(), deps)).toMatchObject({ IsComplete: true });
   });
 
   it('deletes idempotently: a second Delete finds nothing left and succeeds', async () => {
