@@ -5,6 +5,8 @@ import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
+import { INSTALL_HELP, type InstallCommandTools, installCommand } from './install';
+import { processInstallTools } from './install-tools';
 import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
@@ -49,6 +51,7 @@ Usage:
 Commands:
   plan    Plan, offline, the nodes podlift would launch for the pending pods of a YAML file
   kops    Print the EC2NodeClass and NodePool kOps generates for manager: Karpenter InstanceGroups
+  install Install podlift's in-cluster parts with your kubeconfig (kOps; EKS: cdk deploy does it)
 
 Options:
   -h, --help     Show help; podlift <command> --help shows a command's help
@@ -105,6 +108,17 @@ const COMMANDS: Readonly<
         usageError: (message) => new UsageError(message, 'kops'),
         stdout: io.stdout,
         stderr: io.stderr,
+      }),
+  },
+  install: {
+    help: INSTALL_HELP,
+    run: (args, io) =>
+      installCommand(args, {
+        ...processInstallTools(),
+        parseArgs: (a, options) =>
+          parseCommandArgs('install', a, options) as ReturnType<InstallCommandTools['parseArgs']>,
+        usageError: (message) => new UsageError(message, 'install'),
+        stdout: io.stdout,
       }),
   },
 };

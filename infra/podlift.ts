@@ -18,7 +18,7 @@ import { FUNCTION_SIZING, PodliftFunctions } from './parts/functions';
 import { NodePoolParameters } from './parts/node-pool-parameters';
 import { Routing } from './parts/routing';
 import { WatcherImage } from './parts/watcher-image';
-import { type PodliftProps, resolveProps } from './props';
+import { type KopsAccessProps, type PodliftProps, resolveProps } from './props';
 
 /**
  * podlift for one cluster: the cluster's event bus and rules, the interruption queue and its
@@ -48,6 +48,8 @@ export class Podlift extends Construct {
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
   /** The cluster's name, as given. */
   readonly clusterName: string;
+  /** kOps mode's access props; absent on EKS. */
+  readonly kops?: KopsAccessProps;
   /** The custom resource installing manifests/ in the cluster; absent when `installManifests` is off. */
   readonly install?: ClusterInstall;
   /** Dead letters, function errors and throttles, interruption queue age, a failing provisioner. */
@@ -85,6 +87,7 @@ export class Podlift extends Construct {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
     });
     const kops = clusterAccess.kind === 'kops' ? clusterAccess : undefined;
+    if (kops) this.kops = kops;
     const policyScope = {
       clusterName,
       nodeRoleArn: this.nodeRole.roleArn,

@@ -1,4 +1,4 @@
-import { type KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { formatRef, type ManifestObject, type ObjectRef, refOf } from '../core/install/install-objects';
 import type { ClusterManifestsPort } from '../core/ports/cluster-manifests';
 import { isApiNotFound, kubeError } from './api-errors';
@@ -77,4 +77,34 @@ function header(ref: ObjectRef): {
     kind: ref.kind,
     metadata: ref.namespace === undefined ? { name: ref.name } : { name: ref.name, namespace: ref.namespace },
   };
+}
+
+/**
+ * A token for ServiceAccount `namespace/name` (`POST …/serviceaccounts/{name}/token`,
+ * TokenRequest) valid for `expirationSeconds`, which the API server may shorten
+ * (`--service-account-max-token-expiration`).
+ */
+export async function serviceAccountToken(
+  source: KubeConfigSource,
+  namespace: string,
+  name: string,
+  expirationSeconds: number,
+): Promise<{ readonly token: string; readonly expiresAt: string | undefined }> {
+  const core = (await source.get()).makeApiClient(CoreV1Api);
+  try {
+    const answer = await core.createNamespacedServiceAccountToken({
+      namespace,
+      name,
+      body: { spec: { audiences: [], expirationSeconds } },
+    });
+    const token = answer.status?.token;
+    if (!token) throw new Error('the TokenRequest answer holds no token');
+    return { token, expiresAt: answer.status?.expirationTimestamp?.toISOString() };
+  } catch (error) {
+    throw kubeError(
+      error,
+      `creating a token for ServiceAccount ${namespace}/${name}`,
+      'serviceaccounts/token',
+    );
+  }
 }

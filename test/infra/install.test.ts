@@ -89,9 +89,28 @@ describe('without the installer', () => {
     expect(Object.keys(template.findOutputs('*'))).toContain('ApplyManifestsCommand');
   });
 
-  it('kOps mode has no installer (no access entries there)', () => {
-    const { template } = synthStack({ clusterAccess: { kind: 'kops' } });
+  it('kOps mode has no installer (no access entries there) and prints the one command instead', () => {
+    const { stack, template } = synthStack({
+      clusterAccess: {
+        kind: 'kops',
+        parameterKeyArn: 'arn:aws:kms:us-east-1:123456789012:key/k',
+        watcherOidcProvider: { providerArn: 'arn:aws:iam::123456789012:oidc-provider/o', issuer: 'o' },
+      },
+    });
     template.resourceCountIs('Custom::PodliftManifests', 0);
+    const outputs = template.findOutputs('*');
+    expect(outputs).not.toHaveProperty('ApplyManifestsCommand');
+    const command = stack.resolve(outputs.InstallManifestsCommand?.Value) as {
+      'Fn::Join': [string, unknown[]];
+    };
+    const text = command['Fn::Join'][1]
+      .map((p) =>
+        typeof p === 'string' ? p : JSON.stringify(p).includes('Bus') ? '<bus>' : '<watcher-role>',
+      )
+      .join('');
+    expect(text).toBe(
+      `npx podlift install --kops --cluster demo --region us-east-1 --event-bus <bus> --image ${TEST_IMAGE} --watcher-role-arn <watcher-role> --key-id arn:aws:kms:us-east-1:123456789012:key/k`,
+    );
   });
 
   it('refuses installManifests in kOps mode, naming the prop', () => {

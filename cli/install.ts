@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { WATCHER_NAMESPACE } from '../shared/core/contracts/kubernetes-identities';
+import {
+  formatRef,
+  installObjects,
+  type ManifestObject,
+  refOf,
+  WATCHER_DEPLOYMENT,
+} from '../shared/core/install/install-objects';
+import { applyOrder } from '../shared/core/install/install-plan';
+import {
+  KOPS_FUNCTIONS_SERVICE_ACCOUNT,
+  kopsIdentityObjects,
+  withWatcherRole,
+} from '../shared/core/install/kops-identity';
+import { type DeploymentState, deploymentRollout } from '../shared/core/install/rollout-status';
+import { KubeClusterManifests, serviceAccountToken } from '../shared/kube/cluster-manifests';
+import { KubeApi } from '../shared/kube/kube-api';
+import { staticKubeConfig } from '../shared/kube/kubeconfig-source';
+import { checkServerVersion } from '../shared/kube/server-version';
+
+/** `podlift install --help`. */
+export const INSTALL_HELP = `Usage: podlift install --cluster <name> --region <region> --event-bus <bus> --image <uri> [options]
+
+Installs podlift's in-cluster parts (manifests/: CRDs, namespace, RBAC, the watcher) with your
+kubeconfig's credentials, as the CDK stack's installer does on EKS: server-side apply as field
+manager 'podlift', then waits until the watcher has rolled out. The kOps stack prints this
+command, values filled in, as its InstallManifestsCommand output.
+
+With --kops it also gives the functions their identity, as EKS access entries do there: a
+ServiceAccount podlift/podlift-functions bound to podlift's ClusterRoles and Roles, and a token
+for it written with the cluster's endpoint, CA and version to the SSM SecureString
+/podlift/<cluster>/cluster the functions read. Run it again to renew the token.
+
+Options:
+      --cluster <name>            the cluster name the stack was deployed with
+      --region <region>           the stack's region
+      --event-bus <bus>           the stack's EventBusName output
+      --image <uri>               the stack's WatcherImageUri output
+      --kops                      also the functions' ServiceAccount, token and SSM parameter
+      --service-cidr <cidr>       kOps: the cluster's service CIDR (default 100.64.0.0/13,
+                                  kOps' default; kops get cluster --full -o yaml shows it)
+      --watcher-role-arn <arn>    kOps: annotate the watcher's ServiceAccount for IRSA
+      --key-id <kms key>          kOps: KMS key of the SecureString (default aws/ssm)
+      --kubeconfig <file>         kubeconfig to use (default as kubectl: $KUBECONFIG, ~/.kube/config)
+      --context <name>            its context (default the current one)
+      --timeout <seconds>         how long to wait for the watcher (default 600)
+  -h, --help                      Show this help
+
+Exit codes: 0 installed and ready, 2 invalid usage, 1 other failure (named with its reason).
+`;
+
+/** What `podlift install` borrows from the CLI's runner and the process, injected for tests. */
+export interface InstallCommandTools {
+  readonly parseArgs: (
+    args: string[],
+    options: Readonly<Record<string, { type: 'string' | 'boolean' }>>,
+  ) => { values: Record<string, unknown>; positionals: string[] };
+  readonly usageError: (message: string) => Error;
+  readonly stdout: (text: string) => void;
+  /** manifests/ as kustomize renders it. */
+  readonly manifests: () => ManifestObject[];
+  readonly kubeConfig: (options: { kubeconfig?: string; context?: string }) => KubeConfig;
+  readonly ssm: (region: string) => SSMClient;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Milliseconds since the epoch (the wait's deadline). */
+  readonly now: () => number;
+}
+
+const OPTIONS = {
+  cluster: { type: 'string' },
+  region: { type: 'string' },
+  'event-bus': { type: 'string' },
+  image: { type: 'string' },
+  kops: { type: 'boolean' },
+  'service-cidr': { type: 'string' },
+  'watcher-role-arn': { type: 'string' },
+  'key-id': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  timeout: { type: 'string' },
+} as const;
+
+/** A year: the API server caps it at its --service-account-max-token-expiration. */
+const TOKEN_SECONDS = 365 * 24 * 3600;
+const POLL_MS = 5000;
+
+/** Runs `podlift install`. */
+export async function installCommand(args: string[], tools: InstallCommandTools): Promise<void> {
+  const { values, positionals } = tools.parseArgs(args, OPTIONS);
+  if (positionals.length > 0) throw tools.usageError(`unexpected argument '${positionals[0]}'`);
+  const required = (name: 'cluster' | 'region' | 'event-bus' | 'image'): string => {
+    const value = values[name];
+    if (typeof value !== 'string' || value === '') throw tools.usageError(`--${name} is required`);
+    return value;
+  };
+  const text = (name: keyof typeof OPTIONS): string | undefined =>
+    typeof values[name] === 'string' ? (values[name] as string) : undefined;
+  const cluster = required('cluster');
+  const region = required('region');
+  const timeout = Number(text('timeout') ?? '600');
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    throw tools.usageError(`--timeout ${JSON.stringify(text('timeout'))} must be a number of seconds`);
+  }
+  const kops = values.kops === true;
+  for (const name of ['service-cidr', 'watcher-role-arn', 'key-id'] as const) {
+    if (!kops && text(name) !== undefined) throw tools.usageError(`--${name} needs --kops`);
+  }
+  const kubeConfig = tools.kubeConfig({
+    ...(text('kubeconfig') ? { kubeconfig: text('kubeconfig') } : {}),
+    ...(text('context') ? { context: text('context') } : {}),
+  });
+  const source = staticKubeConfig(kubeConfig);
+  const manifests = new KubeClusterManifests(source);
+
+  let objects = installObjects(tools.manifests(), {
+    clusterName: cluster,
+    eventBusName: required('event-bus'),
+    region,
+    watcherImage: required('image'),
+  });
+  if (kops) objects = [...objects, ...kopsIdentityObjects()];
+  const roleArn = text('watcher-role-arn');
+  if (roleArn) objects = withWatcherRole(objects, roleArn);
+  for (const object of applyOrder(objects)) {
+    await manifests.apply(object);
+    tools.stdout(`applied ${formatRef(refOf(object))}\n`);
+  }
+
+  if (kops) {
+    const parameter = `/podlift/${cluster}/cluster`;
+    const current = kubeConfig.getCurrentCluster();
+    const ca =
+      current?.caData ?? (current?.caFile ? readFileSync(current.caFile).toString('base64') : undefined);
+    if (!current || !ca) {
+      throw new Error("the kubeconfig's current cluster has no certificate authority for the parameter");
+    }
+    const version = await checkServerVersion(new KubeApi(source));
+    const { token, expiresAt } = await serviceAccountToken(
+      source,
+      WATCHER_NAMESPACE,
+      KOPS_FUNCTIONS_SERVICE_ACCOUNT,
+      TOKEN_SECONDS,
+    );
+    const keyId = text('key-id');
+    await tools.ssm(region).send(
+      new PutParameterCommand({
+        Name: parameter,
+        Type: 'SecureString',
+        Overwrite: true,
+        ...(keyId ? { KeyId: keyId } : {}),
+        Value: JSON.stringify({
+          endpoint: current.server,
+          certificateAuthority: ca,
+          token,
+          kubernetesVersion: `${version.major}.${version.minor}`,
+          serviceCidr: text('service-cidr') ?? '100.64.0.0/13',
+        }),
+      }),
+    );
+    tools.stdout(
+      `wrote ${parameter} (token of ${WATCHER_NAMESPACE}/${KOPS_FUNCTIONS_SERVICE_ACCOUNT}, expires ${expiresAt ?? 'never'})\n`,
+    );
+  }
+
+  const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === WATCHER_DEPLOYMENT);
+  if (!deployment) throw new Error(`podlift's manifests have no Deployment ${WATCHER_DEPLOYMENT}`);
+  const deadline = tools.now() + timeout * 1000;
+  for (;;) {
+    const live = await manifests.read(refOf(deployment));
+    const rollout = live
+      ? deploymentRollout(live as unknown as DeploymentState)
+      : { state: 'progressing' as const, message: 'waiting for the Deployment' };
+    if (rollout.state === 'done') {
+      tools.stdout(`${rollout.message}\n`);
+      return;
+    }
+    if (rollout.state === 'failed') throw new Error(rollout.message);
+    if (tools.now() >= deadline)
+      throw new Error(`the watcher is not ready after ${timeout} s: ${rollout.message}`);
+    await tools.sleep(POLL_MS);
+  }
+}
