@@ -5,8 +5,8 @@ import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
-import { INSTALL_HELP, type InstallCommandTools, installCommand } from './install';
-import { processInstallTools } from './install-tools';
+import type { InstallCommandTools } from './install';
+import { INSTALL_HELP } from './install-help';
 import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
@@ -112,14 +112,20 @@ const COMMANDS: Readonly<
   },
   install: {
     help: INSTALL_HELP,
-    run: (args, io) =>
-      installCommand(args, {
+    // Loaded on use: the Kubernetes client and the SSM client would slow every other command's start.
+    run: async (args, io) => {
+      const [{ installCommand }, { processInstallTools }] = await Promise.all([
+        import('./install'),
+        import('./install-tools'),
+      ]);
+      return installCommand(args, {
         ...processInstallTools(),
         parseArgs: (a, options) =>
           parseCommandArgs('install', a, options) as ReturnType<InstallCommandTools['parseArgs']>,
         usageError: (message) => new UsageError(message, 'install'),
         stdout: io.stdout,
-      }),
+      });
+    },
   },
 };
 
