@@ -2,7 +2,10 @@ import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { type CliIO, parseCommandArgs, readInput, UsageError } from './command-support';
+import type { InstallCommandTools } from './install';
+import { INSTALL_HELP } from './install-help';
 import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
+import { loadKubeconfig } from './kubeconfig';
 import { PLAN_HELP, planCommand } from './plan-command';
 import { SAVINGS_HELP, savingsCommand } from './savings-command';
 
@@ -22,6 +25,7 @@ Commands:
   plan     Plan the nodes podlift would launch for the pending pods of a YAML file or a cluster
   savings  What podlift would save on a cluster: today's nodes, podlift's, a proven lower bound
   kops     Print the EC2NodeClass and NodePool kOps generates for manager: Karpenter InstanceGroups
+  install  Install podlift's in-cluster parts with your kubeconfig (kOps; EKS: cdk deploy does it)
 
 Options:
   -h, --help     Show help; podlift <command> --help shows a command's help
@@ -45,6 +49,24 @@ const COMMANDS: Readonly<
         stdout: io.stdout,
         stderr: io.stderr,
       }),
+  },
+  install: {
+    help: INSTALL_HELP,
+    // Loaded on use: the Kubernetes client and the SSM client would slow every other command's start.
+    run: async (args, io) => {
+      const [{ installCommand }, { processInstallTools }] = await Promise.all([
+        import('./install'),
+        import('./install-tools'),
+      ]);
+      return installCommand(args, {
+        ...processInstallTools(),
+        kubeConfig: async (choice) => (await loadKubeconfig(choice, io)).config,
+        parseArgs: (a, options) =>
+          parseCommandArgs('install', a, options) as ReturnType<InstallCommandTools['parseArgs']>,
+        usageError: (message) => new UsageError(message, 'install'),
+        stdout: io.stdout,
+      });
+    },
   },
 };
 

@@ -24,6 +24,7 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
  * | `alarmTopicArn` | an SNS topic the alarms notify | none |
  * | `alarmEmail` | an address subscribed to the alarms (a new topic unless `alarmTopicArn`) | none |
+ * | `installManifests` | `true` or `false`: apply manifests/ from the stack (EKS only) | `true` in EKS mode |
  */
 /**
  * @param scope where an existing node role (`nodeRoleArn`) is imported; without it the key is
@@ -88,6 +89,10 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new Error(`context alarmEmail ${JSON.stringify(alarmEmail)} is not an e-mail address`);
   }
+  const install = text('installManifests');
+  if (install !== undefined && install !== 'true' && install !== 'false') {
+    throw new Error(`context installManifests ${JSON.stringify(install)} must be true or false`);
+  }
   const nodeRoleArn = text('nodeRoleArn');
   if (nodeRoleArn !== undefined && !/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(nodeRoleArn)) {
     throw new Error(`context nodeRoleArn ${JSON.stringify(nodeRoleArn)} is not an IAM role ARN`);
@@ -104,6 +109,7 @@ export function podliftPropsFromContext(get: (key: string) => unknown, scope?: C
     ...(leaseNamespace ? { leaseNamespace } : {}),
     ...(leaseName ? { leaseName } : {}),
     ...(retention ? { logRetention: retentionDays(retention) } : {}),
+    ...(install ? { installManifests: install === 'true' } : {}),
     ...(nodeRoleArn && scope
       ? { nodeRole: iam.Role.fromRoleArn(scope, 'ImportedNodeRole', nodeRoleArn, { mutable: false }) }
       : {}),

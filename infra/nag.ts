@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 const P = '<AWS::Partition>';
@@ -13,6 +13,8 @@ export interface NagScopes {
   /** Absent when the caller brought its own node role. */
   readonly nodeRole?: IConstruct;
   readonly functions: IConstruct;
+  /** The installer (infra/parts/cluster-install.ts); absent when it is off. */
+  readonly install?: IConstruct;
 }
 
 const wildcard = (resource: string, reason: string) => ({
@@ -103,9 +105,57 @@ export function acknowledgeFindings(scopes: NagScopes): void {
       ),
     );
   }
-  Validations.of(scopes.functions).acknowledge({
+  const node22 = {
     id: 'AwsSolutions-L1',
     reason:
       'Node.js 22 on purpose: the code is tested on Node 20/22 and bundled for node22; nodejs24.x (the latest) is adopted once CI runs Node 24',
+  };
+  Validations.of(scopes.functions).acknowledge(node22);
+  if (scopes.install) acknowledgeInstaller(scopes.install);
+}
+
+/**
+ * The installer's findings: its own functions' runtime, and what aws-cdk-lib's Provider
+ * framework (custom-resources/lib/provider-framework/provider.ts) creates as it is: its three
+ * functions' roles with AWSLambdaBasicExecutionRole, `lambda:InvokeFunction` on the installer's
+ * functions and their versions (`<arn>:*`), and a waiter state machine without X-Ray.
+ */
+/** The logical id of the function at `path` under the installer. */
+function logicalId(first: IConstruct, path: string): string {
+  const fn = path.includes('/') ? first.node.findChild(path.split('/')[1]) : first;
+  const stack = Stack.of(fn);
+  return stack.resolve(stack.getLogicalId(fn.node.defaultChild as CfnElement)) as string;
+}
+
+function acknowledgeInstaller(install: IConstruct): void {
+  Validations.of(install).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason:
+      "The installer's functions run Node.js 22 as podlift's others (tested on Node 20/22, bundled for node22)",
   });
+  const provider = install.node.findChild('Provider');
+  Validations.of(provider).acknowledge(
+    {
+      id: `AwsSolutions-IAM4[Policy::arn:${P}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]`,
+      reason:
+        "The Provider framework's own functions (aws-cdk-lib custom-resources) write their logs with it; they run only during a deploy",
+    },
+    ...['OnEvent', 'IsComplete', 'Provider/framework-isComplete', 'Provider/framework-onTimeout'].map(
+      (path) => ({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId(install.node.findChild(path.split('/')[0]), path)}.Arn>:*]`,
+        reason:
+          "The Provider framework grants its functions and waiter lambda:InvokeFunction on the installer's and its own functions and their versions (<arn>:*), nothing else",
+      }),
+    ),
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'CloudWatch Logs vended delivery for the waiter state machine (logs:CreateLogDelivery, GetLogDelivery, …, DescribeLogGroups) supports no resource-level permissions; aws-cdk-lib grants it so when the waiter logs (AWS Step Functions user guide, cw-logs)',
+    },
+    {
+      id: 'AwsSolutions-SF2',
+      reason:
+        "The Provider framework's waiter state machine only retries isComplete every 10 s during a deploy; the installer's logs say what it did, X-Ray would add nothing",
+    },
+  );
 }

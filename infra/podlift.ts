@@ -11,13 +11,14 @@ import type { FunctionName } from '../shared/core/contracts/routing';
 import { acknowledgeFindings } from './nag';
 import { PodliftAlarms } from './parts/alarms';
 import { ClusterIdentities, kopsParameterArn, NodeIdentity } from './parts/cluster-identities';
+import { ClusterInstall } from './parts/cluster-install';
 import { controllerStatements, terminationStatements } from './parts/controller-policy';
 import { PodliftDashboard } from './parts/dashboard';
 import { FUNCTION_SIZING, PodliftFunctions } from './parts/functions';
 import { NodePoolParameters } from './parts/node-pool-parameters';
 import { Routing } from './parts/routing';
 import { WatcherImage } from './parts/watcher-image';
-import { type PodliftProps, resolveProps } from './props';
+import { type KopsAccessProps, type PodliftProps, resolveProps } from './props';
 
 /**
  * podlift for one cluster: the cluster's event bus and rules, the interruption queue and its
@@ -47,6 +48,10 @@ export class Podlift extends Construct {
   readonly functions: Readonly<Record<FunctionName, nodejs.NodejsFunction>>;
   /** The cluster's name, as given. */
   readonly clusterName: string;
+  /** kOps mode's access props; absent on EKS. */
+  readonly kops?: KopsAccessProps;
+  /** The custom resource installing manifests/ in the cluster; absent when `installManifests` is off. */
+  readonly install?: ClusterInstall;
   /** Dead letters, function errors and throttles, interruption queue age, a failing provisioner. */
   readonly alarms: PodliftAlarms;
   /** The CloudWatch dashboard `podlift-<cluster>` of the functions' metrics. */
@@ -82,6 +87,7 @@ export class Podlift extends Construct {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
     });
     const kops = clusterAccess.kind === 'kops' ? clusterAccess : undefined;
+    if (kops) this.kops = kops;
     const policyScope = {
       clusterName,
       nodeRoleArn: this.nodeRole.roleArn,
@@ -147,12 +153,22 @@ export class Podlift extends Construct {
       this.grantPutEvents(this.watcherRole);
     }
     this.watcherImageUri = (props.watcherImage ?? WatcherImage.fromBuild()).bind(this);
+    if (resolved.installManifests) {
+      this.install = new ClusterInstall(this, 'Install', {
+        clusterName,
+        eventBusName: this.eventBus.eventBusName,
+        watcherImageUri: this.watcherImageUri,
+        logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        dependsOn: [identities, ...(this.watcherRole ? [this.watcherRole] : [])],
+      });
+    }
     if (props.nodePools) new NodePoolParameters(this, 'NodePools', { clusterName, sources: props.nodePools });
     acknowledgeFindings({
       clusterName,
       policies: [controllerPolicy, terminationPolicy],
       functions,
       ...(props.nodeRole ? {} : { nodeRole: nodes.role }),
+      ...(this.install ? { install: this.install } : {}),
     });
   }
 

@@ -94,6 +94,15 @@ export interface PodliftProps {
    * @default no notification
    */
   readonly alarms?: AlarmNotificationProps;
+  /**
+   * Whether `cdk deploy` also installs manifests/ in the cluster (CRDs, RBAC, the watcher) through
+   * the `Custom::PodliftManifests` custom resource, and waits for the watcher to be ready. EKS
+   * only: in kOps mode the stack prints the one command that installs them
+   * (`InstallManifestsCommand`). Turn it off to apply manifests/ yourself (GitOps, or Karpenter's
+   * CRDs already in the cluster).
+   * @default true in EKS mode
+   */
+  readonly installManifests?: boolean;
 }
 
 /** Karpenter feature gates, each off unless set. */
@@ -119,6 +128,7 @@ export interface ResolvedPodliftProps {
   readonly featureGates: Required<FeatureGateProps>;
   readonly leaseNamespace: string;
   readonly leaseName: string;
+  readonly installManifests: boolean;
 }
 
 // The same rules functions/config.ts applies at run time, checked at synth so a bad value never deploys.
@@ -161,9 +171,20 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
   ] as const) {
     if (!DNS_LABEL.test(value) || value.length > 63) throw bad(field, value, 'must be a DNS label');
   }
+  const installManifests = props.installManifests ?? clusterAccess.kind === 'eks';
+  if (typeof installManifests !== 'boolean')
+    throw bad('installManifests', installManifests, 'must be true or false');
+  if (installManifests && clusterAccess.kind !== 'eks') {
+    throw bad(
+      'installManifests',
+      installManifests,
+      'needs an EKS cluster (an access entry for the installer); in kOps mode run the InstallManifestsCommand output',
+    );
+  }
   return {
     clusterName: props.clusterName,
     clusterAccess,
+    installManifests,
     rebalanceAction,
     featureGates,
     leaseNamespace,

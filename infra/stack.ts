@@ -39,12 +39,58 @@ export class PodliftStack extends Stack {
     output('InstanceProfileName', p.instanceProfile.instanceProfileName, 'or spec.instanceProfile');
     if (p.watcherRole) output('WatcherRoleArn', p.watcherRole.roleArn, "The watcher's role");
     output('WatcherImageUri', p.watcherImageUri, 'The watcher image');
-    output(
-      'ApplyManifestsCommand',
-      applyManifestsCommand(p.clusterName, p.eventBus.eventBusName, this.region, p.watcherImageUri),
-      'Run from the repository root',
-    );
+    if (p.install) {
+      output(
+        'ManifestsInstalled',
+        p.install.resource.ref,
+        'manifests/ is applied by this stack (Custom::PodliftManifests); the watcher is rolled out',
+      );
+    } else if (p.kops) {
+      output(
+        'InstallManifestsCommand',
+        installManifestsCommand({
+          clusterName: p.clusterName,
+          region: this.region,
+          eventBusName: p.eventBus.eventBusName,
+          imageUri: p.watcherImageUri,
+          ...(p.watcherRole ? { watcherRoleArn: p.watcherRole.roleArn } : {}),
+          ...(p.kops.parameterKeyArn ? { keyId: p.kops.parameterKeyArn } : {}),
+        }),
+        "Run from the repository root with the cluster's admin kubeconfig (kops export kubecfg --admin)",
+      );
+    } else {
+      output(
+        'ApplyManifestsCommand',
+        applyManifestsCommand(p.clusterName, p.eventBus.eventBusName, this.region, p.watcherImageUri),
+        'Run from the repository root',
+      );
+    }
   }
+}
+
+/**
+ * The one command that installs podlift's in-cluster parts in a kOps cluster (cli/install.ts):
+ * the manifests, the functions' ServiceAccount and its token in the SSM parameter. Add
+ * `--service-cidr` when the cluster's is not kOps' default.
+ */
+export function installManifestsCommand(values: {
+  readonly clusterName: string;
+  readonly region: string;
+  readonly eventBusName: string;
+  readonly imageUri: string;
+  readonly watcherRoleArn?: string;
+  readonly keyId?: string;
+}): string {
+  return Fn.join('', [
+    `npx podlift install --kops --cluster ${values.clusterName} --region `,
+    values.region,
+    ' --event-bus ',
+    values.eventBusName,
+    ' --image ',
+    values.imageUri,
+    ...(values.watcherRoleArn ? [' --watcher-role-arn ', values.watcherRoleArn] : []),
+    ...(values.keyId ? [' --key-id ', values.keyId] : []),
+  ]);
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 import type { FunctionName } from '../../shared/core/contracts/routing';
 import {
   type FakeKubeAuthorization,
+  type PolicyRule,
   RbacPolicy,
   SYSTEM_AUTHENTICATED,
   SYSTEM_MASTERS,
@@ -62,10 +63,32 @@ export const ADMIN_IDENTITY: KubeIdentity = {
   user: { name: 'kubernetes-admin', groups: [SYSTEM_MASTERS, SYSTEM_AUTHENTICATED] },
 };
 
-/** Every identity the simulated cluster knows: the four functions, the watcher and the admin. */
+/**
+ * The installer (infra/parts/cluster-install.ts): its role's access entry has no Kubernetes
+ * groups but the AmazonEKSClusterAdminPolicy access policy, which EKS's authorizer evaluates
+ * beside RBAC ({@link INSTALLER_ACCESS_POLICY_RULES}).
+ */
+export const INSTALLER_IDENTITY: KubeIdentity = {
+  token: 'k8s-aws-v1.sim-installer',
+  user: {
+    name: `arn:aws:sts::${ACCOUNT}:assumed-role/Podlift-${CLUSTER}-InstallRole/podlift-${CLUSTER}-install`,
+    groups: [SYSTEM_AUTHENTICATED],
+  },
+};
+
+/**
+ * AmazonEKSClusterAdminPolicy's rules: cluster-admin's (EKS user guide, access-policy
+ * permissions: `*` on every resource and non-resource URL).
+ */
+export const INSTALLER_ACCESS_POLICY_RULES: readonly PolicyRule[] = [
+  { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+  { nonResourceURLs: ['*'], verbs: ['*'] },
+];
+
+/** Every identity the simulated cluster knows: the four functions, the watcher, the installer and the admin. */
 export function podliftIdentities(): readonly KubeIdentity[] {
   const functions: FunctionName[] = ['provisioner', 'interruption', 'disruption', 'termination'];
-  return [...functions.map(functionIdentity), WATCHER_IDENTITY, ADMIN_IDENTITY];
+  return [...functions.map(functionIdentity), WATCHER_IDENTITY, INSTALLER_IDENTITY, ADMIN_IDENTITY];
 }
 
 const MANIFESTS = new URL('../../manifests/', import.meta.url);
@@ -93,5 +116,6 @@ export function podliftAuthorization(): FakeKubeAuthorization {
   return {
     users: new Map(podliftIdentities().map((i) => [i.token, i.user])),
     policy: manifestsRbacPolicy(),
+    accessPolicies: new Map([[INSTALLER_IDENTITY.user.name, INSTALLER_ACCESS_POLICY_RULES]]),
   };
 }

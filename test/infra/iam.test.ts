@@ -389,6 +389,23 @@ describe('IAM: every statement, exactly', () => {
     template.resourceCountIs('AWS::EKS::PodIdentityAssociation', 0);
   });
 
+  it("gives the installer's role DescribeCluster on its cluster and its own log groups, nothing else in IAM", () => {
+    const { template } = synthStack();
+    expect(statementsOfRole(template, 'PodliftInstallRole')).toEqual([
+      {
+        Sid: 'DescribeTheCluster',
+        Effect: 'Allow',
+        Action: ['eks:DescribeCluster'],
+        Resource: ['arn:<Partition>:eks:<Region>:<AccountId>:cluster/demo'],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: ['<PodliftInstallIsCompleteLogs.Arn>', '<PodliftInstallOnEventLogs.Arn>'],
+      },
+    ]);
+  });
+
   it('grant helpers give exactly what they name', () => {
     const stack = new PodliftStack(testApp(), 'Podlift-demo', {
       podlift: { clusterName: 'demo', watcherImage: WatcherImage.fromUri(TEST_IMAGE) },
@@ -430,9 +447,16 @@ describe('IAM: every statement, exactly', () => {
     const roles = policies.flatMap((p) =>
       (p.Properties.Roles as { Ref: string }[]).map((r) => r.Ref.slice(0, -8)),
     );
+    // The installer's role, and the roles aws-cdk-lib's Provider framework makes for its own
+    // functions and waiter (they invoke the installer's functions and log; see infra/nag.ts).
     expect([...new Set(roles)].sort()).toEqual([
       'PodliftFunctionsRole',
       'PodliftIdentitiesWatcherRole',
+      'PodliftInstallProviderframeworkisCompleteServiceRole',
+      'PodliftInstallProviderframeworkonEventServiceRole',
+      'PodliftInstallProviderframeworkonTimeoutServiceRole',
+      'PodliftInstallProviderwaiterstatemachineRole',
+      'PodliftInstallRole',
       'PodliftTerminationRole',
     ]);
     template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);

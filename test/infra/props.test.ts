@@ -66,7 +66,11 @@ describe('props', () => {
       featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
+      installManifests: true,
     });
+    expect(resolveProps({ clusterName: 'demo', clusterAccess: { kind: 'kops' } }).installManifests).toBe(
+      false,
+    );
   });
 
   it('passes the feature gates on, from props or context, and rejects a bad one', () => {
@@ -135,6 +139,19 @@ describe('context', () => {
     );
   });
 
+  it('reads installManifests as true or false, and nothing else', () => {
+    expect(
+      podliftPropsFromContext(context({ cluster: 'k', installManifests: 'false' })).installManifests,
+    ).toBe(false);
+    expect(
+      podliftPropsFromContext(context({ cluster: 'k', installManifests: 'true' })).installManifests,
+    ).toBe(true);
+    expect(podliftPropsFromContext(context({ cluster: 'k' }))).not.toHaveProperty('installManifests');
+    expect(() => podliftPropsFromContext(context({ cluster: 'k', installManifests: 'no' }))).toThrow(
+      'context installManifests "no" must be true or false',
+    );
+  });
+
   it('rejects a retention CloudWatch does not offer, echoing it', () => {
     expect(() => podliftPropsFromContext(context({ cluster: 'k', logRetentionDays: '31' }))).toThrow(
       'context logRetentionDays "31" must be one of',
@@ -158,8 +175,11 @@ describe('context', () => {
         ),
     });
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::IAM::Role', 3);
-    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    // Functions, termination, watcher; the installer's and its Provider framework's four.
+    template.resourceCountIs('AWS::IAM::Role', 8);
+    // The launching functions', termination's and the installer's: none for the node role.
+    template.resourceCountIs('AWS::EKS::AccessEntry', 3);
+    template.resourcePropertiesCountIs('AWS::EKS::AccessEntry', { Type: 'EC2_LINUX' }, 0);
     template.hasResourceProperties('AWS::EKS::AccessEntry', { Type: 'STANDARD' });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {

@@ -4,8 +4,8 @@
  * apiserver's authorization attributes, and {@link RbacPolicy} decides. A refusal is the real
  * server's 401 or 403 Status.
  */
-import type { RequestAttributes, UserInfo } from './rbac';
-import { forbiddenMessage, type RbacPolicy } from './rbac';
+import type { PolicyRule, RequestAttributes, UserInfo } from './rbac';
+import { forbiddenMessage, type RbacPolicy, ruleAllows } from './rbac';
 import type { KubeVerb, Route } from './routes';
 import type { StatusBody, StatusDetails } from './status';
 import { failureStatus, statusForCode } from './status';
@@ -15,6 +15,12 @@ export interface FakeKubeAuthorization {
   /** Bearer token → the user it authenticates as; any other token (or none) gets 401. */
   readonly users: ReadonlyMap<string, UserInfo>;
   readonly policy: RbacPolicy;
+  /**
+   * User name → rules granted outside RBAC, as EKS access policies are: an access entry's
+   * associated policy (e.g. AmazonEKSClusterAdminPolicy, cluster-admin's rules) is evaluated by
+   * EKS's authorizer webhook, which allows what RBAC did not. @default none
+   */
+  readonly accessPolicies?: ReadonlyMap<string, readonly PolicyRule[]>;
 }
 
 /** What the server learns about a request before serving it. */
@@ -49,6 +55,9 @@ export function decideAccess(
   if (!attributes) return { allowed: true, user };
   const decision = auth.policy.authorize(user, attributes);
   if (decision.allowed) return { allowed: true, user };
+  if (auth.accessPolicies?.get(user.name)?.some((rule) => ruleAllows(attributes, rule))) {
+    return { allowed: true, user };
+  }
   return { allowed: false, user, status: forbiddenStatus(user, attributes, decision.reason) };
 }
 

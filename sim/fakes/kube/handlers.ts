@@ -5,6 +5,7 @@
 import { evictPod } from './eviction';
 import type { KubeObject } from './kube-object';
 import { isJsonObject } from './kube-object';
+import { patchContentTypes } from './patch';
 import { apiVersionOf } from './resources';
 import type { KubeVerb, ResourceRoute } from './routes';
 import type { FakeServerVersion } from './server-version';
@@ -35,9 +36,11 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
   if (subresource !== undefined) {
     const known =
       (subresource === 'status' && resource.statusSubresource) ||
-      (subresource === 'eviction' && resource.group === '' && resource.plural === 'pods');
+      (subresource === 'eviction' && resource.group === '' && resource.plural === 'pods') ||
+      (subresource === 'token' && resource.group === '' && resource.plural === 'serviceaccounts');
     if (!known) throw notFound(resource, `${name}/${subresource}`);
-    if (subresource === 'eviction' && verb !== 'create') throw methodNotAllowed(verb);
+    if ((subresource === 'eviction' || subresource === 'token') && verb !== 'create')
+      throw methodNotAllowed(verb);
     if (subresource === 'status' && verb !== 'get' && verb !== 'update' && verb !== 'patch')
       throw methodNotAllowed(verb);
   }
@@ -48,6 +51,9 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
     case 'get':
       return { status: 200, body: store.get(resource, name ?? '', namespace) };
     case 'create':
+      if (subresource === 'token') {
+        return { status: 201, body: tokenRequest(store, namespace ?? 'default', name ?? '', body) };
+      }
       if (subresource === 'eviction') {
         return {
           status: 201,
@@ -73,6 +79,15 @@ export function handleResourceRequest(store: KubeStore, request: ResourceRequest
       };
     }
     case 'patch':
+      if (isApply(request.contentType)) {
+        if (status) throw methodNotAllowed(verb);
+        const applied = store.apply(resource, name ?? '', body, {
+          namespace,
+          fieldManager: query.get('fieldManager') ?? undefined,
+          force: query.get('force') === 'true',
+        });
+        return { status: applied.created ? 201 : 200, body: applied.object };
+      }
       return {
         status: 200,
         body: store.patch(resource, name ?? '', body, request.contentType, {
@@ -138,6 +153,41 @@ function listBody(
     // Built-in lists carry apiVersion/kind once, on the list; custom resource items keep theirs.
     items: resource.custom ? page.items : page.items.map(({ apiVersion: _v, kind: _k, ...item }) => item),
   };
+}
+
+/**
+ * `POST …/serviceaccounts/{name}/token` (TokenRequest, authentication.k8s.io/v1): a token for an
+ * existing ServiceAccount (404 otherwise), valid `spec.expirationSeconds` (default 3600, at
+ * least 600, as the real server's validation; it may also cap it, kube-apiserver
+ * `--service-account-max-token-expiration`, which the fake does not). The token is opaque
+ * (`sim-sa-token.<ns>.<name>.<n>`), not a signed JWT.
+ */
+function tokenRequest(store: KubeStore, namespace: string, name: string, body: unknown): unknown {
+  store.get('serviceaccounts', name, namespace);
+  const spec = isJsonObject(body) && isJsonObject(body.spec) ? body.spec : {};
+  const seconds = spec.expirationSeconds ?? 3600;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 600) {
+    throw badRequest(
+      `spec.expirationSeconds: Invalid value: ${JSON.stringify(seconds)}: may not specify a duration less than 10 minutes`,
+    );
+  }
+  tokenCount += 1;
+  return {
+    kind: 'TokenRequest',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { name, namespace },
+    spec: { ...spec, expirationSeconds: seconds },
+    status: {
+      token: `sim-sa-token.${namespace}.${name}.${tokenCount}`,
+      expirationTimestamp: new Date(store.clock.now() + seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z'),
+    },
+  };
+}
+
+let tokenCount = 0;
+
+function isApply(contentType: string): boolean {
+  return contentType.split(';')[0].trim().toLowerCase() === patchContentTypes.apply;
 }
 
 function deleteOptionsFromQuery(query: URLSearchParams): Record<string, unknown> {

@@ -13,8 +13,8 @@ import { badRequest, failureStatus, KubeApiError } from './status';
 /**
  * What a `PATCH` of `current` (named `name` on the URL) with `contentType` makes of it, or the
  * API server's refusal: merge, strategic merge (not on custom resources) and JSON patch; a
- * failed JSON-patch `test` is 422, a malformed patch 400, another media type (server-side apply
- * included) 415, a result that renames the object or is not one 400. The caller checks the
+ * failed JSON-patch `test` is 422, a malformed patch 400, another media type 415 (server-side apply is
+ * the store's `apply`, which the handler calls first), a result that renames the object or is not one 400. The caller checks the
  * resourceVersion precondition and writes the result.
  */
 export function patchedObject(
@@ -33,7 +33,8 @@ export function patchedObject(
         patched = applyMergePatch(current, patch);
         break;
       case patchContentTypes.strategicMerge:
-        if (type.custom) throw unsupportedPatch([patchContentTypes.json, patchContentTypes.merge]);
+        if (type.custom)
+          throw unsupportedPatch([patchContentTypes.json, patchContentTypes.merge, patchContentTypes.apply]);
         if (!isJsonObject(patch)) throw new PatchError('a strategic merge patch must be a JSON object', true);
         patched = applyStrategicMergePatch(current, patch);
         break;
@@ -44,6 +45,7 @@ export function patchedObject(
         throw unsupportedPatch([
           patchContentTypes.json,
           patchContentTypes.merge,
+          patchContentTypes.apply,
           ...(type.custom ? [] : [patchContentTypes.strategicMerge]),
         ]);
     }

@@ -37,7 +37,15 @@ export type KnownResource =
   | 'volumeattachments.storage.k8s.io'
   | 'nodepools.karpenter.sh'
   | 'nodeclaims.karpenter.sh'
-  | 'ec2nodeclasses.karpenter.k8s.aws';
+  | 'ec2nodeclasses.karpenter.k8s.aws'
+  | 'serviceaccounts'
+  | 'configmaps'
+  | 'deployments.apps'
+  | 'clusterroles.rbac.authorization.k8s.io'
+  | 'clusterrolebindings.rbac.authorization.k8s.io'
+  | 'roles.rbac.authorization.k8s.io'
+  | 'rolebindings.rbac.authorization.k8s.io'
+  | 'customresourcedefinitions.apiextensions.k8s.io';
 
 const builtin = (
   group: string,
@@ -104,6 +112,17 @@ export const defaultResources: readonly ResourceType[] = [
   // storage.k8s.io/v1 VolumeAttachments (GA in 1.13): cluster-scoped, with a status the
   // attacher writes; no selectable fields beyond name (termination lists them all).
   builtin('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, true),
+  // What podlift's installer applies (manifests/): its ServiceAccount, ConfigMap and Deployment,
+  // RBAC and the CRDs themselves. RBAC objects stored here are data: the server authorizes by
+  // the policy it was started with (FakeKubeAuthorization), as a test fixes it.
+  builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', true, false),
+  builtin('', 'v1', 'configmaps', 'ConfigMap', true, false),
+  builtin('apps', 'v1', 'deployments', 'Deployment', true, true),
+  builtin('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false, false),
+  builtin('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, false),
+  builtin('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true, false),
+  builtin('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true, false),
+  builtin('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false, true),
   crd('karpenter.sh', 'nodepools', 'NodePool'),
   crd('karpenter.sh', 'nodeclaims', 'NodeClaim'),
   crd('karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass'),

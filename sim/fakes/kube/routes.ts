@@ -97,7 +97,11 @@ export function verbFor(method: string, route: ResourceRoute, query: URLSearchPa
       return watch === 'true' || watch === '1' ? 'watch' : 'list';
     }
     case 'POST':
-      return isObject ? (route.subresource === 'eviction' ? 'create' : undefined) : 'create';
+      return isObject
+        ? route.subresource === 'eviction' || route.subresource === 'token'
+          ? 'create'
+          : undefined
+        : 'create';
     case 'PUT':
       return isObject ? 'update' : undefined;
     case 'PATCH':

@@ -12,7 +12,7 @@ import { cloneObject, formatKubeTime, jsonEqual, sortedKeys, toKubeObject } from
 import { ListSnapshots } from './list-snapshots';
 import { patchedObject } from './patch-request';
 import type { KnownResource, ResourceType } from './resources';
-import { apiVersionOf, defaultResources, ResourceRegistry } from './resources';
+import { apiVersionOf, defaultResources, qualifiedName, ResourceRegistry } from './resources';
 import type { FieldRequirement, LabelRequirement } from './selectors';
 import {
   fieldsMatch,
@@ -21,6 +21,7 @@ import {
   parseLabelSelector,
   SelectorSyntaxError,
 } from './selectors';
+import { type ApplyOptions, checkApplyRequest, mergeApplied } from './server-side-apply';
 import { alreadyExists, badRequest, conflict, expired, invalid, KubeApiError, notFound } from './status';
 
 /** A resource named as kubectl does (`pods`, `nodeclaims.karpenter.sh`) or its descriptor. */
@@ -139,6 +140,8 @@ export class KubeStore {
   private revision = 0;
   private compactedThrough = 0;
   private readonly objects = new Map<ResourceType, Map<string, KubeObject>>();
+  /** What each field manager last applied to an object (server-side apply), by type, object and manager. */
+  private readonly appliedBy = new Map<string, Record<string, unknown>>();
   private history: StoredEvent[] = [];
   private readonly listeners = new Set<(event: StoredEvent) => void>();
   private readonly pending: StoredEvent[] = [];
@@ -322,7 +325,7 @@ export class KubeStore {
    * Patches an object as `PATCH` does with `contentType` (merge, strategic merge, JSON patch).
    * A resourceVersion the patch leaves different from the current one is a precondition (409);
    * a failed JSON-patch `test` is 422, a malformed patch 400; strategic merge on a custom
-   * resource and server-side apply are 415.
+   * resource is 415 (server-side apply is {@link apply}).
    */
   patch(
     resource: ResourceRef,
@@ -338,6 +341,32 @@ export class KubeStore {
     const result = patchedObject(type, current, name, patch, contentType);
     if (result.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(type, name);
     return this.write(type, current, result, options.subresource);
+  }
+
+  /**
+   * Server-side apply (`PATCH` as `application/apply-patch+yaml`): creates the object when
+   * absent, else merges the applied configuration and removes what the same field manager
+   * applied before and no longer does (./server-side-apply.ts). The status of a resource with a
+   * status subresource is left as it is.
+   */
+  apply(
+    resource: ResourceRef,
+    name: string,
+    body: unknown,
+    options: WriteOptions & ApplyOptions,
+  ): { readonly created: boolean; readonly object: KubeObject } {
+    const type = this.resolve(resource);
+    const applied = checkApplyRequest(type, name, body, options);
+    const namespace = type.namespaced ? (options.namespace ?? 'default') : '';
+    const key = `${qualifiedName(type)}|${objectKey(namespace, name)}|${options.fieldManager}`;
+    const current = this.objectsOf(type).get(objectKey(namespace, name));
+    const previous = current ? this.appliedBy.get(key) : undefined;
+    const merged = mergeApplied(type, current, previous, applied, options.force);
+    const object = current
+      ? this.write(type, current, merged)
+      : this.create(type, merged, { namespace: options.namespace });
+    this.appliedBy.set(key, cloneObject(applied));
+    return { created: !current, object };
   }
 
   /**
