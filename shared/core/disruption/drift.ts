@@ -60,7 +60,11 @@ const drifted = (reason: DriftReason, message: string): DriftVerdict => ({
  * the AMI, the security groups, the subnet. A hash is compared only when both sides carry the same
  * hash version. No EC2NodeClass means no drift (the provider cannot resolve it and says none).
  */
-export function driftOf(claim: NodeClaim, pool: NodePool, snapshot: ClusterSnapshot): DriftVerdict {
+export function driftOf(
+  claim: NodeClaim,
+  pool: NodePool,
+  snapshot: Pick<ClusterSnapshot, 'nodeClasses' | 'nodeClassStatus' | 'instances'>,
+): DriftVerdict {
   const a = claim.annotations;
   if (
     a[ANNOTATIONS.nodePoolHashVersion] === DRIFT_HASH_VERSION &&
