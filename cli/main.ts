@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { text } from 'node:stream/consumers';
 import { run } from './run';
 
@@ -21,4 +22,6 @@ process.exitCode = await run(process.argv.slice(2), {
     process.stderr.write(s);
   },
   readFile: (path) => readFile(path, 'utf8'),
+  ...(process.env.KUBECONFIG !== undefined ? { kubeconfigEnv: process.env.KUBECONFIG } : {}),
+  homeDir: homedir(),
 });

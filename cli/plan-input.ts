@@ -33,6 +33,21 @@ export interface PlanInput {
   readonly warnings: readonly string[];
 }
 
+/** How to read the input. */
+export interface PlanReadOptions {
+  /**
+   * The input is a cluster's state (a live read or a `kubectl get -o yaml` dump), not a plan:
+   * the pods of Deployments, ReplicaSets, StatefulSets and Jobs already exist as Pods, so those
+   * are not expanded, and a pod bound to a Node the input lacks (deleted between two lists) is
+   * dropped with a warning instead of failing the read.
+   */
+  readonly clusterState?: boolean;
+  /** Kinds the caller reads itself (NodeClaim, PodDisruptionBudget): handed each such object. */
+  readonly otherKinds?: Readonly<Record<string, (obj: Obj, location: ValidationLocation) => void>>;
+  /** Called with each NodePool and EC2NodeClass object read, before it is parsed. */
+  readonly onObject?: (kind: 'NodePool' | 'EC2NodeClass', obj: Obj) => void;
+}
+
 /** The root device `plan` gives kOps' root volume mapping: only its size matters to a plan. */
 const PLAN_ROOT_DEVICE = '/dev/xvda';
 
@@ -69,12 +84,26 @@ interface Located {
  * @param source the file name used in messages (the CLI passes `<stdin>` for standard input)
  * @throws ValidationError naming the source, document index, `Kind/name`, field and value
  */
-export function readPlanInput(text: string, source: string): PlanInput {
-  const reader = new PlanInputReader(source);
+export function readPlanInput(text: string, source: string, options: PlanReadOptions = {}): PlanInput {
+  const reader = new PlanInputReader(source, options);
   let index = 0;
   loadKubernetesYaml(text, source, (doc) => {
     reader.document(doc, index++);
   });
+  return reader.finish();
+}
+
+/**
+ * {@link readPlanInput} over objects already decoded (a live cluster's lists): locations name
+ * `source` and the object, no document index.
+ */
+export function readPlanObjects(
+  objects: Iterable<unknown>,
+  source: string,
+  options: PlanReadOptions = {},
+): PlanInput {
+  const reader = new PlanInputReader(source, options);
+  for (const object of objects) reader.document(object, undefined);
   return reader.finish();
 }
 
@@ -93,12 +122,20 @@ class PlanInputReader {
   private finishedPods = 0;
   private readonly podSpecs = new PodSpecCache();
   private readonly kops: KopsDocument[] = [];
+  private readonly existingWorkloads = new Map<string, number>();
 
-  constructor(private readonly source: string) {}
+  constructor(
+    private readonly source: string,
+    private readonly options: PlanReadOptions,
+  ) {}
 
-  document(doc: unknown, documentIndex: number): void {
+  document(doc: unknown, documentIndex: number | undefined): void {
     if (doc === null || doc === undefined) return;
-    this.object(doc, { source: this.source, documentIndex }, []);
+    this.object(
+      doc,
+      documentIndex === undefined ? { source: this.source } : { source: this.source, documentIndex },
+      [],
+    );
   }
 
   /** @param itemPath indexes into enclosing Lists, outermost first */
@@ -142,6 +179,11 @@ class PlanInputReader {
   }
 
   private kind(o: Located): void {
+    const other = this.options.otherKinds?.[o.kind];
+    if (other) {
+      other(o.obj, o.location);
+      return;
+    }
     if (isKopsManifest(o.obj)) {
       // Converted in finish(): the Cluster the InstanceGroups need may come later in the stream.
       this.kops.push({
@@ -167,12 +209,15 @@ class PlanInputReader {
         this.node(o);
         break;
       default:
-        if (isWorkloadKind(o.kind)) this.workload(o);
+        if (isWorkloadKind(o.kind) && this.options.clusterState) {
+          this.existingWorkloads.set(o.kind, (this.existingWorkloads.get(o.kind) ?? 0) + 1);
+        } else if (isWorkloadKind(o.kind)) this.workload(o);
         else this.skip(o);
     }
   }
 
   private nodePool(o: Located): void {
+    this.options.onObject?.('NodePool', o.obj);
     const pool = parseNodePool(o.obj, o.location);
     const first = this.nodePools.get(pool.name);
     if (first) throw duplicate('NodePool', pool.name, first.location);
@@ -180,6 +225,7 @@ class PlanInputReader {
   }
 
   private nodeClass(o: Located): void {
+    this.options.onObject?.('EC2NodeClass', o.obj);
     const nodeClass = parseEC2NodeClass(o.obj, o.location);
     const first = this.nodeClasses.get(nodeClass.name);
     if (first) throw duplicate('EC2NodeClass', nodeClass.name, first.location);
@@ -290,6 +336,12 @@ class PlanInputReader {
     for (const [nodeName, pods] of this.bound) {
       if (this.nodes.has(nodeName)) continue;
       const { pod, location } = pods[0];
+      if (this.options.clusterState) {
+        this.warnings.push(
+          `${where(location)}: ignoring ${pods.length} pod(s) bound to Node ${nodeName}, which is not in the input (deleted while it was read?), e.g. ${location.object}`,
+        );
+        continue;
+      }
       throw new ValidationError(
         [
           {
@@ -328,6 +380,12 @@ class PlanInputReader {
       const more = this.skippedCount - MAX_SKIP_WARNINGS;
       this.warnings.push(
         `${this.source}: skipping ${more} more objects podlift plan does not use (${kinds})`,
+      );
+    }
+    if (this.existingWorkloads.size > 0) {
+      const kinds = [...this.existingWorkloads].map(([kind, n]) => `${kind}: ${n}`).join(', ');
+      this.warnings.push(
+        `${this.source}: not expanding workloads of a cluster's state (${kinds}): their pods are read as Pods`,
       );
     }
     if (this.finishedPods > 0) {

@@ -5,6 +5,7 @@ import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
+import { type ClusterSourceChoice, type ClusterSourceIO, loadCluster } from './cluster-source';
 import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
@@ -20,6 +21,10 @@ export interface CliIO {
   readonly stderr: (text: string) => void;
   /** Reads a UTF-8 file. */
   readonly readFile: (path: string) => Promise<string>;
+  /** The `KUBECONFIG` variable, for commands that read a live cluster. */
+  readonly kubeconfigEnv?: string;
+  /** The user's home directory (`~/.kube/config`). */
+  readonly homeDir?: string;
 }
 
 /** Exit codes: success, any failure, invalid input or usage. */
@@ -55,11 +60,12 @@ Options:
   -v, --version  Print podlift's version
 `;
 
-const PLAN_HELP = `Usage: podlift plan <file.yaml | -> [options]
+const PLAN_HELP = `Usage: podlift plan [<file.yaml | ->] [options]
 
-Plans, offline, the nodes podlift would launch for pending pods, from the bundled EC2 instance
-catalog and prices. Reads a kubectl-style multi-document YAML file ('-' reads standard input;
-'kind: List' is flattened) with these kinds:
+Plans the nodes podlift would launch for pending pods, from the bundled EC2 instance catalog
+and prices. With no file it reads the live cluster of the current kubeconfig context, read-only
+(NodePools, EC2NodeClasses, Nodes, Pods, DaemonSets). A file is a kubectl-style multi-document
+YAML file ('-' reads standard input; 'kind: List' is flattened) with these kinds:
 
   NodePool, EC2NodeClass                  karpenter.sh/v1, karpenter.k8s.aws/v1
   Pod                                     pending, or bound to a Node by spec.nodeName
@@ -74,6 +80,8 @@ catalog and prices. Reads a kubectl-style multi-document YAML file ('-' reads st
 Other kinds are skipped with a warning.
 
 Options:
+      --kubeconfig <file>    Live cluster: this kubeconfig (default: KUBECONFIG, ~/.kube/config)
+      --context <name>       Live cluster: this context (default: the current context)
       --region <region>      AWS region of instance types and prices (default us-east-1)
   -o, --output <format>      table or json (default table)
       --spot-prices <file>   JSON of spot prices in USD/hour, replacing the estimates:
@@ -87,6 +95,7 @@ Exit codes: 0 planned (even with unschedulable pods), 2 invalid input or usage, 
 
 Examples:
   podlift plan examples/inflate.yaml
+  podlift plan --context prod
   kubectl get nodepools,ec2nodeclasses,nodes,daemonsets,pods -A -o yaml | podlift plan - -o json
 `;
 
@@ -176,31 +185,27 @@ async function planCommand(args: string[], io: CliIO): Promise<void> {
     region: { type: 'string', default: 'us-east-1' },
     output: { type: 'string', short: 'o', default: 'table' },
     'spot-prices': { type: 'string' },
+    ...CLUSTER_OPTIONS,
   });
   const { region, output } = values as { region: string; output: string };
   const spotPricesFile = values['spot-prices'] as string | undefined;
   if (output !== 'table' && output !== 'json') {
     throw new UsageError(`--output must be table or json (got '${output}')`, 'plan');
   }
-  if (positionals.length === 0) {
-    throw new UsageError("missing the input file (use '-' to read standard input)", 'plan');
-  }
-  if (positionals.length > 1) {
-    throw new UsageError(
-      `expected one input file, got ${positionals.length}: ${positionals.join(' ')}`,
-      'plan',
-    );
-  }
-  const [file] = positionals;
+  const choice = clusterChoice('plan', values, positionals);
   const spotPrices =
     spotPricesFile === undefined
       ? undefined
       : parseSpotPrices(await readInput(io, spotPricesFile), spotPricesFile);
   const catalog = loadCatalog(region, spotPrices, spotPricesFile);
-  const source = file === '-' ? '<stdin>' : file;
-  const text = file === '-' ? await io.stdin() : await readInput(io, file);
-
-  const input = readPlanInput(text, source);
+  const { file } = choice;
+  const input =
+    file === undefined
+      ? (await loadCluster(choice, clusterIO(io))).snapshot
+      : readPlanInput(
+          file === '-' ? await io.stdin() : await readInput(io, file),
+          file === '-' ? '<stdin>' : file,
+        );
   const warnings = [...input.warnings, ...spotPriceWarnings(spotPrices, spotPricesFile, catalog)];
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
 
@@ -251,6 +256,54 @@ function spotPriceWarnings(
     }
   }
   return warnings;
+}
+
+/** The options of every command that reads a cluster. */
+export const CLUSTER_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+} as const;
+
+/**
+ * The cluster a command reads: the one positional file (a dump, '-' for stdin), or with none
+ * the live cluster of `--kubeconfig` / `--context`.
+ */
+export function clusterChoice(
+  command: string,
+  values: ReturnType<typeof parseArgs>['values'],
+  positionals: readonly string[],
+): ClusterSourceChoice {
+  if (positionals.length > 1) {
+    throw new UsageError(
+      `expected one input file, got ${positionals.length}: ${positionals.join(' ')}`,
+      command,
+    );
+  }
+  const kubeconfig = values.kubeconfig as string | undefined;
+  const context = values.context as string | undefined;
+  const [file] = positionals;
+  if (file !== undefined && (kubeconfig !== undefined || context !== undefined)) {
+    throw new UsageError(
+      `${file} is a dump file; --kubeconfig and --context choose a live cluster instead: pass one or the other`,
+      command,
+    );
+  }
+  return {
+    ...(file !== undefined ? { file } : {}),
+    ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+    ...(context !== undefined ? { context } : {}),
+  };
+}
+
+/** What loading a cluster needs from the CLI's IO. */
+export function clusterIO(io: CliIO): ClusterSourceIO {
+  return {
+    stdin: io.stdin,
+    readDump: (path) => readInput(io, path),
+    readFile: io.readFile,
+    ...(io.kubeconfigEnv !== undefined ? { kubeconfigEnv: io.kubeconfigEnv } : {}),
+    ...(io.homeDir !== undefined ? { homeDir: io.homeDir } : {}),
+  };
 }
 
 type OptionSpec = Readonly<Record<string, { type: 'string' | 'boolean'; short?: string; default?: string }>>;

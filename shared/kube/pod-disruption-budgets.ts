@@ -24,7 +24,11 @@ export async function readPodDisruptionBudgets(api: KubeApi): Promise<PodDisrupt
   }
 }
 
-function toPodDisruptionBudget(budget: V1PodDisruptionBudget): PodDisruptionBudget {
+/**
+ * The core view of a policy/v1 PodDisruptionBudget, typed or as the wire's JSON (the field
+ * names are the same): what it selects, its limits and the disruption controller's status.
+ */
+export function toPodDisruptionBudget(budget: V1PodDisruptionBudget): PodDisruptionBudget {
   const spec = budget.spec ?? {};
   const status = budget.status;
   const selector = spec.selector;

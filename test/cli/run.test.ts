@@ -40,9 +40,17 @@ describe('podlift', () => {
     ]) {
       const { code, out } = await cli(argv);
       expect(code).toBe(0);
-      expect(out).toContain('Usage: podlift plan <file.yaml | -> [options]');
+      expect(out).toContain('Usage: podlift plan [<file.yaml | ->] [options]');
       expect(out).toContain('--spot-prices <file>');
     }
+  });
+
+  it('reads the live cluster when plan gets no file, and says when there is no kubeconfig', async () => {
+    const { code, err } = await cli(['plan']);
+    expect(code).toBe(1);
+    expect(err).toBe(
+      'error: no kubeconfig found (looked at no KUBECONFIG and no home directory); pass --kubeconfig, set KUBECONFIG, or give a dump file\n',
+    );
   });
 
   it('prints its version', async () => {
@@ -59,7 +67,6 @@ describe('podlift', () => {
     { argv: ['plan', 'in.yaml', '--fast'], message: "error: plan: unknown option '--fast'\n" },
     { argv: ['plan', 'in.yaml', '--region'], message: "Option '--region <value>' argument missing" },
     { argv: ['plan', 'in.yaml', '--output', 'yaml'], message: "--output must be table or json (got 'yaml')" },
-    { argv: ['plan'], message: "error: plan: missing the input file (use '-' to read standard input)" },
     { argv: ['plan', 'a.yaml', 'b.yaml'], message: 'expected one input file, got 2: a.yaml b.yaml' },
     {
       argv: ['plan', 'in.yaml', '--region', 'mars-north-1'],
