@@ -41,7 +41,11 @@ try {
 const outdir = resolve(values.outdir);
 await mkdir(outdir, { recursive: true });
 const outfile = resolve(outdir, 'podlift.mjs');
-const result = await build({ ...NODE_ESM_BUNDLE, entryPoints: [resolve(root, 'cli/main.ts')], outfile });
+const result = await build({
+  ...NODE_ESM_BUNDLE,
+  entryPoints: [resolve(root, 'sim/cli/podlift.ts')],
+  outfile,
+});
 // Paths relative to the repository root; node_modules is left out (it changes only by npm,
 // which runs `prepare` again).
 const inputs = Object.keys(result.metafile.inputs)

@@ -75,7 +75,7 @@ export function formatPlanTable(plan: PlanJson, notes: readonly string[] = []): 
  * Pads cells so columns line up, two spaces apart; `right` holds the indexes of numeric
  * columns, aligned right. The last column is never padded, so no line ends in spaces.
  */
-function alignColumns(
+export function alignColumns(
   rows: readonly (readonly string[])[],
   right: ReadonlySet<number> = new Set(),
 ): string[] {
@@ -97,7 +97,7 @@ function alignColumns(
 }
 
 /** Wraps a paragraph at 100 columns, continuation lines indented. */
-function wrap(text: string, indent: string, width = 100): string[] {
+export function wrap(text: string, indent: string, width = 100): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {

@@ -6,6 +6,8 @@ import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { planCapacity } from '../shared/core/scheduling/plan-capacity';
 import { type ClusterSourceChoice, type ClusterSourceIO, loadCluster } from './cluster-source';
+import { type DiffCommandTools, diffCommand } from './diff';
+import type { RolloutPlayer } from './diff-rollout';
 import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
 import { readPlanInput } from './plan-input';
 import { formatPlanJson, planToJson } from './plan-json';
@@ -25,6 +27,11 @@ export interface CliIO {
   readonly kubeconfigEnv?: string;
   /** The user's home directory (`~/.kube/config`). */
   readonly homeDir?: string;
+  /**
+   * Plays `podlift diff`'s rollout in the simulator. Given by the process entry that may import
+   * the simulator (sim/cli/podlift.ts); product code never does (test/architecture.test.ts).
+   */
+  readonly playRollout?: RolloutPlayer;
 }
 
 /** Exit codes: success, any failure, invalid input or usage. */
@@ -53,6 +60,8 @@ Usage:
 
 Commands:
   plan    Plan, offline, the nodes podlift would launch for the pending pods of a YAML file
+  diff    Which NodeClaims a changed NodePool or EC2NodeClass drifts, what replaces them, and
+          its rollout played in the simulator
   kops    Print the EC2NodeClass and NodePool kOps generates for manager: Karpenter InstanceGroups
 
 Options:
@@ -99,10 +108,71 @@ Examples:
   kubectl get nodepools,ec2nodeclasses,nodes,daemonsets,pods -A -o yaml | podlift plan - -o json
 `;
 
+const DIFF_HELP = `Usage: podlift diff <changed.yaml> [<cluster-dump.yaml | ->] [options]
+
+Says what applying a changed NodePool or EC2NodeClass would do to a cluster, read-only, before
+you apply it: which NodeClaims would drift and why (the disruption loop's own drift rules:
+the NodePool and EC2NodeClass hashes, the NodePool's requirements, the AMI), what the planner
+would put in their place and the $/hour before and after; then it plays the rollout in the
+simulator, from the cluster's current state, with podlift's own handlers under the NodePools'
+disruption budgets, the PodDisruptionBudgets and do-not-disrupt pods: how many nodes at a time,
+how long it takes, which pods move, what holds it back.
+
+<changed.yaml> holds the edited NodePool and EC2NodeClass objects (YAML, several documents or a
+List). With a dump file ('-' reads standard input; kubectl get nodepools,ec2nodeclasses,
+nodeclaims,nodes,pods,daemonsets,poddisruptionbudgets -A -o yaml) it reads that; with none, the
+live cluster of the current kubeconfig context.
+
+Options:
+      --kubeconfig <file>     Live cluster: this kubeconfig (default: KUBECONFIG, ~/.kube/config)
+      --context <name>        Live cluster: this context (default: the current context)
+      --region <region>       AWS region of instance types and prices (default us-east-1)
+  -o, --output <format>       table or json (default table)
+      --spot-prices <file>    JSON of spot prices in USD/hour, replacing the estimates
+      --no-rollout            Do not play the rollout in the simulator
+      --max-duration <dur>    Stop the simulated rollout after this long (default 6h)
+  -h, --help                  Show this help
+
+EC2 is not asked: drift by subnet and security group is not reported, and a changed
+EC2NodeClass whose selector terms select other AMIs says so as unknown.
+
+Exit codes: 0 reported (whatever drifts), 2 invalid input or usage, 1 other failure.
+
+Examples:
+  podlift diff examples/diff/web-nodepool.yaml examples/diff/cluster.yaml
+  podlift diff nodepool.yaml --context prod -o json
+`;
+
 const COMMANDS: Readonly<
   Record<string, { help: string; run: (args: string[], io: CliIO) => Promise<void> }>
 > = {
   plan: { help: PLAN_HELP, run: planCommand },
+  diff: {
+    help: DIFF_HELP,
+    run: (args, io) =>
+      diffCommand(args, {
+        parseArgs: (a, options) =>
+          parseCommandArgs('diff', a, { ...options, ...CLUSTER_OPTIONS }) as ReturnType<
+            DiffCommandTools['parseArgs']
+          >,
+        usageError: (message) => new UsageError(message, 'diff'),
+        readInput: (path) => readInput(io, path),
+        clusterChoice: (values, positionals) =>
+          clusterChoice('diff', values as Parameters<typeof clusterChoice>[1], positionals),
+        loadCluster: async (choice) => (await loadCluster(choice, clusterIO(io))).snapshot,
+        loadCatalog: async (region, spotPricesFile) =>
+          loadCatalog(
+            region,
+            spotPricesFile === undefined
+              ? undefined
+              : parseSpotPrices(await readInput(io, spotPricesFile), spotPricesFile),
+            spotPricesFile,
+          ),
+        ...(io.playRollout ? { playRollout: io.playRollout } : {}),
+        stdout: io.stdout,
+        stderr: io.stderr,
+      }),
+  },
   kops: {
     help: KOPS_HELP,
     run: (args, io) =>

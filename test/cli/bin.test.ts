@@ -35,7 +35,7 @@ describe('cli/build.mjs', () => {
     await run(process.execPath, ['cli/build.mjs', '--outdir', outdir], { cwd: root });
     const args = ['plan', 'examples/inflate.yaml', '--output', 'table'];
     const bundled = await run(process.execPath, [join(outdir, 'podlift.mjs'), ...args], { cwd: root });
-    const sources = await run(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: root });
+    const sources = await run(process.execPath, ['--import', 'tsx', 'sim/cli/podlift.ts', ...args], { cwd: root });
     expect(bundled.stderr).toBe('');
     expect(bundled.stdout).toContain('Plan for us-east-1');
     expect(bundled.stdout).toBe(sources.stdout);

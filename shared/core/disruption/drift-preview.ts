@@ -1,5 +1,5 @@
-import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE } from '../model/labels';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
+import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE } from '../model/labels';
 import { conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
 import { isReschedulable } from '../provisioning/pods-to-provision';
@@ -61,7 +61,9 @@ export function previewDrift(state: DriftPreviewState, change: DriftChange): Cla
   const before = { ...state, nodeClaims: claims, instances };
   const after = changedState(before, change);
   const nodesByProvider = new Map(
-    joinNodesAndClaims(state.nodes, claims).flatMap((j) => (j.node && j.nodeClaim ? [[j.nodeClaim.name, j.node]] : [])),
+    joinNodesAndClaims(state.nodes, claims).flatMap((j) =>
+      j.node && j.nodeClaim ? [[j.nodeClaim.name, j.node]] : [],
+    ),
   );
   const rows: ClaimDrift[] = [];
   for (const claim of claims) {
@@ -151,9 +153,15 @@ export function changedState<S extends Pick<ClusterSnapshot, 'nodePools' | 'node
   };
 }
 
-function replaceByName<T extends { readonly name: string }>(current: readonly T[], changed: readonly T[]): T[] {
+function replaceByName<T extends { readonly name: string }>(
+  current: readonly T[],
+  changed: readonly T[],
+): T[] {
   const byName = new Map(changed.map((c) => [c.name, c]));
-  return [...current.map((c) => byName.get(c.name) ?? c), ...changed.filter((c) => !current.some((o) => o.name === c.name))];
+  return [
+    ...current.map((c) => byName.get(c.name) ?? c),
+    ...changed.filter((c) => !current.some((o) => o.name === c.name)),
+  ];
 }
 
 /** The claims with the hash annotations the loop writes first (hashRestamps), against today's objects. */
