@@ -185,7 +185,7 @@ export function formatDiffTable(d: DiffJson): string {
       ],
     ]),
   );
-  for (const u of r.unschedulable) out.push(...wrap(`  ${u.pod}: ${u.reason}`, '    '));
+  for (const u of r.unschedulable) out.push(...indented(`${u.pod}: ${u.reason}`));
   if (d.rollout) out.push('', ...rolloutLines(d.rollout));
   if (d.notes.length > 0) out.push('', 'Notes:', ...d.notes.flatMap((n) => wrap(`- ${n}`, '  ')));
   return `${out.join('\n')}\n`;
@@ -223,4 +223,9 @@ function rolloutLines(r: RolloutReport): string[] {
   }
   for (const note of r.notes) out.push(...wrap(`- ${note}`, '  '));
   return out;
+}
+
+/** A wrapped line indented by two spaces, its continuations by four. */
+function indented(text: string): string[] {
+  return wrap(text, '  ', 98).map((line) => `  ${line}`);
 }

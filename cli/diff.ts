@@ -10,6 +10,7 @@ import {
 import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema';
 import { nodeClassStatusFromObject } from '../shared/core/manifests/ec2nodeclass-status-object';
 import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
+import { doNotDisruptActive } from '../shared/core/model/do-not-disrupt';
 import { durationMs } from '../shared/core/model/duration';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../shared/core/model/ec2nodeclass-status';
@@ -119,7 +120,7 @@ export async function diffCommand(args: string[], tools: DiffCommandTools): Prom
   const drifted = driftedByChange(rows);
   const replacement = planDriftReplacement(state, changed.change, rows, drifted);
   let rollout: RolloutReport | undefined;
-  const notes: string[] = [];
+  const notes = heldBack(cluster, drifted, Date.now());
   if (drifted.length > 0 && values['no-rollout'] !== true) {
     if (tools.playRollout)
       rollout = await tools.playRollout(rolloutInput(cluster, changed, rows, drifted, maxDuration));
@@ -136,6 +137,23 @@ export async function diffCommand(args: string[], tools: DiffCommandTools): Prom
     notes,
   });
   tools.stdout(output === 'json' ? `${JSON.stringify(json, null, 2)}\n` : formatDiffTable(json));
+}
+
+/**
+ * Drifted nodes drift cannot take while a pod on them has karpenter.sh/do-not-disrupt in force
+ * (kubernetes-sigs/karpenter pkg/utils/pod/scheduling.go `IsDisruptable`; only a NodeClaim with a
+ * terminationGracePeriod lets drift past it), in words.
+ */
+function heldBack(cluster: ClusterSnapshot, drifted: readonly ClaimDrift[], now: number): string[] {
+  const nodes = new Map(cluster.nodes.map((n) => [n.name, n]));
+  const claims = new Map(cluster.nodeClaims.map((c) => [c.name, c]));
+  return drifted.flatMap((r) => {
+    const pod = nodes.get(r.node ?? '')?.pods.find((p) => doNotDisruptActive(p, now));
+    if (!pod || claims.get(r.nodeClaim)?.spec.terminationGracePeriod) return [];
+    return [
+      `${r.nodeClaim}: pod ${pod.namespace}/${pod.name} has karpenter.sh/do-not-disrupt; drift does not take the node while it runs there`,
+    ];
+  });
 }
 
 function parseMaxDuration(text: string, tools: DiffCommandTools): number {

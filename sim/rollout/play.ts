@@ -175,7 +175,7 @@ export async function playRollout(input: RolloutInput): Promise<RolloutReport> {
           capacityType: c.metadata.labels?.['karpenter.sh/capacity-type'] ?? '',
         })),
       podsMoved,
-      blocks: [...blocks.values()] as RolloutBlock[],
+      blocks: blockSpans([...blocks.values()], claims, since()),
       pendingAtEnd: store
         .list('pods')
         .items.filter((p) => (p.status as Json | undefined)?.phase === 'Pending').length,
@@ -187,4 +187,24 @@ export async function playRollout(input: RolloutInput): Promise<RolloutReport> {
   } finally {
     await sim.close();
   }
+}
+
+/**
+ * Blocks as spans: a DisruptionBlocked Event is written again only when its message changes, so
+ * a NodeClaim's block lasts until another block of it starts, it is disrupted, or the run ends.
+ * A pod's refused eviction lasts as long as it was seen.
+ */
+function blockSpans(
+  blocks: readonly RolloutBlock[],
+  claims: ReadonlyMap<string, { disruptedAtMs?: number }>,
+  end: number,
+): RolloutBlock[] {
+  const sorted = [...blocks].sort((a, b) => a.firstAtMs - b.firstAtMs);
+  return sorted.map((b, i) => {
+    const claim = claims.get(b.subject);
+    if (!claim) return b;
+    const next = sorted.slice(i + 1).find((o) => o.subject === b.subject && o.why !== b.why);
+    const until = Math.min(next?.firstAtMs ?? end, claim.disruptedAtMs ?? end);
+    return { ...b, lastAtMs: Math.max(b.lastAtMs, until) };
+  });
 }
