@@ -215,10 +215,7 @@ function rolloutLines(r: RolloutReport): string[] {
     out.push('Held back by:');
     for (const b of r.blocks)
       out.push(
-        ...wrap(
-          `  ${b.subject}: ${b.why} (+${formatOffset(b.firstAtMs)} to +${formatOffset(b.lastAtMs)})`,
-          '    ',
-        ),
+        ...indented(`${b.subject}: ${b.why} (+${formatOffset(b.firstAtMs)} to +${formatOffset(b.lastAtMs)})`),
       );
   }
   for (const note of r.notes) out.push(...wrap(`- ${note}`, '  '));

@@ -177,8 +177,9 @@ function previewState(cluster: ClusterSnapshot, catalog: Catalog): DriftPreviewS
     nodePools: cluster.nodePools,
     nodeClasses: cluster.nodeClasses,
     nodeClassStatus,
-    nodeClaims: cluster.nodeClaims,
-    nodes: cluster.nodes,
+    // By name, so a dump and a live read (listed by name) give the same report.
+    nodeClaims: [...cluster.nodeClaims].sort((a, b) => a.name.localeCompare(b.name)),
+    nodes: [...cluster.nodes].sort((a, b) => a.name.localeCompare(b.name)),
     daemonSets: cluster.daemonSets,
     catalog,
   };

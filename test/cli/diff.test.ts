@@ -4,7 +4,9 @@ import { parse, stringify } from 'yaml';
 import type { DiffJson } from '../../cli/diff-output';
 import type { RolloutPlayer } from '../../cli/diff-rollout';
 import { run } from '../../cli/run';
+import { startFakeKubeApiServer } from '../../sim/fakes/kube';
 import { playRollout } from '../../sim/rollout/play';
+import { FakeIO } from './fixtures';
 
 /**
  * `podlift diff` on examples/diff: a cluster whose figures can be checked by hand.
@@ -15,6 +17,14 @@ import { playRollout } from '../../sim/rollout/play';
  */
 
 const DIR = 'examples/diff';
+const RESOURCES: Readonly<Record<string, string>> = {
+  NodePool: 'nodepools.karpenter.sh',
+  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
+  NodeClaim: 'nodeclaims.karpenter.sh',
+  Node: 'nodes',
+  Pod: 'pods',
+  PodDisruptionBudget: 'poddisruptionbudgets.policy',
+};
 
 /** Runs `podlift diff` in-process; `files` are extra in-memory files beside the real ones. */
 async function diff(
@@ -170,6 +180,30 @@ describe('podlift diff (drift and replacement)', () => {
     expect((JSON.parse(out) as DiffJson).notes).toContain(
       'this podlift has no simulator wired in: the rollout was not played',
     );
+  });
+});
+
+describe('podlift diff on a live cluster', () => {
+  it('gives the same answer from the fake API server as from the dump, reading only', async () => {
+    const server = await startFakeKubeApiServer();
+    try {
+      const dump = parse(await readFile(`${DIR}/cluster.yaml`, 'utf8')) as { items: Json[] };
+      server.store.seed('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+      for (const item of dump.items) server.store.seed(RESOURCES[item.kind], item);
+      const kubeconfig = server.kubeConfig().exportConfig();
+      const changed = await readFile(`${DIR}/web-nodepool.yaml`, 'utf8');
+      const io = new FakeIO({ '/k': kubeconfig, 'web.yaml': changed });
+      const code = await run(['diff', 'web.yaml', '--kubeconfig', '/k', '--no-rollout', '-o', 'json'], io);
+      expect(io.err).toBe('');
+      expect(code).toBe(0);
+      const { source, ...live } = JSON.parse(io.out) as DiffJson;
+      expect(source).toBe(`context "fake" (${server.url})`);
+      const { source: _file, ...fromDump } = await diffJson(`${DIR}/web-nodepool.yaml`);
+      expect(live).toEqual(fromDump);
+      expect(server.requests.every((r) => r.method === 'GET')).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
 
