@@ -2,7 +2,7 @@ import type { RolloutBlock, RolloutClaim, RolloutInput, RolloutReport } from '..
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import { CLUSTER_WORLD_TYPES } from '../world/cluster-world';
 import { Simulation } from '../world/simulation';
-import { seedWorld, worldNodeClass, worldNodePool } from './seed';
+import { restoreNodePools, seedWorld, worldNodeClass, worldNodePool } from './seed';
 
 // biome-ignore lint/suspicious/noExplicitAny: the API server's untyped JSON
 type Json = Record<string, any>;
@@ -77,7 +77,8 @@ export async function playRollout(input: RolloutInput): Promise<RolloutReport> {
     let seenDecisions = sim.decisions.length;
     let maxConcurrent = 0;
 
-    // The change, as `kubectl apply` of the edited files would make it.
+    // The NodePools' own budgets back, then the change, as `kubectl apply` of the edited files would make it.
+    restoreNodePools(sim, input, world.zoneOf);
     for (const changed of input.changed) {
       const kind = String(changed.kind);
       const resource = kind === 'NodePool' ? 'nodepools.karpenter.sh' : 'ec2nodeclasses.karpenter.k8s.aws';

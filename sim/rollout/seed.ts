@@ -7,7 +7,6 @@ import {
   LABEL_CAPACITY_TYPE,
   LABEL_INSTANCE_TYPE,
   LABEL_NODECLASS,
-  LABEL_NODEPOOL,
   LABEL_ZONE,
 } from '../../shared/core/model/labels';
 import { newNodeClaimObject } from '../../shared/kube/nodeclaim-manifest';
@@ -21,7 +20,8 @@ import type { Simulation } from '../world/simulation';
  * its EC2NodeClasses and NodePools as they are today; each launched NodeClaim recreated under its
  * own name, pinned to its instance type, zone and capacity type and stamped with today's drift
  * hashes, and launched by the provisioner's own path for recorded claims (an instance, a Node
- * that registers and initializes); then its pods bound to that Node, each controller's pods kept
+ * that registers and initializes) — under disruption budgets of zero, which the caller lifts
+ * with {@link restoreNodePools} when it applies the change; then its pods bound to that Node, each controller's pods kept
  * at their count by the workload controller stand-in, and the PodDisruptionBudgets.
  *
  * The world is its own region: EC2NodeClass selector terms are pointed at the world's subnets,
@@ -97,7 +97,13 @@ export async function seedWorld(sim: Simulation, input: RolloutInput, maxMs = 30
   const classes = input.nodeClasses.map(worldNodeClass);
   const pools = input.nodePools.map((p) => worldNodePool(p, zoneOf));
   for (const c of classes) store.create('ec2nodeclasses.karpenter.k8s.aws', c);
-  for (const p of pools) store.create('nodepools.karpenter.sh', p);
+  // While the world comes up nothing may be disrupted (an empty node would be consolidated
+  // before its pods are bound): budgets of zero until the change brings back the real ones.
+  for (const p of pools)
+    store.create('nodepools.karpenter.sh', {
+      ...p,
+      spec: { ...p.spec, disruption: { ...(p.spec?.disruption ?? {}), budgets: [{ nodes: '0' }] } },
+    });
   const poolByName = new Map(pools.map((p) => [String(p.metadata.name), parseNodePool(p)]));
   const classByName = new Map(classes.map((c) => [String(c.metadata.name), parseEC2NodeClass(c)]));
   const launched: RolloutNode[] = [];
@@ -245,4 +251,26 @@ function podObject(pod: RolloutPod, nodeName: string): KubeObject {
       schedulerName: 'default-scheduler',
     },
   } as KubeObject;
+}
+
+/** Puts the cluster's NodePools back as they are (their own disruption budgets), the world's version. */
+export function restoreNodePools(
+  sim: Simulation,
+  input: RolloutInput,
+  zoneOf: (zone: string) => string,
+): void {
+  const store = sim.world.fakes.kube.store;
+  for (const obj of input.nodePools) {
+    const pool = worldNodePool(obj, zoneOf);
+    const current = store.find('nodepools.karpenter.sh', String(pool.metadata.name));
+    if (current)
+      store.update('nodepools.karpenter.sh', {
+        ...pool,
+        metadata: {
+          ...current.metadata,
+          ...pool.metadata,
+          resourceVersion: current.metadata.resourceVersion,
+        },
+      });
+  }
 }
