@@ -1,30 +1,28 @@
+import { binTypes, podClasses } from '../shared/core/bound/bound-input';
+import { type ConfigurationBound, configurationBound } from '../shared/core/bound/config-lp';
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
-import { labelSelectorMatches } from '../shared/core/model/label-selector';
 import {
   LABEL_CAPACITY_TYPE,
-  LABEL_HOSTNAME,
   LABEL_INSTANCE_CATEGORY,
   LABEL_INSTANCE_GENERATION,
   LABEL_OS,
 } from '../shared/core/model/labels';
 import type { NodePool } from '../shared/core/model/nodepool';
-import type { Pod, PodAffinityTerm } from '../shared/core/model/pod';
-import { CPU, MEMORY, PODS } from '../shared/core/model/resources';
-import { cheapestOffering, NodePoolContext } from '../shared/core/scheduling/nodepool-context';
+import type { Pod } from '../shared/core/model/pod';
 import { schedulingInputFor } from '../shared/core/scheduling/plan-capacity';
 import { schedule } from '../shared/core/scheduling/scheduler';
-import type { SchedulingInput, SchedulingResult } from '../shared/core/scheduling/types';
+import type { SchedulingResult } from '../shared/core/scheduling/types';
 import type { DaemonSet } from '../shared/core/state/cluster-state';
+import { loadHighsSolver } from '../shared/runtime/highs-solver';
 import { nodePool, pod } from '../sim/world/builders';
-import { type BinType, type ConfigurationBound, configurationBound, type PodClass } from './config-lp';
 import { karpenterDecision, type ReferencePlan } from './karpenter-reference';
 import { formatTable, num } from './table';
 import { workload } from './workload';
 
 /**
  * Plan cost on the workloads of the cheapest-plan goal: podlift's plan against the
- * configuration-LP lower bound (config-lp.ts) and against Karpenter's decision before
+ * configuration-LP lower bound (shared/core/bound/config-lp.ts) and against Karpenter's decision before
  * consolidation (karpenter-reference.ts), all on-demand in the bench region.
  */
 
@@ -166,6 +164,8 @@ export interface QualityRow {
   readonly planMs: number;
   readonly topology: boolean;
   readonly bound: ConfigurationBound;
+  /** Wall milliseconds the bound took. */
+  readonly boundMs: number;
   readonly karpenter?: ReferencePlan & { readonly top: string };
 }
 
@@ -182,62 +182,6 @@ function topTypes(nodes: readonly { instanceType: string; price: number }[], cou
     .slice(0, count)
     .map(([name, cost]) => `${name} ${Math.round((100 * cost) / total)}%`)
     .join(', ');
-}
-
-/** The bound's instance types: the NodePool's, priced as the scheduler prices them, minus DaemonSet overhead. */
-export function binTypes(input: SchedulingInput): BinType[] {
-  const pool = input.nodePools[0];
-  const nodeClass = input.nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name);
-  const ctx = new NodePoolContext(
-    pool,
-    nodeClass,
-    input.instanceTypes.get(pool.name) ?? [],
-    [],
-    input.daemonSets,
-  );
-  const ds = ctx.daemonSetOverhead(ctx.requirements);
-  const out: BinType[] = [];
-  for (const it of ctx.instanceTypes) {
-    const offering = cheapestOffering(it, ctx.requirements);
-    if (!offering) continue;
-    out.push({
-      name: it.name,
-      cpu: (it.allocatable[CPU] ?? 0) - (ds[CPU] ?? 0),
-      memory: (it.allocatable[MEMORY] ?? 0) - (ds[MEMORY] ?? 0),
-      pods: (it.allocatable[PODS] ?? 0) - (ds[PODS] ?? 0),
-      price: offering.price,
-    });
-  }
-  return out;
-}
-
-/**
- * Pods grouped by their cpu and memory requests. Pods that repel each other by hostname
- * anti-affinity (same namespace and labels, a required hostname term whose selector matches
- * those labels) get classes of their own, marked `apart` with that identity: whatever their
- * size, no node holds two of them, in any plan, so the bound stays valid and stops packing them.
- */
-export function podClasses(pods: readonly Pod[]): PodClass[] {
-  const byKey = new Map<string, PodClass & { count: number }>();
-  for (const p of pods) {
-    const cpu = p.requests[CPU] ?? 0;
-    const memory = p.requests[MEMORY] ?? 0;
-    const repels = p.podAntiAffinity.find((t) => selfRepellingOnHostname(p, t));
-    const apart = repels && `${p.namespace}|${JSON.stringify(p.labels)}|${JSON.stringify(repels)}`;
-    const key = apart ? `${cpu}|${memory}|${apart}` : `${cpu}|${memory}`;
-    const e = byKey.get(key);
-    if (e) e.count++;
-    else byKey.set(key, apart ? { cpu, memory, count: 1, apart } : { cpu, memory, count: 1 });
-  }
-  return [...byKey.values()];
-}
-
-/** Whether a required anti-affinity term keeps two pods with `p`'s namespace and labels off one node. */
-function selfRepellingOnHostname(p: Pod, t: PodAffinityTerm): boolean {
-  if (t.topologyKey !== LABEL_HOSTNAME || t.namespaceSelector !== undefined) return false;
-  const namespaces = t.namespaces ?? [];
-  if (namespaces.length > 0 && !namespaces.includes(p.namespace)) return false;
-  return labelSelectorMatches(t.labelSelector, p.labels);
 }
 
 function scheduledPods(result: SchedulingResult): Pod[] {
@@ -258,7 +202,13 @@ export async function measureQuality(
   const start = performance.now();
   const result = schedule(input);
   const planMs = performance.now() - start;
-  const bound = await configurationBound(binTypes(input), podClasses(scheduledPods(result)));
+  const boundStart = performance.now();
+  const bound = configurationBound(
+    await loadHighsSolver(),
+    binTypes(input),
+    podClasses(scheduledPods(result)),
+  );
+  const boundMs = performance.now() - boundStart;
   const karpenter = w.topology ? undefined : karpenterDecision(input);
   return {
     name: w.name,
@@ -270,6 +220,7 @@ export async function measureQuality(
     planMs,
     topology: w.topology,
     bound,
+    boundMs,
     ...(karpenter ? { karpenter: { ...karpenter, top: topTypes(karpenter.nodes) } } : {}),
   };
 }
@@ -301,13 +252,13 @@ export function formatQuality(rows: readonly QualityRow[]): string {
       `${num(r.podliftNodes)}: ${r.podliftTop}`,
       r.karpenter ? `${num(r.karpenter.nodes.length)}: ${r.karpenter.top}` : '—',
       num(r.planMs),
-      num(r.bound.ms / 1000, 1),
+      num(r.boundMs / 1000, 1),
     ]),
   );
   return [
     table,
     '',
-    '  bound: configuration LP over one-node packings (column generation with HiGHS, Farley bound; config-lp.ts);',
+    '  bound: configuration LP over one-node packings (column generation with HiGHS, Farley bound; shared/core/bound/config-lp.ts);',
     '  it knows pods are indivisible, max pods per node, DaemonSet overhead and that pods repelling each other by',
     '  hostname anti-affinity take a node each, not other topology rules (* = the workload has them, so it may sit',
     "  higher). Karpenter: Karpenter's decision before consolidation, re-implemented (karpenter-reference.ts), plain",

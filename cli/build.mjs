@@ -41,10 +41,12 @@ try {
 const outdir = resolve(values.outdir);
 await mkdir(outdir, { recursive: true });
 const outfile = resolve(outdir, 'podlift.mjs');
+// HiGHS loads its WebAssembly from beside its own module: it stays in node_modules, a runtime dependency.
 const result = await build({
   ...NODE_ESM_BUNDLE,
   entryPoints: [resolve(root, 'sim/cli/podlift.ts')],
   outfile,
+  external: ['highs'],
 });
 // Paths relative to the repository root; node_modules is left out (it changes only by npm,
 // which runs `prepare` again).

@@ -1,8 +1,9 @@
 import type { DriftVerdict } from '../shared/core/disruption/drift';
 import type { ClaimDrift, DriftReplacement } from '../shared/core/disruption/drift-preview';
+import { HOURS_PER_MONTH } from '../shared/core/savings/estimate-savings';
 import type { Obj } from '../shared/yaml/kubernetes-yaml';
 import type { RolloutReport } from './diff-rollout';
-import { alignColumns, HOURS_PER_MONTH, wrap } from './plan-table';
+import { alignColumns, wrap } from './plan-table';
 
 /** `podlift diff -o json`: the documented output; the table is rendered from it. */
 export interface DiffJson {

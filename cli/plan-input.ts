@@ -2,7 +2,7 @@ import { type KopsDocument, karpenterManifestsFromKops } from '../shared/core/ko
 import { isKopsManifest } from '../shared/core/kops/kops-schema';
 import { parseEC2NodeClass } from '../shared/core/manifests/ec2nodeclass-schema';
 import type { PodManifest } from '../shared/core/manifests/kube-objects';
-import { manifestIdentity, manifestRef } from '../shared/core/manifests/manifest-kind';
+import { manifestIdentity } from '../shared/core/manifests/manifest-kind';
 import { nodeFromManifest } from '../shared/core/manifests/node-manifest';
 import { parseNodePool } from '../shared/core/manifests/nodepool-schema';
 import { PodSpecCache, podFromManifest } from '../shared/core/manifests/pod-manifest';
@@ -18,6 +18,7 @@ import {
 import type { Pod } from '../shared/core/model/pod';
 import type { DaemonSet, StateNode } from '../shared/core/state/cluster-state';
 import { isObject, loadKubernetesYaml, type Obj } from '../shared/yaml/kubernetes-yaml';
+import { type Located, visitObjects } from './manifest-objects';
 import { isWorkloadKind, namespaceOf, templatePod, workloadPods, workloadTemplate } from './plan-workloads';
 
 /** Everything `podlift plan` reads from its input file, validated. */
@@ -53,14 +54,6 @@ const PLAN_ROOT_DEVICE = '/dev/xvda';
 
 /** Skipped objects reported one by one; the rest are summed up in one line. */
 const MAX_SKIP_WARNINGS = 20;
-
-/** An object of the input, with where it was found. */
-interface Located {
-  readonly obj: Obj;
-  readonly kind: string;
-  readonly name: string;
-  readonly location: ValidationLocation;
-}
 
 /**
  * Reads a kubectl-style multi-document YAML stream (`kind: List` and `*List` objects are
@@ -131,51 +124,11 @@ class PlanInputReader {
 
   document(doc: unknown, documentIndex: number | undefined): void {
     if (doc === null || doc === undefined) return;
-    this.object(
+    visitObjects(
       doc,
       documentIndex === undefined ? { source: this.source } : { source: this.source, documentIndex },
-      [],
+      (o) => this.kind(o),
     );
-  }
-
-  /** @param itemPath indexes into enclosing Lists, outermost first */
-  private object(doc: unknown, base: ValidationLocation, itemPath: readonly number[]): void {
-    const within = itemPath.length > 0 ? ` (List item ${itemPath.join('.')})` : '';
-    const at = (object?: string): ValidationLocation => ({
-      ...base,
-      object: object === undefined ? (within ? within.slice(2, -1) : undefined) : `${object}${within}`,
-    });
-    if (!isObject(doc)) {
-      throw new ValidationError(
-        [{ field: '(document)', value: doc, message: 'expected a Kubernetes object (a mapping with kind)' }],
-        at(),
-      );
-    }
-    const kind = doc.kind;
-    if (typeof kind !== 'string' || kind === '') {
-      throw new ValidationError(
-        [{ field: 'kind', value: kind, message: 'must be a non-empty string' }],
-        at(),
-      );
-    }
-    if (kind === 'List' || (kind.endsWith('List') && 'items' in doc)) {
-      const items = doc.items ?? [];
-      if (!Array.isArray(items)) {
-        throw new ValidationError([{ field: 'items', value: items, message: 'must be a list' }], at(kind));
-      }
-      items.forEach((item, i) => {
-        if (item !== null && item !== undefined) this.object(item, base, [...itemPath, i]);
-      });
-      return;
-    }
-    const metadata = isObject(doc.metadata) ? doc.metadata : {};
-    const name = metadata.name;
-    const location = at(manifestRef(doc));
-    try {
-      this.kind({ obj: doc, kind, name: typeof name === 'string' ? name : '', location });
-    } catch (e) {
-      throw e instanceof ValidationError ? e.at(location) : e;
-    }
   }
 
   private kind(o: Located): void {

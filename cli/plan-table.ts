@@ -1,7 +1,5 @@
+import { HOURS_PER_MONTH } from '../shared/core/savings/estimate-savings';
 import type { PlanJson } from './plan-json';
-
-/** Hours in a month, as AWS's pricing calculator counts them. */
-export const HOURS_PER_MONTH = 730;
 
 /**
  * `podlift plan --output table`: the new NodeClaims, a summary, the pods placed on existing

@@ -1,10 +1,12 @@
-import { type BinType, configurationBound, type PodClass } from '../../bench/config-lp';
-import { binTypes, podClasses } from '../../bench/quality';
+import type { BinType, PodClass } from '../../shared/core/bound/bins';
+import { binTypes, podClasses } from '../../shared/core/bound/bound-input';
+import { configurationBound } from '../../shared/core/bound/config-lp';
 import type { Catalog } from '../../shared/core/catalog/instance-type';
 import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-schema';
 import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
 import { podFromManifest } from '../../shared/core/manifests/pod-manifest';
 import { schedulingInputFor } from '../../shared/core/scheduling/plan-capacity';
+import { loadHighsSolver } from '../../shared/runtime/highs-solver';
 import type { KubeObject } from '../fakes/kube';
 
 /** A pod manifest as far as the snapshot reads it before parsing. */
@@ -83,10 +85,16 @@ export async function boundPoint(
   maxMs: number,
 ): Promise<BoundPoint> {
   const input = boundInput(snapshot);
-  const lp = await configurationBound(input.types, input.classes, { maxMs });
+  const solver = await loadHighsSolver();
+  // Wall time, not the simulation's: the cap bounds how long the soak waits for the LP.
+  const start = performance.now();
+  const lp = configurationBound(solver, input.types, input.classes, {
+    shouldStop: () => performance.now() - start > maxMs,
+  });
+  const lpMs = performance.now() - start;
   return lp.timedOut
-    ? { atMs, pods: input.pods, dollarsPerHour, lpMs: lp.ms }
-    : { atMs, pods: input.pods, dollarsPerHour, bound: lp.cost, lpMs: lp.ms };
+    ? { atMs, pods: input.pods, dollarsPerHour, lpMs }
+    : { atMs, pods: input.pods, dollarsPerHour, bound: lp.cost, lpMs };
 }
 
 /** cost ÷ bound, or undefined when there is no bound or nothing to bound. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCluster } from '../../cli/cluster-source';
-import { clusterIO, run } from '../../cli/run';
+import { clusterIO } from '../../cli/command-support';
+import { run } from '../../cli/run';
 import type { FakeKubeApiServer, FakeKubeApiServerOptions } from '../../sim/fakes/kube';
 import { defaultResources, RbacPolicy, startFakeKubeApiServer } from '../../sim/fakes/kube';
 import { nodeClaimManifest } from '../../sim/world/builders/karpenter-manifests';
@@ -133,6 +134,14 @@ subjects: [{ kind: Group, name: viewers }]
     expect((error as Error).message).toContain('User "viewer" cannot list resource "daemonsets"');
   });
 
+  it('says when the API server does not accept the credentials', async () => {
+    const s = await cluster({ requireToken: 'the-real-token' });
+    const fake = io({ '/k': kubeconfigText(s, 'prod', 'an-expired-token') });
+    await expect(loadCluster({ kubeconfig: '/k' }, clusterIO(fake))).rejects.toThrow(
+      /^reading the Kubernetes version on context "prod" \(http:\/\/127\.0\.0\.1:\d+\): Unauthorized: the API server did not accept the kubeconfig's credentials/,
+    );
+  });
+
   it('says when the API server cannot be reached', async () => {
     const s = await cluster();
     const text = kubeconfigText(s, 'prod');
@@ -223,5 +232,26 @@ describe('podlift plan on a live cluster', () => {
     expect(both.err).toContain(
       'x.yaml is a dump file; --kubeconfig and --context choose a live cluster instead',
     );
+  });
+
+  it('counts NodeClaims launched but not registered as capacity, as the provisioner does', async () => {
+    server = await startFakeKubeApiServer();
+    const { store } = server;
+    store.seed('nodepools.karpenter.sh', nodePool());
+    store.seed('ec2nodeclasses.karpenter.k8s.aws', nodeClass());
+    store.seed('nodeclaims.karpenter.sh', {
+      ...nodeClaimManifest({ name: 'default-inflt' }),
+      status: {
+        providerID: 'aws:///us-east-1a/i-0inflight',
+        allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+        capacity: { cpu: '2', memory: '8Gi', pods: '29' },
+      },
+    });
+    store.seed('pods', pod('web-2', { namespace: 'default', phase: 'Pending' }));
+    const fake = io({ '/k': kubeconfigText(server, 'prod') }, { kubeconfigEnv: '/k' });
+    expect(await run(['plan', '-o', 'json'], fake)).toBe(0);
+    const plan = JSON.parse(fake.out) as { existingNodes: unknown; nodeClaims: unknown[] };
+    expect(plan.existingNodes).toEqual([{ node: 'default-inflt', pods: ['default/web-2'] }]);
+    expect(plan.nodeClaims).toEqual([]);
   });
 });

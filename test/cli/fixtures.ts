@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { CliIO } from '../../cli/run';
+import type { CliIO } from '../../cli/command-support';
 
 /** Manifest builders for CLI tests: plain objects, as a user's YAML decodes to. */
 
@@ -175,7 +175,14 @@ export class FakeIO implements CliIO {
     private readonly input = '',
   ) {}
 
+  /** Files the CLI wrote, by path. */
+  readonly written = new Map<string, string>();
+
   readonly stdin = async (): Promise<string> => this.input;
+  readonly writeFile = async (path: string, text: string): Promise<void> => {
+    this.written.set(path, text);
+  };
+  readonly now = (): number => Date.parse('2026-11-27T12:00:00Z');
   readonly stdout = (text: string): void => {
     this.out += text;
   };

@@ -155,7 +155,7 @@ describe('podlift kops', () => {
       /^Usage: podlift kops <instancegroups\.yaml \| -> \[options\]/,
     );
     expect((await cli(['--help'])).out).toContain(
-      '  kops    Print the EC2NodeClass and NodePool kOps generates',
+      '  kops     Print the EC2NodeClass and NodePool kOps generates',
     );
   });
 });

@@ -70,7 +70,7 @@ describe('repack', () => {
 
 describe('schedule with repacking', () => {
   it('plans the memory-heavy mix within 5 % of its configuration-LP bound', () => {
-    // 300 × 500m/6Gi + 100 × 2/16Gi, on-demand us-east-1: the configuration LP (bench/config-lp.ts)
+    // 300 × 500m/6Gi + 100 × 2/16Gi, on-demand us-east-1: the configuration LP (shared/core/bound/config-lp.ts)
     // bounds any plan from below at $23.367/h; first-fit-decreasing alone paid $25.71/h.
     const pool = nodePool({
       requirements: [{ key: LABEL_CAPACITY_TYPE, operator: 'In', values: ['on-demand'] }],

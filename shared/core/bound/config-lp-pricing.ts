@@ -1,5 +1,6 @@
-import type highsLoader from 'highs';
-import type { BinType, PodClass } from './config-lp';
+import { PodliftError } from '../model/errors';
+import type { LpSolver } from '../ports/lp-solver';
+import type { BinType, PodClass } from './bins';
 
 /**
  * The pricing problem of the configuration LP (config-lp.ts): for one instance type and the
@@ -7,9 +8,6 @@ import type { BinType, PodClass } from './config-lp';
  * holds (V_t in Farley's bound) and the best feasible pattern met on the way, which becomes a
  * new column when its reduced cost is negative.
  */
-
-/** A loaded HiGHS solver. */
-export type Highs = Awaited<ReturnType<typeof highsLoader>>;
 
 /**
  * Exact max of Σ v_i a_i subject to Σ c_i a_i ≤ capacity, 0 ≤ a_i ≤ bound_i, over integer
@@ -114,7 +112,7 @@ function repair(
  * multipliers tried of the Lagrangian knapsack) and the best feasible pattern met on the way.
  */
 export function price(
-  highs: Highs,
+  solver: LpSolver,
   t: BinType,
   classes: readonly PodClass[],
   duals: readonly number[],
@@ -177,7 +175,7 @@ export function price(
   // types whose bound exceeds their price can raise θ: those get the exact knapsack as a MIP.
   const tolerance = 1e-6 * t.price;
   if (upper > t.price + tolerance && upper > patternValue + tolerance) {
-    const exact = exactKnapsack(highs, t, classes, duals);
+    const exact = exactKnapsack(solver, t, classes, duals);
     upper = Math.min(upper, exact.bound);
     if (exact.value > patternValue) {
       patternValue = exact.value;
@@ -200,7 +198,7 @@ export function perNodeCap(c: PodClass): number {
 
 /** The pricing knapsack solved to optimality by HiGHS: the value, a proven upper bound and the counts. */
 function exactKnapsack(
-  highs: Highs,
+  solver: LpSolver,
   t: BinType,
   classes: readonly PodClass[],
   duals: readonly number[],
@@ -222,17 +220,18 @@ function exactKnapsack(
     ` ${used.map((i) => `a${i}`).join(' ')}`,
     'End',
   ].join('\n');
-  const r = highs.solve(text, { output_flag: false, mip_rel_gap: 1e-9, mip_abs_gap: 1e-12 });
-  if (r.Status !== 'Optimal') throw new Error(`configuration bound: pricing MIP for ${t.name}: ${r.Status}`);
+  const r = solver.solve(text, { mip_rel_gap: 1e-9, mip_abs_gap: 1e-12 });
+  if (r.status !== 'Optimal')
+    throw new PodliftError(`configuration bound: pricing MIP for ${t.name}: ${r.status}`);
   const counts = repair(
     t,
     classes,
-    classes.map((_, i) => Math.round(r.Columns[`a${i}`]?.Primal ?? 0)),
+    classes.map((_, i) => Math.round(r.columns[`a${i}`] ?? 0)),
     duals,
   );
   const value = counts.reduce((s, n, i) => s + n * duals[i], 0);
   // A small margin keeps the bound valid against the solver's feasibility tolerances.
-  return { value, bound: Math.max(value, r.ObjectiveValue) * (1 + 1e-7) + 1e-12, counts };
+  return { value, bound: Math.max(value, r.objective) * (1 + 1e-7) + 1e-12, counts };
 }
 
 /** One row per `apart` group with two or more classes among `used`: at most one of its pods. */

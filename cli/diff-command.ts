@@ -21,41 +21,66 @@ import { isReschedulable } from '../shared/core/provisioning/pods-to-provision';
 import { quantityStrings } from '../shared/kube/nodeclaim-manifest';
 import { isObject, loadKubernetesYaml, type Obj } from '../shared/yaml/kubernetes-yaml';
 import type { ClusterSnapshot } from './cluster-snapshot';
-import type { ClusterSourceChoice } from './cluster-source';
+import { loadCluster } from './cluster-source';
+import {
+  CLUSTER_OPTIONS,
+  type CliIO,
+  clusterChoice,
+  clusterIO,
+  loadCatalog,
+  parseCommandArgs,
+  readInput,
+  spotPriceWarnings,
+  UsageError,
+} from './command-support';
 import { type DiffJson, diffToJson, formatDiffTable } from './diff-output';
-import type { RolloutInput, RolloutPlayer, RolloutPod, RolloutReport } from './diff-rollout';
+import type { RolloutInput, RolloutPod, RolloutReport } from './diff-rollout';
+import { parseSpotPrices } from './spot-prices';
 
-/** What `podlift diff` needs from the CLI around it (run.ts owns flags, files and errors). */
-export interface DiffCommandTools {
-  /** Parses the command's flags (node:util parseArgs, strict), usage errors thrown as such. */
-  readonly parseArgs: (
-    args: string[],
-    options: Readonly<Record<string, { type: 'string' | 'boolean'; short?: string; default?: string }>>,
-  ) => { values: Record<string, string | boolean | undefined>; positionals: string[] };
-  readonly usageError: (message: string) => Error;
-  /** Reads a file; errors name it. */
-  readonly readInput: (path: string) => Promise<string>;
-  /** The cluster chosen by the positional dump or --kubeconfig/--context. */
-  readonly clusterChoice: (
-    values: Record<string, string | boolean | undefined>,
-    positionals: readonly string[],
-  ) => ClusterSourceChoice;
-  readonly loadCluster: (choice: ClusterSourceChoice) => Promise<ClusterSnapshot>;
-  /** The bundled catalog of `region`, with spot prices from `spotPricesFile` when given. */
-  readonly loadCatalog: (region: string, spotPricesFile: string | undefined) => Promise<Catalog>;
-  /** Plays the rollout; undefined where no simulator is wired in. */
-  readonly playRollout?: RolloutPlayer;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-}
+/** `podlift diff --help`. */
+export const DIFF_HELP = `Usage: podlift diff <changed.yaml> [<cluster-dump.yaml | ->] [options]
 
-/** The flags of `podlift diff`, beside the cluster's (--kubeconfig, --context). */
-export const DIFF_OPTIONS = {
+Says what applying a changed NodePool or EC2NodeClass would do to a cluster, read-only, before
+you apply it: which NodeClaims would drift and why (the disruption loop's own drift rules:
+the NodePool and EC2NodeClass hashes, the NodePool's requirements, the AMI), what the planner
+would put in their place and the $/hour before and after; then it plays the rollout in the
+simulator, from the cluster's current state, with podlift's own handlers under the NodePools'
+disruption budgets, the PodDisruptionBudgets and do-not-disrupt pods: how many nodes at a time,
+how long it takes, which pods move, what holds it back.
+
+<changed.yaml> holds the edited NodePool and EC2NodeClass objects (YAML, several documents or a
+List). With a dump file ('-' reads standard input; kubectl get nodepools,ec2nodeclasses,
+nodeclaims,nodes,pods,daemonsets,poddisruptionbudgets -A -o yaml) it reads that; with none, the
+live cluster of the current kubeconfig context.
+
+Options:
+      --kubeconfig <file>     Live cluster: this kubeconfig (default: KUBECONFIG, ~/.kube/config)
+      --context <name>        Live cluster: this context (default: the current context)
+      --region <region>       AWS region of instance types and prices (default us-east-1)
+  -o, --output <format>       table or json (default table)
+      --spot-prices <file>    JSON of spot prices in USD/hour, replacing the estimates
+      --no-rollout            Do not play the rollout in the simulator
+      --max-duration <dur>    Stop the simulated rollout after this long (default 6h)
+  -h, --help                  Show this help
+
+EC2 is not asked: drift by subnet and security group is not reported, and a changed
+EC2NodeClass whose selector terms select other AMIs says so as unknown.
+
+Exit codes: 0 reported (whatever drifts), 2 invalid input or usage, 1 other failure.
+
+Examples:
+  podlift diff examples/diff/web-nodepool.yaml examples/diff/cluster.yaml
+  podlift diff nodepool.yaml --context prod -o json
+`;
+
+/** The flags of `podlift diff`. */
+const DIFF_OPTIONS = {
   region: { type: 'string', default: 'us-east-1' },
   output: { type: 'string', short: 'o', default: 'table' },
   'spot-prices': { type: 'string' },
   'no-rollout': { type: 'boolean' },
   'max-duration': { type: 'string', default: '6h' },
+  ...CLUSTER_OPTIONS,
 } as const;
 
 /** The changed objects of a diff's file, typed and as written. */
@@ -100,34 +125,42 @@ export function readChangedObjects(text: string, source: string): ChangedObjects
 }
 
 /** Runs `podlift diff`. */
-export async function diffCommand(args: string[], tools: DiffCommandTools): Promise<void> {
-  const { values, positionals } = tools.parseArgs(args, DIFF_OPTIONS);
+export async function diffCommand(args: string[], io: CliIO): Promise<void> {
+  const usage = (message: string) => new UsageError(message, 'diff');
+  const { values, positionals } = parseCommandArgs('diff', args, DIFF_OPTIONS);
   const output = String(values.output);
   if (output !== 'table' && output !== 'json')
-    throw tools.usageError(`--output must be table or json (got '${output}')`);
-  const maxDuration = parseMaxDuration(String(values['max-duration']), tools);
+    throw usage(`--output must be table or json (got '${output}')`);
+  const maxDuration = parseMaxDuration(String(values['max-duration']));
   const [changedFile, ...rest] = positionals;
-  if (changedFile === undefined) throw tools.usageError('missing the changed NodePool or EC2NodeClass file');
-  if (changedFile === '-') throw tools.usageError("the changed file cannot be '-'; the cluster dump can");
-  const choice = tools.clusterChoice(values, rest);
-  const changed = readChangedObjects(await tools.readInput(changedFile), changedFile);
-  const catalog = await tools.loadCatalog(String(values.region), values['spot-prices'] as string | undefined);
-  const cluster = await tools.loadCluster(choice);
-  for (const warning of cluster.warnings) tools.stderr(`warning: ${warning}\n`);
+  if (changedFile === undefined) throw usage('missing the changed NodePool or EC2NodeClass file');
+  if (changedFile === '-') throw usage("the changed file cannot be '-'; the cluster dump can");
+  const choice = clusterChoice('diff', values, rest);
+  const changed = readChangedObjects(await readInput(io, changedFile), changedFile);
+  const region = String(values.region);
+  const spotPricesFile = values['spot-prices'] as string | undefined;
+  const spotPrices =
+    spotPricesFile === undefined
+      ? undefined
+      : parseSpotPrices(await readInput(io, spotPricesFile), spotPricesFile);
+  const catalog = loadCatalog('diff', region, spotPrices, spotPricesFile);
+  const cluster = (await loadCluster(choice, clusterIO(io))).snapshot;
+  for (const warning of [...cluster.warnings, ...spotPriceWarnings(spotPrices, spotPricesFile, catalog)])
+    io.stderr(`warning: ${warning}\n`);
 
   const state = previewState(cluster, catalog);
   const rows = previewDrift(state, changed.change);
   const drifted = driftedByChange(rows);
   const replacement = planDriftReplacement(state, changed.change, rows, drifted);
   let rollout: RolloutReport | undefined;
-  const notes = heldBack(cluster, drifted, Date.now());
+  const notes = heldBack(cluster, drifted, (io.now ?? Date.now)());
   if (drifted.length > 0 && values['no-rollout'] !== true) {
-    if (tools.playRollout)
-      rollout = await tools.playRollout(rolloutInput(cluster, changed, rows, drifted, maxDuration));
+    if (io.playRollout)
+      rollout = await io.playRollout(rolloutInput(cluster, changed, rows, drifted, maxDuration));
     else notes.push('this podlift has no simulator wired in: the rollout was not played');
   }
   const json: DiffJson = diffToJson({
-    region: String(values.region),
+    region,
     source: cluster.source,
     changed: changed.objects,
     rows,
@@ -136,7 +169,7 @@ export async function diffCommand(args: string[], tools: DiffCommandTools): Prom
     ...(rollout ? { rollout } : {}),
     notes,
   });
-  tools.stdout(output === 'json' ? `${JSON.stringify(json, null, 2)}\n` : formatDiffTable(json));
+  io.stdout(output === 'json' ? `${JSON.stringify(json, null, 2)}\n` : formatDiffTable(json));
 }
 
 /**
@@ -156,14 +189,14 @@ function heldBack(cluster: ClusterSnapshot, drifted: readonly ClaimDrift[], now:
   });
 }
 
-function parseMaxDuration(text: string, tools: DiffCommandTools): number {
+function parseMaxDuration(text: string): number {
   try {
     const ms = durationMs(text);
     if (ms !== undefined && ms > 0) return ms;
   } catch {
     // reported below
   }
-  throw tools.usageError(`--max-duration must be a duration such as 90m or 6h (got '${text}')`);
+  throw new UsageError(`--max-duration must be a duration such as 90m or 6h (got '${text}')`, 'diff');
 }
 
 /** The cluster as the drift preview reads it: EC2NodeClass statuses taken from the objects. */

@@ -1,5 +1,7 @@
-import highsLoader from 'highs';
-import { type Highs, perNodeCap, price } from './config-lp-pricing';
+import { PodliftError } from '../model/errors';
+import type { LpSolver } from '../ports/lp-solver';
+import type { BinType, PodClass } from './bins';
+import { perNodeCap, price } from './config-lp-pricing';
 
 /**
  * A lower bound on the cheapest fleet that holds a set of pods: the configuration LP (Gilmore
@@ -20,34 +22,6 @@ import { type Highs, perNodeCap, price } from './config-lp-pricing';
  * (config-lp-pricing.ts).
  */
 
-/** One class of identical pods: requests and how many. */
-export interface PodClass {
-  /** Millicores. */
-  readonly cpu: number;
-  /** Bytes. */
-  readonly memory: number;
-  readonly count: number;
-  /**
-   * Pods of all classes with the same `apart` key never share a node (required hostname
-   * anti-affinity among them): a node holds at most one of them. Every real plan obeys it, so
-   * the bound stays a bound.
-   */
-  readonly apart?: string;
-}
-
-/** One instance type as the bound sees it: room left for pods and one price. */
-export interface BinType {
-  readonly name: string;
-  /** Millicores available to pods (allocatable minus DaemonSet overhead). */
-  readonly cpu: number;
-  /** Bytes available to pods. */
-  readonly memory: number;
-  /** Pods it still takes (max pods minus DaemonSet pods). */
-  readonly pods: number;
-  /** USD per hour. */
-  readonly price: number;
-}
-
 /** The bound and what the LP's best known fleet looks like. */
 export interface ConfigurationBound {
   /** Farley's lower bound, USD per hour. */
@@ -58,9 +32,8 @@ export interface ConfigurationBound {
   readonly rounds: number;
   /** Fractional node counts per type in the master's solution, largest share of cost first. */
   readonly mix: readonly { readonly name: string; readonly count: number }[];
-  readonly ms: number;
   /**
-   * Column generation stopped at the time cap before master and bound met: `cost` is still a
+   * Column generation stopped early (`shouldStop`) before master and bound met: `cost` is still a
    * valid bound (Farley's holds at every round) but may be far below the LP optimum.
    */
   readonly timedOut: boolean;
@@ -68,8 +41,11 @@ export interface ConfigurationBound {
 
 /** Options of {@link configurationBound}. */
 export interface ConfigurationBoundOptions {
-  /** Stop column generation after the round that passes this many milliseconds. @default no cap */
-  readonly maxMs?: number;
+  /**
+   * Asked after every round that did not converge; true stops column generation there (a time
+   * cap: core reads no clock, the caller's predicate does). @default never stops early
+   */
+  readonly shouldStop?: () => boolean;
 }
 
 /** Column generation stops when master and bound are this close (relative). */
@@ -100,8 +76,6 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-let highsPromise: Promise<Highs> | undefined;
-
 function masterText(
   columns: readonly Column[],
   types: readonly BinType[],
@@ -122,19 +96,17 @@ function masterText(
  * The configuration-LP bound for `classes` on `types`. Classes that fit no type are an error:
  * no plan could hold them, so there is nothing to bound.
  */
-export async function configurationBound(
+export function configurationBound(
+  solver: LpSolver,
   types: readonly BinType[],
   classes: readonly PodClass[],
   options: ConfigurationBoundOptions = {},
-): Promise<ConfigurationBound> {
-  const start = performance.now();
+): ConfigurationBound {
   const live = classes.filter((c) => c.count > 0);
-  if (live.length === 0) return { cost: 0, master: 0, rounds: 0, mix: [], ms: 0, timedOut: false };
+  if (live.length === 0) return { cost: 0, master: 0, rounds: 0, mix: [], timedOut: false };
   const bins = undominated(types);
   // Pods' cpu is a multiple of the classes' gcd, so the cpu knapsack works in those units exactly.
   const unit = live.map((c) => c.cpu).reduce(gcd) || 1;
-  highsPromise ??= highsLoader();
-  const highs = await highsPromise;
 
   // Start from the cheapest single-class node per class, which makes the master feasible.
   const columns: Column[] = [];
@@ -155,7 +127,9 @@ export async function configurationBound(
       best = { type: ti, counts };
     });
     if (!best)
-      throw new Error(`configuration bound: pod class ${cls.cpu}m/${cls.memory}B fits no instance type`);
+      throw new PodliftError(
+        `configuration bound: pod class ${cls.cpu}m/${cls.memory}B fits no instance type`,
+      );
     columns.push(best);
   });
 
@@ -166,17 +140,18 @@ export async function configurationBound(
   let timedOut = false;
   while (rounds < MAX_ROUNDS) {
     rounds++;
-    const solution = highs.solve(masterText(columns, bins, live), { output_flag: false });
-    if (solution.Status !== 'Optimal') throw new Error(`configuration bound: master LP ${solution.Status}`);
-    master = solution.ObjectiveValue;
-    primal = columns.map((_, j) => solution.Columns[`x${j}`]?.Primal ?? 0);
+    const solution = solver.solve(masterText(columns, bins, live));
+    if (solution.status !== 'Optimal')
+      throw new PodliftError(`configuration bound: master LP ${solution.status}`);
+    master = solution.objective;
+    primal = columns.map((_, j) => solution.columns[`x${j}`] ?? 0);
     // The master has no integer columns, so every row carries a dual.
-    const duals = solution.Rows.map((r) => Math.max(0, 'Dual' in r ? r.Dual : 0));
+    const duals = solution.rowDuals.map((d) => Math.max(0, d));
     const dualValue = duals.reduce((s, p, i) => s + p * live[i].count, 0);
     let theta = 1;
     const candidates: { reduced: number; column: Column }[] = [];
     bins.forEach((b, ti) => {
-      const priced = price(highs, b, live, duals, unit);
+      const priced = price(solver, b, live, duals, unit);
       theta = Math.max(theta, priced.upper / b.price);
       const reduced = b.price - priced.patternValue;
       if (reduced < -1e-9 * b.price)
@@ -185,7 +160,7 @@ export async function configurationBound(
     bound = Math.max(bound, dualValue / theta);
     if (candidates.length === 0 || master - bound <= GAP * master) break;
     // A round is the unit of work: the cap is checked between rounds, so one slow round overruns it.
-    if (options.maxMs !== undefined && performance.now() - start > options.maxMs) {
+    if (options.shouldStop?.()) {
       timedOut = true;
       break;
     }
@@ -204,5 +179,5 @@ export async function configurationBound(
   const mix = [...byType.entries()]
     .sort((a, b) => b[1].cost - a[1].cost)
     .map(([name, e]) => ({ name, count: e.count }));
-  return { cost: bound, master, rounds, mix, ms: performance.now() - start, timedOut };
+  return { cost: bound, master, rounds, mix, timedOut };
 }

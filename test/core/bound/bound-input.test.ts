@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { podClasses } from '../../bench/quality';
-import { LABEL_HOSTNAME, LABEL_ZONE } from '../../shared/core/model/labels';
-import { pod } from '../../sim/world/builders';
+import { podClasses } from '../../../shared/core/bound/bound-input';
+import { LABEL_HOSTNAME, LABEL_ZONE } from '../../../shared/core/model/labels';
+import { pod } from '../../../sim/world/builders';
 
 describe('podClasses', () => {
   const size = { cpu: '500m', memory: '1Gi' };
