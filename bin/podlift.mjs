@@ -12,5 +12,5 @@ if (bundle !== undefined) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../cli/main.ts');
+  await import('../sim/cli/podlift.ts');
 }

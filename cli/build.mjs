@@ -44,7 +44,7 @@ const outfile = resolve(outdir, 'podlift.mjs');
 // HiGHS loads its WebAssembly from beside its own module: it stays in node_modules, a runtime dependency.
 const result = await build({
   ...NODE_ESM_BUNDLE,
-  entryPoints: [resolve(root, 'cli/main.ts')],
+  entryPoints: [resolve(root, 'sim/cli/podlift.ts')],
   outfile,
   external: ['highs'],
 });

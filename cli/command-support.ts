@@ -3,6 +3,7 @@ import { isUnknownRegionError, loadBundledCatalog } from '../shared/core/catalog
 import type { Catalog } from '../shared/core/catalog/instance-type';
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import type { ClusterSourceChoice, ClusterSourceIO } from './cluster-source';
+import type { RolloutPlayer } from './diff-rollout';
 import type { SpotPriceOverrides } from './spot-prices';
 
 /** What every podlift command uses: its IO, usage errors, flags, input files, the catalog. */
@@ -23,6 +24,11 @@ export interface CliIO {
   readonly writeFile?: (path: string, text: string) => Promise<void>;
   /** The wall clock, epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Plays `podlift diff`'s rollout in the simulator. Given by the process entry that may import
+   * the simulator (sim/cli/podlift.ts); product code never does (test/architecture.test.ts).
+   */
+  readonly playRollout?: RolloutPlayer;
 }
 
 /** Bad command line: unknown command or flag, missing or extra argument, bad flag value. Exits 2. */

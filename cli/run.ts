@@ -2,6 +2,7 @@ import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import { isValidationError, PodliftError } from '../shared/core/model/errors';
 import { type CliIO, parseCommandArgs, readInput, UsageError } from './command-support';
+import { DIFF_HELP, diffCommand } from './diff-command';
 import type { InstallCommandTools } from './install';
 import { INSTALL_HELP } from './install-help';
 import { KOPS_HELP, type KopsCommandTools, kopsCommand } from './kops';
@@ -24,6 +25,8 @@ Usage:
 Commands:
   plan     Plan the nodes podlift would launch for the pending pods of a YAML file or a cluster
   savings  What podlift would save on a cluster: today's nodes, podlift's, a proven lower bound
+  diff     What a changed NodePool or EC2NodeClass would drift and replace, and its rollout
+           played in the simulator
   kops     Print the EC2NodeClass and NodePool kOps generates for manager: Karpenter InstanceGroups
   install  Install podlift's in-cluster parts with your kubeconfig (kOps; EKS: cdk deploy does it)
 
@@ -37,6 +40,7 @@ const COMMANDS: Readonly<
 > = {
   plan: { help: PLAN_HELP, run: planCommand },
   savings: { help: SAVINGS_HELP, run: savingsCommand },
+  diff: { help: DIFF_HELP, run: diffCommand },
   kops: {
     help: KOPS_HELP,
     run: (args, io) =>

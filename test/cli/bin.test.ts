@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshBundle } from '../../bin/bundle.mjs';
+import type { DiffJson } from '../../cli/diff-output';
 import { PlanJsonSchema } from '../../cli/plan-json';
 
 const root = new URL('../..', import.meta.url);
@@ -22,6 +24,30 @@ describe('bin/podlift.mjs', () => {
   });
 });
 
+describe('sim/cli/podlift.ts', () => {
+  it('plays podlift diff’s rollout in a process of its own, from any directory', async () => {
+    const cli = fileURLToPath(new URL('bin/podlift.mjs', root));
+    const example = (name: string) => fileURLToPath(new URL(`examples/diff/${name}`, root));
+    const { stdout } = await run(
+      process.execPath,
+      [
+        cli,
+        'diff',
+        example('web-nodepool.yaml'),
+        example('cluster.yaml'),
+        '-o',
+        'json',
+        '--max-duration',
+        '1s',
+      ],
+      { cwd: tmpdir() },
+    );
+    const rollout = (JSON.parse(stdout) as DiffJson).rollout;
+    expect(rollout?.claims.map((c) => c.nodeClaim)).toEqual(['web-a', 'web-b', 'web-c']);
+    expect(rollout?.finished).toBe(false);
+  }, 120_000);
+});
+
 describe('cli/build.mjs', () => {
   let outdir: string;
   beforeAll(async () => {
@@ -35,7 +61,9 @@ describe('cli/build.mjs', () => {
     await run(process.execPath, ['cli/build.mjs', '--outdir', outdir], { cwd: root });
     const args = ['plan', 'examples/inflate.yaml', '--output', 'table'];
     const bundled = await run(process.execPath, [join(outdir, 'podlift.mjs'), ...args], { cwd: root });
-    const sources = await run(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: root });
+    const sources = await run(process.execPath, ['--import', 'tsx', 'sim/cli/podlift.ts', ...args], {
+      cwd: root,
+    });
     expect(bundled.stderr).toBe('');
     expect(bundled.stdout).toContain('Plan for us-east-1');
     expect(bundled.stdout).toBe(sources.stdout);

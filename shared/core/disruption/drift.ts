@@ -3,6 +3,7 @@ import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
 import { type Condition, conditionIsTrue, type NodeClaim } from '../model/nodeclaim';
 import type { NodePool } from '../model/nodepool';
+import { Requirements } from '../model/requirements';
 import type { NodeClaimStatusUpdate } from '../ports/cluster';
 import type { ClusterSnapshot, InstanceNetwork } from '../state/cluster-snapshot';
 
@@ -19,11 +20,13 @@ export const DRIFTED = 'Drifted';
 
 /**
  * Why a NodeClaim drifted, as Karpenter names it: NodePoolDrifted (its NodePool's template hash
- * changed; core drift.go), and the AWS provider's NodeClassDrift (the EC2NodeClass hash), AMIDrift,
+ * changed; core drift.go), RequirementsDrifted (its labels no longer meet the NodePool's
+ * requirements; core drift.go), and the AWS provider's NodeClassDrift (the EC2NodeClass hash), AMIDrift,
  * SecurityGroupDrift and SubnetDrift (aws/karpenter-provider-aws pkg/cloudprovider/drift.go).
  */
 export type DriftReason =
   | 'NodePoolDrifted'
+  | 'RequirementsDrifted'
   | 'NodeClassDrift'
   | 'AMIDrift'
   | 'SecurityGroupDrift'
@@ -53,11 +56,15 @@ const drifted = (reason: DriftReason, message: string): DriftVerdict => ({
 
 /**
  * Whether `claim` of NodePool `pool` drifted, checked in Karpenter's order: the NodePool hash
- * (`areStaticFieldsDrifted`), then the provider's `isNodeClassDrifted` — the EC2NodeClass hash,
+ * (`areStaticFieldsDrifted`), the NodePool's requirements (`areRequirementsDrifted`), then the provider's `isNodeClassDrifted` — the EC2NodeClass hash,
  * the AMI, the security groups, the subnet. A hash is compared only when both sides carry the same
  * hash version. No EC2NodeClass means no drift (the provider cannot resolve it and says none).
  */
-export function driftOf(claim: NodeClaim, pool: NodePool, snapshot: ClusterSnapshot): DriftVerdict {
+export function driftOf(
+  claim: NodeClaim,
+  pool: NodePool,
+  snapshot: Pick<ClusterSnapshot, 'nodeClasses' | 'nodeClassStatus' | 'instances'>,
+): DriftVerdict {
   const a = claim.annotations;
   if (
     a[ANNOTATIONS.nodePoolHashVersion] === DRIFT_HASH_VERSION &&
@@ -65,6 +72,12 @@ export function driftOf(claim: NodeClaim, pool: NodePool, snapshot: ClusterSnaps
   ) {
     return drifted('NodePoolDrifted', `NodePool ${pool.name} changed`);
   }
+  const unmet = requirementsDrift(claim, pool);
+  if (unmet !== undefined)
+    return drifted(
+      'RequirementsDrifted',
+      `NodePool ${pool.name}'s requirements no longer admit it: ${unmet}`,
+    );
   const nodeClass = snapshot.nodeClasses.find((c) => c.name === claim.spec.nodeClassRef.name);
   if (!nodeClass) return NOT_DRIFTED;
   if (
@@ -87,6 +100,28 @@ export function driftOf(claim: NodeClaim, pool: NodePool, snapshot: ClusterSnaps
     return { kind: 'unknown', why: `instance ${claim.status.providerID ?? '(none)'} not described` };
   return networkDrift(instance, resolved);
 }
+
+/**
+ * Why the NodeClaim's labels no longer meet its NodePool's requirements, or undefined when they
+ * do, as kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift.go
+ * `areRequirementsDrifted` decides: the claim's labels, each an `In [value]` requirement
+ * (`NewLabelRequirements`), must be `Compatible` with the NodePool's requirements with no label
+ * allowed undefined — a key the NodePool requires positively that the claim has no label for is
+ * drift, a key whose values no longer intersect the label is drift, and a requirement widened
+ * (or turned into `Exists`) is not.
+ */
+export function requirementsDrift(
+  claim: Pick<NodeClaim, 'labels'>,
+  pool: Pick<NodePool, 'template'>,
+): string | undefined {
+  return Requirements.fromLabels(claim.labels).compatible(
+    Requirements.from(pool.template.requirements),
+    NO_UNDEFINED_LABELS,
+  );
+}
+
+/** `Compatible` called without options: every key the NodePool requires must be labelled. */
+const NO_UNDEFINED_LABELS: ReadonlySet<string> = new Set();
 
 /**
  * Subnet and security-group drift, as aws/karpenter-provider-aws pkg/cloudprovider/drift.go

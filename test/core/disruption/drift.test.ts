@@ -8,11 +8,13 @@ import {
   driftOf,
   driftOrder,
   networkDrift,
+  requirementsDrift,
 } from '../../../shared/core/disruption/drift';
 import { DRIFT_HASH_VERSION, nodeClassHash, nodePoolHash } from '../../../shared/core/model/drift-hash';
 import { ANNOTATIONS } from '../../../shared/core/model/labels';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
+import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
@@ -396,6 +398,80 @@ describe('drift in decideDisruption', () => {
     expect(decideDisruption(snapshot([[node, graced]]), T0).command).toMatchObject({
       candidates: ['claim-busy'],
       replace: true,
+    });
+  });
+});
+
+/**
+ * kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift_test.go, Context
+ * "NodeRequirement Drift": a claim labelled from the old requirements, checked against the new.
+ */
+describe('requirementsDrift', () => {
+  const ct = (...values: string[]) => ({
+    key: 'karpenter.sh/capacity-type',
+    operator: 'In' as const,
+    values,
+  });
+  const os = (operator: 'In' | 'Exists' | 'DoesNotExist', ...values: string[]) => ({
+    key: 'kubernetes.io/os',
+    operator,
+    values,
+  });
+  const drifts = (requirements: readonly NodeSelectorRequirement[], labels: Record<string, string>) => {
+    const claim = nodeClaim({ labels });
+    const pool = nodePool({ requirements });
+    return requirementsDrift(claim, pool) !== undefined;
+  };
+  const onDemandLinux = { 'karpenter.sh/capacity-type': 'on-demand', 'kubernetes.io/os': 'linux' };
+
+  it.each([
+    ['an updated requirement', [ct('spot')], { ...onDemandLinux, 'kubernetes.io/arch': 'amd64' }, true],
+    [
+      'a new requirement the claim has no label for',
+      [
+        ct('on-demand'),
+        os('In', 'linux'),
+        { key: 'kubernetes.io/arch', operator: 'In' as const, values: ['amd64'] },
+      ],
+      onDemandLinux,
+      true,
+    ],
+    ['a reduced requirement', [ct('on-demand'), os('In', 'windows')], onDemandLinux, true],
+    ['an expanded requirement', [ct('on-demand'), os('In', 'linux', 'windows')], onDemandLinux, false],
+    ['a requirement set to Exists', [ct('on-demand'), os('Exists')], onDemandLinux, false],
+    ['a requirement set to DoesNotExist', [ct('on-demand'), os('DoesNotExist')], onDemandLinux, true],
+    [
+      'a Gt the label no longer exceeds',
+      [ct('on-demand'), { key: 'test-label', operator: 'Gt' as const, values: ['10'] }],
+      { 'karpenter.sh/capacity-type': 'on-demand', 'test-label': '5' },
+      true,
+    ],
+    [
+      'an Lt the label no longer stays under',
+      [ct('on-demand'), { key: 'test-label', operator: 'Lt' as const, values: ['1'] }],
+      { 'karpenter.sh/capacity-type': 'on-demand', 'test-label': '2' },
+      true,
+    ],
+  ])('%s', (_what, requirements, labels, drifted) => {
+    expect(drifts(requirements, labels)).toBe(drifted);
+  });
+
+  it('is checked after the NodePool hash and before the EC2NodeClass (drift.go isDrifted)', () => {
+    const spotOnly = nodePool({ consolidateAfter: 'Never', requirements: [ct('spot')] });
+    const [, claim] = member('a', {
+      annotations: { [ANNOTATIONS.nodeClassHash]: 'old' },
+    });
+    const labelled = { ...claim, labels: { ...claim.labels, 'karpenter.sh/capacity-type': 'on-demand' } };
+    expect(driftOf(labelled, spotOnly, snapshot([member('a')]))).toMatchObject({
+      kind: 'drifted',
+      drift: { reason: 'RequirementsDrifted' },
+    });
+    const hashed = {
+      ...labelled,
+      annotations: { ...labelled.annotations, [ANNOTATIONS.nodePoolHash]: 'old' },
+    };
+    expect(driftOf(hashed, spotOnly, snapshot([member('a')]))).toMatchObject({
+      drift: { reason: 'NodePoolDrifted' },
     });
   });
 });
