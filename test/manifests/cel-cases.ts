@@ -445,7 +445,9 @@ export const coreOnly: readonly {
     what: 'a kubelet setting the AMI family would drop (Karpenter reports it on the status)',
     kind: 'EC2NodeClass',
     changes: { 'spec.amiSelectorTerms': [{ alias: 'bottlerocket@latest' }], 'spec.amiFamily': undefined },
-    core: 'spec.kubelet has fields not applied by the Bottlerocket AMI family that would be silently dropped: shutdownGracePeriod',
+    // The base's podsPerCore too: Bottlerocket has no setting for it (aws provider
+    // pkg/controllers/nodeclass/validation.go `validateKubeletFieldsSupported`, PodsPerCoreEnabled false).
+    core: 'spec.kubelet has fields not applied by the Bottlerocket AMI family that would be silently dropped: podsPerCore, shutdownGracePeriod',
   },
   {
     what: 'a kubelet setting Karpenter sets itself',
