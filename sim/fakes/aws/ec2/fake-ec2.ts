@@ -177,7 +177,9 @@ export class FakeEc2 extends FakeAwsService {
     this.instances = new Ec2Instances(this.context, this.network, options.timings);
     this.instanceStatus = new Ec2InstanceStatus(this.context, this.instances);
     this.placementGroups = new Ec2PlacementGroups(this.context);
-    this.reservations = new Ec2CapacityReservations(this.context);
+    this.reservations = new Ec2CapacityReservations(this.context, (id) =>
+      this.instances.liveInReservation(id),
+    );
     this.fleet = new Ec2Fleet(this.context, {
       catalog: this.catalog,
       network: this.network,
@@ -187,6 +189,7 @@ export class FakeEc2 extends FakeAwsService {
       capacity: this.capacity,
       iam: this.iam,
       placementGroups: this.placementGroups,
+      reservations: this.reservations,
     });
     if (options.iam !== undefined) this.iam.directory = options.iam;
     if (options.missingLaunchTemplate !== undefined)
@@ -232,7 +235,10 @@ export class FakeEc2 extends FakeAwsService {
     this.placementGroups.setState(nameOrId, state);
   }
 
-  /** Creates a capacity reservation (its id is `cr-…` unless given). Launching into one is not modelled yet. */
+  /**
+   * Creates a capacity reservation (its id is `cr-…` unless given). Launch templates targeting it
+   * launch into it while it has room; its AvailableInstanceCount falls and rises with them.
+   */
   addCapacityReservation(seed: CapacityReservationSeed): CapacityReservation {
     return this.reservations.add(seed);
   }
