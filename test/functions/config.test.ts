@@ -24,7 +24,7 @@ describe('parseFunctionConfig', () => {
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
+      featureGates: { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true },
     });
   });
 
@@ -59,7 +59,7 @@ describe('parseFunctionConfig', () => {
   it('reads FEATURE_GATES as Karpenter does: every gate off by default, other gates ignored', () => {
     const gates = (FEATURE_GATES: string) =>
       parseFunctionConfig({ ...env, FEATURE_GATES }, 'termination').featureGates;
-    const off = { nodeRepair: false, spotToSpotConsolidation: false };
+    const off = { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true };
     expect(gates('NodeRepair=true')).toStrictEqual({ ...off, nodeRepair: true });
     expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({
       nodeRepair: true,

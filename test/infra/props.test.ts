@@ -63,7 +63,7 @@ describe('props', () => {
       clusterName: 'demo',
       clusterAccess: { kind: 'eks' },
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
+      featureGates: { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
     });
@@ -76,7 +76,7 @@ describe('props', () => {
     });
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { spotToSpotConsolidation: true } }).featureGates,
-    ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true });
+    ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true, reservedCapacity: true });
     expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
       'props.featureGates.nodeRepair "yes" must be true or false',
     );
