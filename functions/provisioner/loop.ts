@@ -10,7 +10,7 @@ import type { Invocation } from '../invocation';
 import { checkpoint, withClusterLease } from '../lease';
 import { METRICS } from '../observability';
 import type { LoopRuntime } from '../runtime';
-import { provisionerCapacity } from './capacity';
+import { planOptions, provisionerCapacity } from './capacity';
 import { advanceLifecycle } from './lifecycle';
 import { existingNominations, recordPodEvents } from './pod-events';
 import { launchRecordedClaims } from './repair';
@@ -115,7 +115,7 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
       nodeClasses,
     },
     snapshot.catalog,
-    { unavailableOfferings: runtime.unavailable.keys() },
+    planOptions(runtime, snapshot),
   );
   invocation.metrics.add(METRICS.decisionTime, 'Milliseconds', performance.now() - started);
   invocation.log.info('planned capacity', {
@@ -167,9 +167,7 @@ async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation
   const ready = readyNodeClasses(snapshot);
   const pools = snapshot.nodePools.filter((p) => ready.some((c) => c.name === p.template.nodeClassRef.name));
   const unavailable = runtime.unavailable.keys();
-  const types = instanceTypesByNodePool(pools, ready, snapshot.catalog, {
-    unavailableOfferings: unavailable,
-  });
+  const types = instanceTypesByNodePool(pools, ready, snapshot.catalog, planOptions(runtime, snapshot));
   const plans = staticPoolPlans(pools, snapshot.nodeClaims, types, unavailable);
   if (plans.length === 0) return 0;
   const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {

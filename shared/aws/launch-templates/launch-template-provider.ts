@@ -164,6 +164,9 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         capacityType,
         tenancy,
         ...(partition !== undefined ? { partition } : {}),
+        ...(request.capacityReservation === undefined
+          ? {}
+          : { capacityReservation: request.capacityReservation }),
         ...(userData !== undefined ? { userData } : {}),
       });
       const name = launchTemplateName(cluster.name, content);

@@ -308,10 +308,24 @@ export class FakeEc2 extends FakeAwsService {
     readonly availabilityZone?: string;
     readonly capacityType?: CapacityType;
     readonly tags?: readonly Tag[];
+    /** A capacity reservation it takes a slot of (someone else's launch into it). */
+    readonly capacityReservationId?: string;
   }): string {
     const info = this.catalog.info(seed.instanceType);
     if (info === undefined) throw new Error(`launchOutside: EC2 sells no ${seed.instanceType}`);
+    const reservation =
+      seed.capacityReservationId === undefined
+        ? undefined
+        : this.reservations.find(seed.capacityReservationId);
     return this.instances.launch({
+      ...(reservation === undefined
+        ? {}
+        : {
+            capacityReservation: {
+              id: reservation.CapacityReservationId!,
+              type: reservation.ReservationType === 'capacity-block' ? 'capacity-block' : 'default',
+            },
+          }),
       instanceType: seed.instanceType,
       availabilityZone: seed.availabilityZone ?? this.availabilityZones[0],
       capacityType: seed.capacityType ?? 'on-demand',
