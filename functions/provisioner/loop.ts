@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { expiringCapacityBlockClaims } from '../../shared/core/lifecycle/capacity-block-expiration';
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
 import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
 import { staticPoolExcess, staticPoolPlans } from '../../shared/core/provisioning/static-pools';
@@ -59,6 +60,8 @@ export async function runProvisioner(
     await reportNodeClasses(runtime, held, snapshot);
     await reportNodePools(runtime, held, snapshot);
     checkpoint(held);
+    await expireCapacityBlocks(runtime, held, snapshot);
+    checkpoint(held);
     const advanced = await advanceLifecycle(runtime, held, snapshot);
     checkpoint(held);
     const repaired = await launchRecordedClaims(runtime, held, snapshot);
@@ -90,6 +93,19 @@ export async function runProvisioner(
     };
   }
   return { ran: true, ...run.result };
+}
+
+/**
+ * Deletes the NodeClaims of Capacity Blocks about to end (core/lifecycle/
+ * capacity-block-expiration.ts, Karpenter's capacityreservation.expiration controller), so
+ * termination drains them before EC2 reclaims the instances; their pods are planned again.
+ */
+async function expireCapacityBlocks(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
+  for (const expiring of expiringCapacityBlockClaims(snapshot.nodeClaims, snapshot.nodeClassStatus)) {
+    checkpoint(invocation);
+    await runtime.ports.cluster.deleteNodeClaim(expiring.nodeClaim);
+    invocation.log.info('initiating delete for capacity block expiration', { ...expiring });
+  }
 }
 
 async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
