@@ -194,6 +194,10 @@ function lazyResolver(
       });
       return (await resolver).resolve(nodeClass);
     },
+    // Only a built resolver has counts to adjust; a launch always follows a resolve.
+    markLaunched: (reservationId) => {
+      void resolver?.then((r) => r.markLaunched?.(reservationId));
+    },
   };
 }
 

@@ -128,4 +128,19 @@ describe('provisioner: reserved capacity', () => {
       'reserved',
     ]);
   });
+
+  it('counts its own launches against the cached free count until the reservations are described again (MarkLaunched)', async () => {
+    const w = await withReservation();
+    seedPendingPods(w.world, 2, '3', 'first');
+    await w.handler(scheduledEvent('s1'), lambdaContext('r1'));
+    // Within resolution's 60 s the cached count still says 3 free; two were launched into.
+    seedPendingPods(w.world, 2, '3', 'second');
+    await w.handler(scheduledEvent('s2'), lambdaContext('r2'));
+
+    expect([...w.runtime.unavailable.keys()]).not.toContain(
+      offeringKey('m5.xlarge', 'us-east-1a', 'reserved'),
+    );
+    const types = claims(w).map((c) => c.metadata.labels?.['karpenter.sh/capacity-type']);
+    expect(types.sort()).toStrictEqual(['on-demand', 'reserved', 'reserved', 'reserved']);
+  });
 });

@@ -32,6 +32,12 @@ export interface InstanceCatalogPort {
 /** Resolves an EC2NodeClass's selectors to concrete subnets, security groups, AMIs and profile. */
 export interface NodeClassResolverPort {
   resolve(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus>;
+  /**
+   * Counts a launch into a capacity reservation until the reservations are next described, so a
+   * cached free count does not promise the slot again (Karpenter's capacityreservation
+   * availabilityCache `MarkLaunched`).
+   */
+  markLaunched?(reservationId: string): void;
 }
 
 /** What launching one NodeClaim needs. */
