@@ -283,7 +283,7 @@ function toEC2NodeClass(m: Manifest): EC2NodeClass {
     ...optional('context', s.context),
     rootVolumeBytes: rootVolumeBytes(blockDeviceMappings, amiFamily),
     ...optional('status', m.status),
-    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s, m.status, amiFamily)],
+    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s, amiFamily)],
   };
 }
 
