@@ -73,7 +73,12 @@ describe('props', () => {
     expect(resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: true } }).featureGates).toEqual({
       nodeRepair: true,
       spotToSpotConsolidation: false,
+      reservedCapacity: true,
     });
+    expect(
+      resolveProps({ clusterName: 'demo', featureGates: { reservedCapacity: false } }).featureGates
+        .reservedCapacity,
+    ).toBe(false);
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { spotToSpotConsolidation: true } }).featureGates,
     ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true, reservedCapacity: true });
@@ -90,10 +95,12 @@ describe('props', () => {
     expect(fromContext('NodeRepair=true').featureGates).toEqual({
       nodeRepair: true,
       spotToSpotConsolidation: false,
+      reservedCapacity: true,
     });
-    expect(fromContext('SpotToSpotConsolidation=true').featureGates).toEqual({
+    expect(fromContext('SpotToSpotConsolidation=true,ReservedCapacity=false').featureGates).toEqual({
       nodeRepair: false,
       spotToSpotConsolidation: true,
+      reservedCapacity: false,
     });
     expect(() => fromContext('NodeRepair')).toThrow(
       'context featureGates "NodeRepair" must be Name=true|false pairs',
