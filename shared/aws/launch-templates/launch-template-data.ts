@@ -49,6 +49,12 @@ export interface LaunchTemplateInput {
   readonly partition?: number;
   /** The reservation a `reserved` launch goes into: the template targets it. */
   readonly capacityReservation?: LaunchReservation;
+  /**
+   * Karpenter's LaunchModeTargeted (the ReservedCapacity gate on): a template of an on-demand or
+   * spot launch says `CapacityReservationPreference: none`, so EC2 does not put it in an `open`
+   * reservation the scheduler counts on. @default false (LaunchModeOpen: EC2's default, `open`)
+   */
+  readonly targeted?: boolean;
 }
 
 /**
@@ -233,21 +239,24 @@ export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplat
       : {}),
     Monitoring: { Enabled: nodeClass.detailedMonitoring },
     TagSpecifications: launchedResourceTags(input),
-    ...reservationTarget(input.capacityReservation),
+    ...reservationTarget(input.capacityReservation, input.targeted ?? false),
   };
   return { data, tags: launchTemplateTags(input.cluster, nodeClass, input.nodePoolName) };
 }
 
 /**
  * A reserved launch's template targets its reservation, only (`capacity-reservations-only`), and
+ * with LaunchModeTargeted any other launch's opts out of reservations (`none`);
  * a Capacity Block's has market type `capacity-block` (an interruptible reservation's
  * `interruptible-capacity-reservation`), as aws/karpenter-provider-aws pkg/providers/
  * launchtemplate/types.go `Build` writes them for LaunchModeTargeted.
  */
 function reservationTarget(
   reservation: LaunchReservation | undefined,
+  targeted: boolean,
 ): Pick<RequestLaunchTemplateData, 'CapacityReservationSpecification' | 'InstanceMarketOptions'> {
-  if (reservation === undefined) return {};
+  if (reservation === undefined)
+    return targeted ? { CapacityReservationSpecification: { CapacityReservationPreference: 'none' } } : {};
   const marketType =
     reservation.type === 'capacity-block'
       ? 'capacity-block'

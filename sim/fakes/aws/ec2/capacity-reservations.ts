@@ -127,6 +127,26 @@ export class Ec2CapacityReservations {
     return undefined;
   }
 
+  /**
+   * The `open` On-Demand Capacity Reservation with room an untargeted on-demand launch of
+   * `instanceType` in `zone` runs in, as EC2 places launches whose preference is `open` (its
+   * default); undefined when none matches.
+   */
+  openFor(instanceType: string, zone: string): string | undefined {
+    for (const r of this.reservations.values()) {
+      const id = r.CapacityReservationId!;
+      if (
+        r.InstanceMatchCriteria === 'open' &&
+        r.ReservationType !== 'capacity-block' &&
+        r.InstanceType === instanceType &&
+        r.AvailabilityZone === zone &&
+        this.available(id) > 0
+      )
+        return id;
+    }
+    return undefined;
+  }
+
   private render(r: CapacityReservation): CapacityReservation {
     const now = this.context.clock.now();
     const expired = r.EndDate !== undefined && now >= r.EndDate.getTime();

@@ -324,6 +324,7 @@ export class FakeEc2 extends FakeAwsService {
             capacityReservation: {
               id: reservation.CapacityReservationId!,
               type: reservation.ReservationType === 'capacity-block' ? 'capacity-block' : 'default',
+              preference: 'capacity-reservations-only',
             },
           }),
       instanceType: seed.instanceType,

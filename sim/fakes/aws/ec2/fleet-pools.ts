@@ -39,6 +39,8 @@ export interface TargetedReservation {
   readonly type: 'default' | 'capacity-block';
   /** Epoch ms; a Capacity Block's instances are reclaimed before it. */
   readonly endDate?: number;
+  /** How the launch came into it: targeted (`capacity-reservations-only`) or as an `open` match. */
+  readonly preference: 'capacity-reservations-only' | 'open';
 }
 
 /** Why an override cannot launch, as CreateFleet reports it. */
@@ -135,7 +137,7 @@ export class FleetPools {
     };
     const refusal = this.offeringRefusal(pool, placement.info) ?? this.imageRefusal(placement, override);
     if (refusal !== undefined) return refusal;
-    const reservation = this.reservationOf(template, placement);
+    const reservation = this.reservationOf(template, placement, capacityType);
     if (reservation !== undefined && 'code' in reservation) return reservation;
     const price = this.families.catalog.priceOf(pool);
     if (capacityType === 'spot' && override.MaxPrice !== undefined && Number(override.MaxPrice) < price) {
@@ -174,17 +176,23 @@ export class FleetPools {
   private reservationOf(
     template: LaunchTemplateRecord,
     placement: Placement,
+    capacityType: CapacityType,
   ): TargetedReservation | Refusal | undefined {
     const spec = template.data.CapacityReservationSpecification;
     const id = spec?.CapacityReservationTarget?.CapacityReservationId;
     if (id === undefined) {
-      return spec?.CapacityReservationPreference === 'capacity-reservations-only'
-        ? {
-            code: 'InvalidParameterCombination',
-            message:
-              'FakeEc2 models only targeted capacity reservations: CapacityReservationTarget is missing',
-          }
-        : undefined;
+      if (spec?.CapacityReservationPreference === 'capacity-reservations-only') {
+        return {
+          code: 'InvalidParameterCombination',
+          message: 'FakeEc2 models only targeted capacity reservations: CapacityReservationTarget is missing',
+        };
+      }
+      // EC2's default preference is `open`: an on-demand launch runs in a matching open ODCR.
+      const open =
+        capacityType === 'on-demand' && spec?.CapacityReservationPreference !== 'none'
+          ? this.families.reservations.openFor(placement.instanceType, placement.zone)
+          : undefined;
+      return open === undefined ? undefined : { id: open, type: 'default', preference: 'open' };
     }
     const { reservations } = this.families;
     const refusal = reservations.refusal(
@@ -199,6 +207,7 @@ export class FleetPools {
       id,
       type: found.ReservationType === 'capacity-block' ? 'capacity-block' : 'default',
       ...(found.EndDate === undefined ? {} : { endDate: found.EndDate.getTime() }),
+      preference: 'capacity-reservations-only',
     };
   }
 

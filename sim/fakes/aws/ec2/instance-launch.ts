@@ -98,10 +98,13 @@ export function launchedInstance(
       ? {}
       : {
           CapacityReservationId: launch.capacityReservation.id,
-          CapacityReservationSpecification: {
-            CapacityReservationPreference: 'capacity-reservations-only' as const,
-            CapacityReservationTarget: { CapacityReservationId: launch.capacityReservation.id },
-          },
+          CapacityReservationSpecification:
+            launch.capacityReservation.preference === 'open'
+              ? { CapacityReservationPreference: 'open' as const }
+              : {
+                  CapacityReservationPreference: 'capacity-reservations-only' as const,
+                  CapacityReservationTarget: { CapacityReservationId: launch.capacityReservation.id },
+                },
           ...(launch.capacityReservation.type === 'capacity-block'
             ? { InstanceLifecycle: 'capacity-block' as const }
             : {}),

@@ -140,4 +140,31 @@ describe('FakeEc2 launches into capacity reservations', () => {
     clock.advance(30 * 60_000);
     expect(await available(client, 'cr-0000000000000000b')).toStrictEqual([1, 'expired']);
   });
+
+  it('puts an untargeted on-demand launch in a matching open reservation, unless its preference is none', async () => {
+    const { client, fake } = world();
+    fake.addCapacityReservation({
+      id: 'cr-0000000000000000c',
+      instanceType: 'm5.large',
+      availabilityZone: 'us-east-1a',
+      totalInstanceCount: 1,
+      instanceMatchCriteria: 'open',
+    });
+    const none = await launch(client, {
+      CapacityReservationSpecification: { CapacityReservationPreference: 'none' },
+    });
+    expect(await available(client, 'cr-0000000000000000c')).toStrictEqual([1, 'active']);
+    const open = await launch(client, {});
+    expect(await available(client, 'cr-0000000000000000c')).toStrictEqual([0, 'active']);
+    const described = await client.send(
+      new DescribeInstancesCommand({ InstanceIds: [...none.instanceIds, ...open.instanceIds] }),
+    );
+    const instances = (described.Reservations ?? []).flatMap((r) => r.Instances ?? []);
+    expect(instances.map((i) => [i.CapacityReservationId, i.CapacityReservationSpecification])).toStrictEqual(
+      [
+        [undefined, undefined],
+        ['cr-0000000000000000c', { CapacityReservationPreference: 'open' }],
+      ],
+    );
+  });
 });
