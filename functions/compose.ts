@@ -107,7 +107,13 @@ export function composePorts(options: ComposeOptions): Ports {
     clock: time,
     logger: { warn: options.warn ?? (() => undefined) },
   });
-  const launchTemplates = new Ec2LaunchTemplateProvider({ ec2: clients.ec2, catalog, clock: time, retry });
+  const launchTemplates = new Ec2LaunchTemplateProvider({
+    ec2: clients.ec2,
+    catalog,
+    clock: time,
+    retry,
+    reservedCapacity: config.featureGates.reservedCapacity,
+  });
   const clusterInfo = (): Promise<ClusterInfo> => clusterAccess.clusterInfo();
   const nodeClasses = lazyResolver(
     clusterInfo,
@@ -193,6 +199,10 @@ function lazyResolver(
         throw error;
       });
       return (await resolver).resolve(nodeClass);
+    },
+    // Only a built resolver has counts to adjust; a launch always follows a resolve.
+    markLaunched: (reservationId) => {
+      void resolver?.then((r) => r.markLaunched?.(reservationId));
     },
   };
 }

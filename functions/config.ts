@@ -27,7 +27,7 @@ export interface PodliftConfig {
   readonly leaseName: string;
   /** `REBALANCE_ACTION`: `event` (default) or `replace`. */
   readonly rebalanceAction: RebalanceAction;
-  /** `FEATURE_GATES`: Karpenter's syntax, `NodeRepair=true,SpotToSpotConsolidation=true`; every gate off by default. */
+  /** `FEATURE_GATES`: Karpenter's syntax, `NodeRepair=true,ReservedCapacity=false`; at Karpenter's defaults (ReservedCapacity on, the others off). */
   readonly featureGates: FeatureGates;
 }
 
@@ -41,7 +41,7 @@ export const FUNCTION_ENVIRONMENT = {
   LEASE_NAME: 'name of the cluster Lease (default podlift)',
   REBALANCE_ACTION: 'event (default) or replace: what a rebalance recommendation does',
   FEATURE_GATES:
-    'Karpenter feature gates NodeRepair and SpotToSpotConsolidation, e.g. NodeRepair=true (default: all off)',
+    'Karpenter feature gates NodeRepair, SpotToSpotConsolidation and ReservedCapacity, e.g. NodeRepair=true (default: ReservedCapacity on, the others off)',
 } as const;
 
 type Variable = keyof typeof FUNCTION_ENVIRONMENT;

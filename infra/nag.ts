@@ -54,6 +54,10 @@ export function acknowledgeFindings(scopes: NagScopes): void {
       launchReason('the placement group an EC2NodeClass placementGroupSelector chooses'),
     ),
     wildcard(
+      `arn:${P}:ec2:${R}:*:capacity-reservation/*`,
+      launchReason('the capacity reservations capacityReservationSelectorTerms choose'),
+    ),
+    wildcard(
       `arn:${P}:ec2:${R}:*:launch-template/*`,
       launchReason('launch templates podlift creates, named by content hash'),
     ),

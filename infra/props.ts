@@ -69,8 +69,9 @@ export interface PodliftProps {
   /**
    * Karpenter's feature gates podlift has (`FEATURE_GATES`): `nodeRepair` replaces Nodes whose
    * conditions stay unhealthy (Karpenter's `NodeRepair`); `spotToSpotConsolidation` lets
-   * consolidation replace spot nodes by cheaper spot nodes (Karpenter's `SpotToSpotConsolidation`).
-   * @default every gate off
+   * consolidation replace spot nodes by cheaper spot nodes (Karpenter's `SpotToSpotConsolidation`);
+   * `reservedCapacity` launches into capacity reservations (Karpenter's `ReservedCapacity`).
+   * @default Karpenter's defaults: `reservedCapacity` on, the others off
    */
   readonly featureGates?: FeatureGateProps;
   /**
@@ -118,6 +119,13 @@ export interface FeatureGateProps {
    * @default false
    */
   readonly spotToSpotConsolidation?: boolean;
+  /**
+   * `ReservedCapacity`: launch into the capacity reservations and Capacity Blocks an EC2NodeClass's
+   * capacityReservationSelectorTerms select (`karpenter.sh/capacity-type: reserved`), as Karpenter
+   * does by default.
+   * @default true
+   */
+  readonly reservedCapacity?: boolean;
 }
 
 /** {@link PodliftProps} with every default applied. */
@@ -160,6 +168,7 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
   const featureGates = {
     nodeRepair: props.featureGates?.nodeRepair ?? false,
     spotToSpotConsolidation: props.featureGates?.spotToSpotConsolidation ?? false,
+    reservedCapacity: props.featureGates?.reservedCapacity ?? true,
   };
   for (const [gate, value] of Object.entries(featureGates))
     if (typeof value !== 'boolean') throw bad(`featureGates.${gate}`, value, 'must be true or false');

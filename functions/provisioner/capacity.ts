@@ -1,6 +1,11 @@
+import { reservationsByNodeClass } from '../../shared/core/catalog/reserved-offerings';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import { newNodeClaim } from '../../shared/core/provisioning/nodeclaims';
-import { instanceTypesByNodePool, planCapacity } from '../../shared/core/scheduling/plan-capacity';
+import {
+  instanceTypesByNodePool,
+  type PlanCapacityOptions,
+  planCapacity,
+} from '../../shared/core/scheduling/plan-capacity';
 import type { NodeClaimPlan } from '../../shared/core/scheduling/types';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { schedulingCapacity } from '../../shared/core/state/cluster-snapshot';
@@ -91,9 +96,12 @@ async function provisionOne(
     price: plan.price,
     ...(options.reason ? { reason: options.reason } : {}),
   });
-  const types = instanceTypesByNodePool([nodePool], [nodeClass], snapshot.catalog, {
-    unavailableOfferings: runtime.unavailable.keys(),
-  }).get(nodePool.name);
+  const types = instanceTypesByNodePool(
+    [nodePool],
+    [nodeClass],
+    snapshot.catalog,
+    planOptions(runtime, snapshot),
+  ).get(nodePool.name);
   checkpoint(invocation);
   return launchNodeClaim(runtime, invocation, claim, {
     nodePool,
@@ -136,7 +144,21 @@ function replan(
       nodeClasses: snapshot.nodeClasses,
     },
     snapshot.catalog,
-    { unavailableOfferings: runtime.unavailable.keys() },
+    planOptions(runtime, snapshot),
   );
   return [...result.nodeClaims];
+}
+
+/**
+ * What the provisioner plans with besides the cluster: the offerings EC2 refused recently, and
+ * each resolved EC2NodeClass's capacity reservations when the ReservedCapacity gate is on.
+ */
+export function planOptions(runtime: LoopRuntime, snapshot: ClusterSnapshot): PlanCapacityOptions {
+  return {
+    unavailableOfferings: runtime.unavailable.keys(),
+    reservations: reservationsByNodeClass(
+      snapshot.nodeClassStatus,
+      runtime.ports.config.featureGates.reservedCapacity,
+    ),
+  };
 }

@@ -64,6 +64,9 @@ export async function launchNodeClaim(
         runtime.unavailable.keys(),
       ),
     });
+    // The cached free count of its reservation must not promise this slot again.
+    if (instance.capacityType === 'reserved' && instance.capacityReservationId !== undefined)
+      ports.nodeClasses.markLaunched?.(instance.capacityReservationId);
     const instanceType = context.instanceTypes.get(instance.instanceType);
     const price = launchedPrice(instance, instanceType);
     const record = launchRecord(instance, instanceType, price, context.resolved.instanceProfile);

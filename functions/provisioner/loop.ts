@@ -1,3 +1,4 @@
+import { expiringCapacityBlockClaims } from '../../shared/core/lifecycle/capacity-block-expiration';
 import { nodeClassReady } from '../../shared/core/model/ec2nodeclass-status';
 import { podsToProvision } from '../../shared/core/provisioning/pods-to-provision';
 import { staticPoolExcess, staticPoolPlans } from '../../shared/core/provisioning/static-pools';
@@ -9,7 +10,7 @@ import type { Invocation } from '../invocation';
 import { checkpoint, withClusterLease } from '../lease';
 import { METRICS, timeDecision } from '../observability';
 import type { LoopRuntime } from '../runtime';
-import { provisionerCapacity } from './capacity';
+import { planOptions, provisionerCapacity } from './capacity';
 import { advanceLifecycle } from './lifecycle';
 import { existingNominations, recordPodEvents } from './pod-events';
 import { launchRecordedClaims } from './repair';
@@ -58,6 +59,8 @@ export async function runProvisioner(
     await reportNodeClasses(runtime, held, snapshot);
     await reportNodePools(runtime, held, snapshot);
     checkpoint(held);
+    await expireCapacityBlocks(runtime, held, snapshot);
+    checkpoint(held);
     const advanced = await advanceLifecycle(runtime, held, snapshot);
     checkpoint(held);
     const repaired = await launchRecordedClaims(runtime, held, snapshot);
@@ -91,6 +94,19 @@ export async function runProvisioner(
   return { ran: true, ...run.result };
 }
 
+/**
+ * Deletes the NodeClaims of Capacity Blocks about to end (core/lifecycle/
+ * capacity-block-expiration.ts, Karpenter's capacityreservation.expiration controller), so
+ * termination drains them before EC2 reclaims the instances; their pods are planned again.
+ */
+async function expireCapacityBlocks(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
+  for (const expiring of expiringCapacityBlockClaims(snapshot.nodeClaims, snapshot.nodeClassStatus)) {
+    checkpoint(invocation);
+    await runtime.ports.cluster.deleteNodeClaim(expiring.nodeClaim);
+    invocation.log.info('initiating delete for capacity block expiration', { ...expiring });
+  }
+}
+
 async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snapshot: ClusterSnapshot) {
   const pods = podsToProvision(snapshot.pendingPods, snapshot.nodes);
   const none = {
@@ -109,7 +125,7 @@ async function provisionPods(runtime: LoopRuntime, invocation: Invocation, snaps
     const result = planCapacity(
       { pods, daemonSets: snapshot.daemonSets, nodes: capacity, nodePools: snapshot.nodePools, nodeClasses },
       catalog,
-      { unavailableOfferings: runtime.unavailable.keys() },
+      planOptions(runtime, snapshot),
     );
     return { capacity, result };
   });
@@ -162,9 +178,7 @@ async function provisionStaticPools(runtime: LoopRuntime, invocation: Invocation
   const ready = readyNodeClasses(snapshot);
   const pools = snapshot.nodePools.filter((p) => ready.some((c) => c.name === p.template.nodeClassRef.name));
   const unavailable = runtime.unavailable.keys();
-  const types = instanceTypesByNodePool(pools, ready, snapshot.catalog, {
-    unavailableOfferings: unavailable,
-  });
+  const types = instanceTypesByNodePool(pools, ready, snapshot.catalog, planOptions(runtime, snapshot));
   const plans = staticPoolPlans(pools, snapshot.nodeClaims, types, unavailable);
   if (plans.length === 0) return 0;
   const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {

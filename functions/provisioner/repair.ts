@@ -6,6 +6,7 @@ import { mapConcurrently } from '../concurrency';
 import type { Invocation } from '../invocation';
 import { checkpoint } from '../lease';
 import type { LoopRuntime } from '../runtime';
+import { planOptions } from './capacity';
 import { launchNodeClaim } from './launch';
 
 /**
@@ -31,9 +32,9 @@ export async function launchRecordedClaims(
     const nodeClass = snapshot.nodeClasses.find((c) => c.name === claim.spec.nodeClassRef.name);
     const resolved = nodeClass && snapshot.nodeClassStatus.get(nodeClass.name);
     if (!nodePool || !nodeClass || !resolved) return;
-    const unavailable = runtime.unavailable.keys();
+    // With the reservations too: a reserved NodeClaim launches only into the ones it was promised.
     const types =
-      instanceTypesByNodePool([nodePool], [nodeClass], catalog, { unavailableOfferings: unavailable }).get(
+      instanceTypesByNodePool([nodePool], [nodeClass], catalog, planOptions(runtime, snapshot)).get(
         nodePool.name,
       ) ?? [];
     checkpoint(invocation);

@@ -69,8 +69,6 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
     new iam.PolicyStatement({
       sid: 'AllowScopedEC2InstanceAccessActions',
       actions: ['ec2:RunInstances', 'ec2:CreateFleet'],
-      // Karpenter also lists capacity-reservation/*: podlift never launches into a reservation
-      // (it only describes them), so it is left out.
       resources: [
         `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::image/*`,
         `arn:${Aws.PARTITION}:ec2:${Aws.REGION}::snapshot/*`,
@@ -78,6 +76,8 @@ export function controllerStatements(scope: ControllerPolicyScope): iam.PolicySt
         ec2('subnet/*'),
         // An EC2NodeClass's placementGroupSelector puts the group on the launch template.
         ec2('placement-group/*'),
+        // Launch templates of reserved launches target a reservation capacityReservationSelectorTerms chose.
+        ec2('capacity-reservation/*'),
       ],
     }),
     new iam.PolicyStatement({

@@ -46,6 +46,17 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
   });
   try {
+    for (const r of scenario.capacityReservations) {
+      sim.world.fakes.ec2.addCapacityReservation({
+        id: r.id,
+        instanceType: r.instanceType,
+        availabilityZone: r.zone,
+        totalInstanceCount: r.count,
+        reservationType: r.type,
+        ...(r.endsAt === undefined ? {} : { endDate: sim.world.time.now() + r.endsAt }),
+        ...(r.tags === undefined ? {} : { tags: r.tags }),
+      });
+    }
     for (const [index, manifest] of scenario.manifests.entries()) {
       try {
         applyManifest(sim, manifest as unknown as KubeObject);

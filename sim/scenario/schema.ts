@@ -305,7 +305,7 @@ export const expectations = z
             nodePool: z.string().optional(),
             instanceType: z.string().optional(),
             zone: z.string().optional(),
-            capacityType: z.enum(['spot', 'on-demand']).optional(),
+            capacityType: z.enum(['spot', 'on-demand', 'reserved']).optional(),
           })
           .strict(),
       )
@@ -388,7 +388,7 @@ export const scenario = z
     environment: z.record(z.string(), z.string()).optional(),
     /**
      * Karpenter's feature gates for the functions (`FEATURE_GATES`), in its syntax, e.g.
-     * `SpotToSpotConsolidation=true`; every gate off when absent.
+     * `SpotToSpotConsolidation=true`; each at Karpenter's default when absent.
      */
     featureGates: z
       .string()
@@ -396,6 +396,26 @@ export const scenario = z
         error: 'must be comma-separated Name=true|false pairs, e.g. SpotToSpotConsolidation=true',
       })
       .optional(),
+    /**
+     * Capacity reservations the account has in EC2 (an EC2NodeClass selects them with
+     * capacityReservationSelectorTerms): `default` On-Demand Capacity Reservations or
+     * `capacity-block`s, which end `endsAt` into the run.
+     */
+    capacityReservations: z
+      .array(
+        z
+          .object({
+            id: z.string().regex(/^cr-[0-9a-f]{17}$/, { error: 'must be cr- and 17 hex digits' }),
+            instanceType: z.string(),
+            zone: z.string(),
+            count: z.number().int().positive(),
+            type: z.enum(['default', 'capacity-block']).default('default'),
+            endsAt: duration.optional(),
+            tags: z.record(z.string(), z.string()).optional(),
+          })
+          .strict(),
+      )
+      .default([]),
     manifests: z.array(manifest).default([]),
     timeline: z.array(step).default([]),
     expect: expectations.default({ noViolations: true }),

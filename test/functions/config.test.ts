@@ -24,7 +24,7 @@ describe('parseFunctionConfig', () => {
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
+      featureGates: { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true },
     });
   });
 
@@ -56,17 +56,19 @@ describe('parseFunctionConfig', () => {
   });
 
   // kubernetes-sigs/karpenter pkg/operator/options/options.go ParseFeatureGates.
-  it('reads FEATURE_GATES as Karpenter does: every gate off by default, other gates ignored', () => {
+  it("reads FEATURE_GATES as Karpenter does: each gate at Karpenter's default, other gates ignored", () => {
     const gates = (FEATURE_GATES: string) =>
       parseFunctionConfig({ ...env, FEATURE_GATES }, 'termination').featureGates;
-    const off = { nodeRepair: false, spotToSpotConsolidation: false };
+    const off = { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true };
     expect(gates('NodeRepair=true')).toStrictEqual({ ...off, nodeRepair: true });
     expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({
       nodeRepair: true,
       spotToSpotConsolidation: true,
+      reservedCapacity: true,
     });
     expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual(off);
-    expect(gates('ReservedCapacity=false')).toStrictEqual(off);
+    expect(gates('ReservedCapacity=false')).toStrictEqual({ ...off, reservedCapacity: false });
+    expect(gates('StaticCapacity=true')).toStrictEqual(off);
     expect(gates('')).toStrictEqual(off);
     expect(parseFunctionConfig(env, 'disruption').featureGates).toStrictEqual(off);
   });

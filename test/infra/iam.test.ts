@@ -27,6 +27,7 @@ const CONTROLLER_STATEMENTS = [
     Effect: 'Allow',
     Action: ['ec2:CreateFleet', 'ec2:RunInstances'],
     Resource: [
+      ec2('capacity-reservation/*'),
       ec2('placement-group/*'),
       ec2('security-group/*'),
       ec2('subnet/*'),

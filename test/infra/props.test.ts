@@ -63,7 +63,7 @@ describe('props', () => {
       clusterName: 'demo',
       clusterAccess: { kind: 'eks' },
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false, spotToSpotConsolidation: false },
+      featureGates: { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       installManifests: true,
@@ -77,10 +77,15 @@ describe('props', () => {
     expect(resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: true } }).featureGates).toEqual({
       nodeRepair: true,
       spotToSpotConsolidation: false,
+      reservedCapacity: true,
     });
     expect(
+      resolveProps({ clusterName: 'demo', featureGates: { reservedCapacity: false } }).featureGates
+        .reservedCapacity,
+    ).toBe(false);
+    expect(
       resolveProps({ clusterName: 'demo', featureGates: { spotToSpotConsolidation: true } }).featureGates,
-    ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true });
+    ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true, reservedCapacity: true });
     expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
       'props.featureGates.nodeRepair "yes" must be true or false',
     );
@@ -94,10 +99,12 @@ describe('props', () => {
     expect(fromContext('NodeRepair=true').featureGates).toEqual({
       nodeRepair: true,
       spotToSpotConsolidation: false,
+      reservedCapacity: true,
     });
-    expect(fromContext('SpotToSpotConsolidation=true').featureGates).toEqual({
+    expect(fromContext('SpotToSpotConsolidation=true,ReservedCapacity=false').featureGates).toEqual({
       nodeRepair: false,
       spotToSpotConsolidation: true,
+      reservedCapacity: false,
     });
     expect(() => fromContext('NodeRepair')).toThrow(
       'context featureGates "NodeRepair" must be Name=true|false pairs',

@@ -94,7 +94,7 @@ describe('the functions', () => {
         LEASE_NAMESPACE: 'podlift',
         LEASE_NAME: 'podlift',
         REBALANCE_ACTION: 'event',
-        FEATURE_GATES: 'NodeRepair=false,SpotToSpotConsolidation=false',
+        FEATURE_GATES: 'NodeRepair=false,SpotToSpotConsolidation=false,ReservedCapacity=true',
         NODE_OPTIONS: '--enable-source-maps',
       });
     }

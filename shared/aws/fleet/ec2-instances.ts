@@ -6,6 +6,7 @@ import {
   type Instance,
   TerminateInstancesCommand,
 } from '@aws-sdk/client-ec2';
+import type { CapacityType } from '../../core/model/capacity-type';
 import { CloudError, ValidationError } from '../../core/model/errors';
 import { LABEL_NODEPOOL } from '../../core/model/labels';
 import { providerID } from '../../core/model/nodeclaim';
@@ -193,7 +194,10 @@ export function toEc2Instance(instance: Instance): Ec2Instance {
     instanceType: instance.InstanceType ?? '',
     zone,
     state: instance.State?.Name ?? 'unknown',
-    capacityType: instance.InstanceLifecycle === 'spot' ? 'spot' : 'on-demand',
+    capacityType: capacityTypeOf(instance),
+    ...(capacityTypeOf(instance) === 'reserved'
+      ? { capacityReservationId: instance.CapacityReservationId! }
+      : {}),
     ...(instance.LaunchTime === undefined ? {} : { launchTime: instance.LaunchTime.getTime() }),
     ...(instance.PrivateDnsName ? { privateDnsName: instance.PrivateDnsName } : {}),
     ...(instance.ImageId === undefined ? {} : { imageId: instance.ImageId }),
@@ -209,6 +213,22 @@ export function toEc2Instance(instance: Instance): Ec2Instance {
     ...(nodeClaim === undefined ? {} : { nodeClaim }),
     ...(nodePool === undefined ? {} : { nodePool }),
   };
+}
+
+/**
+ * spot for a spot instance; reserved for one launched into a reservation it targeted
+ * (`capacity-reservations-only`); else on-demand, as aws/karpenter-provider-aws
+ * pkg/providers/instance/types.go `capacityTypeFromInstance` reads it. (Karpenter also asks for
+ * the ReservedCapacity gate; podlift never targets a reservation with the gate off.)
+ */
+function capacityTypeOf(instance: Instance): CapacityType {
+  if (instance.InstanceLifecycle === 'spot' || instance.SpotInstanceRequestId !== undefined) return 'spot';
+  if (
+    instance.CapacityReservationId !== undefined &&
+    instance.CapacityReservationSpecification?.CapacityReservationPreference === 'capacity-reservations-only'
+  )
+    return 'reserved';
+  return 'on-demand';
 }
 
 function checkIds(ids: readonly string[], what: string): void {

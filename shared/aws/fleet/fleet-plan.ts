@@ -3,10 +3,11 @@ import { isOfferingUnavailable } from '../../core/catalog/unavailable-offerings'
 import type { CapacityType } from '../../core/model/capacity-type';
 import type { ResolvedSubnet } from '../../core/model/ec2nodeclass-status';
 import type { RefusedOffering } from '../../core/model/errors';
-import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../../core/model/labels';
+import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../../core/model/labels';
 import type { NodeClaim } from '../../core/model/nodeclaim';
 import { type Requirement, Requirements } from '../../core/model/requirements';
 import { PODS } from '../../core/model/resources';
+import type { LaunchReservation } from '../../core/ports/cloud';
 import type { LaunchTemplateRef } from '../../core/ports/launch-templates';
 import { applyLaunchFilters } from './launch-filters';
 
@@ -44,8 +45,14 @@ export interface FleetTemplateConfig {
 
 /** What one CreateFleet call will ask for. */
 export interface FleetPlan {
-  /** Spot when the NodeClaim allows it and some option has an available spot offering (Karpenter's rule). */
-  readonly capacityType: Exclude<CapacityType, 'reserved'>;
+  /**
+   * Reserved when the NodeClaim allows it and an option has a usable reserved offering, else
+   * spot when it allows spot and some option has an available spot offering, else on-demand
+   * (Karpenter's `getCapacityType`).
+   */
+  readonly capacityType: CapacityType;
+  /** For `reserved`: the one reservation this call launches into. */
+  readonly capacityReservation?: LaunchReservation;
   /** Empty when nothing can be asked for; `skipped` then says why. */
   readonly configs: readonly FleetTemplateConfig[];
   /**
@@ -123,20 +130,31 @@ export function templateServes(template: LaunchTemplateRef, instanceType: Instan
 }
 
 /**
- * The capacity type one CreateFleet call buys for a NodeClaim: spot when the NodeClaim allows it
- * and some option has an available spot offering in a zone a subnet covers, after Karpenter's
- * launch filters (a spot offering dearer than the cheapest on-demand one does not count), else
- * on-demand (Karpenter's `getCapacityType`). The launcher decides it before ensuring launch
- * templates, because their user data labels the node with it: template and fleet must agree.
+ * The capacity type one CreateFleet call buys for a NodeClaim, and for `reserved` the
+ * reservation: reserved when the NodeClaim allows it and an option has an available reserved
+ * offering its capacity-reservation-id requirement allows in a zone a subnet covers (the
+ * cheapest one's reservation is used), else spot when the NodeClaim allows it and some option
+ * has an available spot offering in a zone a subnet covers, after Karpenter's launch filters (a
+ * spot offering dearer than the cheapest on-demand one does not count), else on-demand
+ * (Karpenter's `getCapacityType`: reserved, spot, on-demand). The launcher decides it before
+ * ensuring launch templates, because their user data labels the node with it and a reserved
+ * template targets the reservation: template and fleet must agree.
  */
-export function fleetCapacityType(input: Omit<FleetPlanInput, 'launchTemplates'>): 'spot' | 'on-demand' {
-  return fleetContext(input).capacityType;
+export function fleetCapacityType(input: Omit<FleetPlanInput, 'launchTemplates'>): {
+  readonly capacityType: CapacityType;
+  readonly capacityReservation?: LaunchReservation;
+} {
+  const { capacityType, reservation } = fleetContext(input);
+  return reservation === undefined
+    ? { capacityType }
+    : { capacityType, capacityReservation: reservation.launch };
 }
 
 function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
   const requirements = Requirements.from(input.nodeClaim.spec.requirements);
   const zoneRequirement = requirements.get(LABEL_ZONE);
   const capacityTypeRequirement = requirements.get(LABEL_CAPACITY_TYPE);
+  const reservationRequirement = requirements.get(LABEL_CAPACITY_RESERVATION_ID);
   const subnets = zonalSubnets(input.subnets, zoneRequirement, {
     ...(input.unavailableSubnets === undefined ? {} : { unavailable: input.unavailableSubnets }),
     ...(input.inflightAddresses === undefined ? {} : { inflight: input.inflightAddresses }),
@@ -161,8 +179,16 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
   // The AWS provider launches on-demand unless spot is explicitly allowed (Karpenter).
   const allowsCapacityType = (ct: CapacityType): boolean =>
     capacityTypeRequirement === undefined ? ct === 'on-demand' : capacityTypeRequirement.has(ct);
+  // Reserved offerings carry capacity-reservation-id In [their id], the others DoesNotExist.
+  const allowsReservation = (o: Offering): boolean =>
+    reservationRequirement === undefined ||
+    (o.reservation !== undefined
+      ? reservationRequirement.has(o.reservation.id)
+      : reservationRequirement.operator === 'NotIn' || reservationRequirement.operator === 'DoesNotExist');
   const allowed = (o: Offering): boolean =>
-    (zoneRequirement === undefined || zoneRequirement.has(o.zone)) && allowsCapacityType(o.capacityType);
+    (zoneRequirement === undefined || zoneRequirement.has(o.zone)) &&
+    allowsCapacityType(o.capacityType) &&
+    allowsReservation(o);
   const available = (it: InstanceType, o: Offering): boolean =>
     o.available && !isOfferingUnavailable(input.unavailable, it.name, o.zone, o.capacityType);
   const usable = (it: InstanceType, o: Offering): boolean =>
@@ -173,20 +199,57 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
     allowsSpotAndOnDemand: allowsCapacityType('spot') && allowsCapacityType('on-demand'),
     usable,
   });
+  const reservation = cheapestReservation(candidates, usable);
   const spot = types.some((it) => it.offerings.some((o) => o.capacityType === 'spot' && usable(it, o)));
-  // A spot-only NodeClaim stays spot even without an available offering, so `skipped` says why.
-  const capacityType = spot || !allowsCapacityType('on-demand') ? 'spot' : 'on-demand';
+  // A spot-only NodeClaim stays spot even without an available offering, so `skipped` says why,
+  // and a reserved-only one stays reserved.
+  const capacityType: CapacityType =
+    reservation !== undefined ||
+    (!allowsCapacityType('spot') && !allowsCapacityType('on-demand') && allowsCapacityType('reserved'))
+      ? 'reserved'
+      : spot || !allowsCapacityType('on-demand')
+        ? 'spot'
+        : 'on-demand';
   const noSubnet = (zone: string) =>
     zonesWithSubnets.has(zone) ? 'NoSubnetWithFreeAddresses' : 'NoSubnetInZone';
   return {
-    types,
+    // Karpenter's filters are about spot and on-demand; a reserved launch asks for its reservation.
+    types: capacityType === 'reserved' ? candidates : types,
     skipped,
     subnets,
-    allowed,
+    allowed:
+      capacityType === 'reserved'
+        ? (o: Offering) => allowed(o) && o.reservation?.id === reservation?.launch.id
+        : allowed,
     available,
     capacityType,
     noSubnet,
+    reservation,
   } as const;
+}
+
+/**
+ * The reservation a reserved launch goes into: that of the cheapest usable reserved offering
+ * (ties by zone then id). Karpenter puts each reservation in a launch template of its own and
+ * lets CreateFleet choose among them; podlift asks for one, and a ReservationCapacityExceeded
+ * marks it so the NodeClaim's next launch asks for the next.
+ */
+function cheapestReservation(
+  types: readonly InstanceType[],
+  usable: (it: InstanceType, o: Offering) => boolean,
+): { readonly launch: LaunchReservation; readonly instanceType: string } | undefined {
+  let best: { o: Offering; it: InstanceType } | undefined;
+  for (const it of types) {
+    for (const o of it.offerings) {
+      if (o.capacityType !== 'reserved' || o.reservation === undefined || !usable(it, o)) continue;
+      const key = (x: Offering) => `${x.zone}|${x.reservation?.id}`;
+      if (best === undefined || o.price < best.o.price || (o.price === best.o.price && key(o) < key(best.o)))
+        best = { o, it };
+    }
+  }
+  if (best?.o.reservation === undefined) return undefined;
+  const { id, type, interruptible } = best.o.reservation;
+  return { launch: { id, type, interruptible }, instanceType: best.it.name };
 }
 
 /**
@@ -196,7 +259,8 @@ function fleetContext(input: Omit<FleetPlanInput, 'launchTemplates'>) {
  * offering first, at most {@link MAX_FLEET_OVERRIDES} in all (the dearest options are dropped).
  */
 export function planFleet(input: FleetPlanInput): FleetPlan {
-  const { types, skipped, subnets, allowed, available, capacityType, noSubnet } = fleetContext(input);
+  const { types, skipped, subnets, allowed, available, capacityType, noSubnet, reservation } =
+    fleetContext(input);
   const subnetAddresses = new Map<string, number>();
   const configs = new Map<string, { template: LaunchTemplateRef; overrides: FleetOverride[] }>();
   let total = 0;
@@ -237,7 +301,13 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     for (const o of overrides)
       subnetAddresses.set(o.subnetId, Math.min(subnetAddresses.get(o.subnetId) ?? pods, pods));
   }
-  return { capacityType, configs: [...configs.values()], skipped, subnetAddresses };
+  return {
+    capacityType,
+    ...(reservation === undefined ? {} : { capacityReservation: reservation.launch }),
+    configs: [...configs.values()],
+    skipped,
+    subnetAddresses,
+  };
 }
 
 function offeringOf(option: InstanceTypeOption): Omit<RefusedOffering, 'code'> {

@@ -1,14 +1,32 @@
-import type { _InstanceType, CreateFleetCommandInput, Tag } from '@aws-sdk/client-ec2';
+import type {
+  _InstanceType,
+  CreateFleetCommandInput,
+  DefaultTargetCapacityType,
+  Tag,
+} from '@aws-sdk/client-ec2';
 import type { FleetPlan } from './fleet-plan';
 
 /** What, besides the plan, goes into one CreateFleet request. */
 export interface FleetRequestInput {
-  readonly plan: Pick<FleetPlan, 'configs' | 'capacityType'>;
+  readonly plan: Pick<FleetPlan, 'configs' | 'capacityType' | 'capacityReservation'>;
   readonly tags: Readonly<Record<string, string>>;
   /** EC2NodeClass spec.context (reserved capacity context), passed through as Karpenter does. */
   readonly context?: string;
   /** Instances to launch. @default 1: one NodeClaim per request */
   readonly count?: number;
+}
+
+/**
+ * The fleet's DefaultTargetCapacityType, as aws/karpenter-provider-aws pkg/providers/instance/
+ * types.go `defaultTargetCapacityType` sets it: a reserved launch asks for `capacity-block` in a
+ * Capacity Block, `reserved-capacity` in an interruptible reservation, else `on-demand`.
+ */
+export function defaultTargetCapacityType(
+  plan: Pick<FleetPlan, 'capacityType' | 'capacityReservation'>,
+): DefaultTargetCapacityType {
+  if (plan.capacityType !== 'reserved') return plan.capacityType;
+  if (plan.capacityReservation?.type === 'capacity-block') return 'capacity-block';
+  return plan.capacityReservation?.interruptible ? 'reserved-capacity' : 'on-demand';
 }
 
 /**
@@ -41,7 +59,7 @@ export function createFleetInput(input: FleetRequestInput): Omit<CreateFleetComm
     })),
     TargetCapacitySpecification: {
       TotalTargetCapacity: input.count ?? 1,
-      DefaultTargetCapacityType: plan.capacityType,
+      DefaultTargetCapacityType: defaultTargetCapacityType(plan),
     },
     ...(plan.capacityType === 'spot'
       ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } }

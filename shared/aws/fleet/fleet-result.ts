@@ -36,7 +36,7 @@ export interface FleetInstance {
   readonly instanceId: string;
   readonly instanceType: string;
   readonly zone: string;
-  readonly capacityType: Exclude<CapacityType, 'reserved'>;
+  readonly capacityType: CapacityType;
   readonly imageId?: string;
 }
 
@@ -69,8 +69,16 @@ export function readFleetOutput(
     overrides?.AvailabilityZone ??
     (overrides?.SubnetId === undefined ? undefined : zoneOfSubnet.get(overrides.SubnetId)) ??
     '';
-  const capacityTypeOf = (lifecycle: string | undefined): 'spot' | 'on-demand' =>
-    lifecycle === 'spot' ? 'spot' : lifecycle === 'on-demand' ? 'on-demand' : plan.capacityType;
+  // A reserved fleet's instances are in the reservation whatever Lifecycle EC2 echoes (Karpenter
+  // builds them with the capacity type it asked for, instance.go launchInstance).
+  const capacityTypeOf = (lifecycle: string | undefined): CapacityType =>
+    plan.capacityType === 'reserved'
+      ? 'reserved'
+      : lifecycle === 'spot'
+        ? 'spot'
+        : lifecycle === 'on-demand'
+          ? 'on-demand'
+          : plan.capacityType;
 
   const instances: FleetInstance[] = [];
   for (const item of output.Instances ?? []) {
@@ -109,7 +117,7 @@ export function readFleetOutput(
 function refusedOffering(
   error: CreateFleetError,
   zoneOf: (overrides: { AvailabilityZone?: string; SubnetId?: string } | undefined) => string,
-  capacityTypeOf: (lifecycle: string | undefined) => 'spot' | 'on-demand',
+  capacityTypeOf: (lifecycle: string | undefined) => CapacityType,
 ): RefusedOffering {
   const overrides = error.LaunchTemplateAndOverrides?.Overrides;
   return {

@@ -3,7 +3,12 @@ import type { InstanceType } from '../../core/catalog/instance-type';
 import type { UnavailableOfferings } from '../../core/catalog/unavailable-offerings';
 import type { ClusterInfo } from '../../core/model/cluster-info';
 import { CloudError, InsufficientCapacityError } from '../../core/model/errors';
-import { LABEL_PLACEMENT_GROUP_PARTITION } from '../../core/model/labels';
+import {
+  LABEL_CAPACITY_RESERVATION_ID,
+  LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE,
+  LABEL_CAPACITY_RESERVATION_TYPE,
+  LABEL_PLACEMENT_GROUP_PARTITION,
+} from '../../core/model/labels';
 import { type LaunchedInstance, providerID } from '../../core/model/nodeclaim';
 import type { InstanceLauncherPort, LaunchRequest } from '../../core/ports/cloud';
 import type { LaunchTemplateProvider, LaunchTemplateRef } from '../../core/ports/launch-templates';
@@ -113,7 +118,7 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
     launched: LaunchedInstance,
     known?: Ec2Instance,
   ): Promise<LaunchedInstance> {
-    const labels = launchLabels(request);
+    const labels = { ...launchLabels(request), ...reservationLabels(request, launched) };
     if (
       request.resolved.placementGroup?.strategy === 'partition' &&
       !(LABEL_PLACEMENT_GROUP_PARTITION in labels)
@@ -147,10 +152,23 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
       inflightAddresses: this.inflight.snapshot(),
     };
     // The templates' user data labels the node with its capacity type, so they are made for the
-    // capacity type this fleet will buy (which may differ from the plan's when spot ran out).
-    const capacityType = fleetCapacityType(fleet);
+    // capacity type this fleet will buy (which may differ from the plan's when spot ran out); a
+    // reserved launch's template targets its reservation, for the one type the reservation holds.
+    const { capacityType, capacityReservation } = fleetCapacityType(fleet);
+    const reservedType =
+      capacityReservation === undefined
+        ? undefined
+        : [...this.options.instanceTypes.values()].find((it) =>
+            it.offerings.some((o) => o.reservation?.id === capacityReservation.id),
+          )?.name;
     const templates = await this.options.launchTemplates.ensure(
-      { ...request, options: request.options.map((o) => ({ ...o, capacityType })) },
+      {
+        ...request,
+        options: request.options
+          .filter((o) => reservedType === undefined || o.name === reservedType)
+          .map((o) => ({ ...o, capacityType })),
+        ...(capacityReservation === undefined ? {} : { capacityReservation }),
+      },
       this.options.cluster,
     );
     const plan = planFleet({ ...fleet, launchTemplates: templates });
@@ -176,7 +194,13 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
     const outcome = readFleetOutput(output, plan);
     this.settleAddresses(plan, outcome);
     this.markRefusals(outcome);
-    if (outcome.launched !== undefined) return launchedFrom(outcome.launched);
+    if (outcome.launched !== undefined)
+      return {
+        ...launchedFrom(outcome.launched),
+        ...(plan.capacityReservation === undefined
+          ? {}
+          : { capacityReservationId: plan.capacityReservation.id }),
+      };
     throw this.fleetFailure(nodeClaim.name, plan, templates, outcome);
   }
 
@@ -226,7 +250,10 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
       // Every override names its subnet, so EC2's answer is about that subnet, marked above.
       // (Karpenter marks the offering too; with another subnet in the zone, podlift uses it.)
       else if (r.code === SUBNET_FULL_CODE) continue;
-      else if (r.capacityType !== 'reserved' && r.instanceType !== '' && r.zone !== '')
+      // A reserved refusal (ReservationCapacityExceeded) marks its reservation's offering, as
+      // Karpenter's `capacityReservationProvider.MarkUnavailable` does (instance.go
+      // updateUnavailableOfferingsCache): the next plan launches elsewhere until resolution sees room.
+      else if (r.instanceType !== '' && r.zone !== '')
         unavailable.mark(r.instanceType, r.zone, r.capacityType, r.code);
     }
   }
@@ -287,6 +314,24 @@ export class Ec2InstanceLauncher implements InstanceLauncherPort {
   }
 }
 
+/**
+ * The reservation labels of a `reserved` launch, as Karpenter's cloudprovider.go
+ * `instanceToNodeClaim` sets them: capacity-reservation-id, -type and -interruptible, the type
+ * and interruptibility from the EC2NodeClass's resolved reservation.
+ */
+function reservationLabels(request: LaunchRequest, launched: LaunchedInstance): Record<string, string> {
+  const id = launched.capacityReservationId;
+  if (launched.capacityType !== 'reserved' || id === undefined) return {};
+  const resolved = request.resolved.capacityReservations?.find((r) => r.id === id);
+  const type = resolved?.reservationType ?? request.capacityReservation?.type ?? 'default';
+  const interruptible = resolved?.interruptible ?? request.capacityReservation?.interruptible ?? false;
+  return {
+    [LABEL_CAPACITY_RESERVATION_ID]: id,
+    [LABEL_CAPACITY_RESERVATION_TYPE]: type,
+    [LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE]: String(interruptible),
+  };
+}
+
 /** Whether a launch failed because a launch template is gone (and was forgotten). */
 function isLaunchTemplateMissing(error: unknown): boolean {
   return error instanceof CloudError && error.code !== undefined && LAUNCH_TEMPLATE_NOT_FOUND.has(error.code);
@@ -312,6 +357,9 @@ function launchedFrom(instance: Ec2Instance | NonNullable<FleetOutcome['launched
     capacityType: instance.capacityType,
     ...(instance.imageId === undefined ? {} : { imageID: instance.imageId }),
     ...(instance.privateDnsName === undefined ? {} : { privateDnsName: instance.privateDnsName }),
+    ...(instance.capacityReservationId === undefined
+      ? {}
+      : { capacityReservationId: instance.capacityReservationId }),
   };
 }
 

@@ -7,7 +7,9 @@ import { AMD_GPU, NEURON, NEURON_CORE, NVIDIA_GPU } from '../../core/model/resou
  * pkg/providers/instance/filter/filter.go, applied in that order by `filterInstanceTypes` in
  * pkg/providers/instance/instance.go before the capacity type is chosen): what the scheduler
  * allowed is narrowed to what a launch should actually buy. The capacity-reservation filters
- * have no counterpart: podlift launches no reserved capacity.
+ * (CapacityReservationTypeFilter, CapacityBlockFilter, ReservedOfferingFilter) have no
+ * counterpart here: a reserved launch asks for one reservation (fleet-plan.ts
+ * `cheapestReservation`), so there is nothing of another reservation type to filter out.
  */
 
 /** Extended resources that make an instance type exotic (Karpenter's list). */

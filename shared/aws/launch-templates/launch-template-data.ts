@@ -13,6 +13,7 @@ import { NotFoundError, ValidationError } from '../../core/model/errors';
 import { LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_PLACEMENT_GROUP_PARTITION } from '../../core/model/labels';
 import { isQuantity, parseQuantity } from '../../core/model/quantity';
 import type { NodeSelectorRequirement } from '../../core/model/requirements';
+import type { LaunchReservation } from '../../core/ports/cloud';
 
 /** The tag that marks launch templates (and instances) as belonging to a cluster's provisioner. */
 export const TAG_MANAGED_BY_CLUSTER = 'karpenter.k8s.aws/cluster';
@@ -46,6 +47,14 @@ export interface LaunchTemplateInput {
    * EC2 pick one.
    */
   readonly partition?: number;
+  /** The reservation a `reserved` launch goes into: the template targets it. */
+  readonly capacityReservation?: LaunchReservation;
+  /**
+   * Karpenter's LaunchModeTargeted (the ReservedCapacity gate on): a template of an on-demand or
+   * spot launch says `CapacityReservationPreference: none`, so EC2 does not put it in an `open`
+   * reservation the scheduler counts on. @default false (LaunchModeOpen: EC2's default, `open`)
+   */
+  readonly targeted?: boolean;
 }
 
 /**
@@ -230,8 +239,37 @@ export function launchTemplateContent(input: LaunchTemplateInput): LaunchTemplat
       : {}),
     Monitoring: { Enabled: nodeClass.detailedMonitoring },
     TagSpecifications: launchedResourceTags(input),
+    ...reservationTarget(input.capacityReservation, input.targeted ?? false),
   };
   return { data, tags: launchTemplateTags(input.cluster, nodeClass, input.nodePoolName) };
+}
+
+/**
+ * A reserved launch's template targets its reservation, only (`capacity-reservations-only`), and
+ * with LaunchModeTargeted any other launch's opts out of reservations (`none`);
+ * a Capacity Block's has market type `capacity-block` (an interruptible reservation's
+ * `interruptible-capacity-reservation`), as aws/karpenter-provider-aws pkg/providers/
+ * launchtemplate/types.go `Build` writes them for LaunchModeTargeted.
+ */
+function reservationTarget(
+  reservation: LaunchReservation | undefined,
+  targeted: boolean,
+): Pick<RequestLaunchTemplateData, 'CapacityReservationSpecification' | 'InstanceMarketOptions'> {
+  if (reservation === undefined)
+    return targeted ? { CapacityReservationSpecification: { CapacityReservationPreference: 'none' } } : {};
+  const marketType =
+    reservation.type === 'capacity-block'
+      ? 'capacity-block'
+      : reservation.interruptible
+        ? 'interruptible-capacity-reservation'
+        : undefined;
+  return {
+    CapacityReservationSpecification: {
+      CapacityReservationPreference: 'capacity-reservations-only',
+      CapacityReservationTarget: { CapacityReservationId: reservation.id },
+    },
+    ...(marketType === undefined ? {} : { InstanceMarketOptions: { MarketType: marketType } }),
+  };
 }
 
 /**

@@ -51,6 +51,12 @@ export interface Ec2LaunchTemplateProviderOptions {
    * @default 600_000 (10 minutes)
    */
   readonly deleteGraceMs?: number;
+  /**
+   * The ReservedCapacity gate: on, templates of on-demand and spot launches opt out of
+   * capacity reservations (Karpenter's launchtemplate/types.go LaunchModeTargeted).
+   * @default true (Karpenter's default)
+   */
+  readonly reservedCapacity?: boolean;
 }
 
 const ALREADY_EXISTS = 'InvalidLaunchTemplateName.AlreadyExistsException';
@@ -84,6 +90,8 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
   private readonly clock: Clock;
   private readonly retry: RetryPolicy;
   private readonly deleteGraceMs: number;
+  /** LaunchModeTargeted: the ReservedCapacity gate. */
+  private readonly targeted: boolean;
   /** Name → id of templates known to exist. */
   private readonly known: ExpiringCache<{ readonly id: string | undefined }>;
   /** Lookups or creations in flight, so concurrent ensures of one name make one call. */
@@ -98,6 +106,7 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
     this.catalog = options.catalog;
     this.clock = options.clock;
     this.retry = options.retry;
+    this.targeted = options.reservedCapacity ?? true;
     this.deleteGraceMs = options.deleteGraceMs ?? 600_000;
     this.known = new ExpiringCache(options.clock, options.cacheTtlMs ?? 300_000);
   }
@@ -164,6 +173,10 @@ export class Ec2LaunchTemplateProvider implements LaunchTemplateProvider {
         capacityType,
         tenancy,
         ...(partition !== undefined ? { partition } : {}),
+        ...(request.capacityReservation === undefined
+          ? {}
+          : { capacityReservation: request.capacityReservation }),
+        targeted: this.targeted,
         ...(userData !== undefined ? { userData } : {}),
       });
       const name = launchTemplateName(cluster.name, content);

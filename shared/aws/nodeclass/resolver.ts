@@ -84,6 +84,11 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
   private readonly profiles: TtlCache<PartOutcome<string>>;
   private readonly placementGroups: TtlCache<PartOutcome<ResolvedPlacementGroup>>;
   private readonly reservations: TtlCache<PartOutcome<ResolvedCapacityReservation[]>>;
+  /**
+   * Launches into each reservation since it was last described, by id (Karpenter's
+   * capacityreservation availabilityCache: `syncAvailability` on every describe, `MarkLaunched`).
+   */
+  private readonly launchedSince = new Map<string, number>();
 
   constructor(private readonly options: EC2NodeClassResolverOptions) {
     this.ttls = { ...DEFAULT_TTLS, ...options.ttls };
@@ -171,10 +176,35 @@ export class EC2NodeClassResolver implements NodeClassResolverPort {
           ),
       terms.length === 0
         ? undefined
-        : this.reservations.getOrLoad(stableKey(terms), now, this.ttls.capacityReservationsMs, () =>
-            resolveCapacityReservations(ec2, terms, nodeClass.name, now),
-          ),
+        : this.reservations
+            .getOrLoad(stableKey(terms), now, this.ttls.capacityReservationsMs, async () => {
+              const fresh = await resolveCapacityReservations(ec2, terms, nodeClass.name, now);
+              // EC2's count includes every launch so far: start counting afresh.
+              if (fresh.ok) for (const r of fresh.value) this.launchedSince.set(r.id, 0);
+              return fresh;
+            })
+            .then((outcome) => this.lessLaunched(outcome)),
     ]);
+  }
+
+  /** Counts one launch into `reservationId` until its reservation is next described. */
+  markLaunched(reservationId: string): void {
+    const launched = this.launchedSince.get(reservationId);
+    if (launched !== undefined) this.launchedSince.set(reservationId, launched + 1);
+  }
+
+  /** The reservations with the launches since they were described taken off their free count. */
+  private lessLaunched(
+    outcome: PartOutcome<ResolvedCapacityReservation[]>,
+  ): PartOutcome<ResolvedCapacityReservation[]> {
+    if (!outcome.ok) return outcome;
+    return {
+      ...outcome,
+      value: outcome.value.map((r) => ({
+        ...r,
+        availableInstanceCount: Math.max(0, r.availableInstanceCount - (this.launchedSince.get(r.id) ?? 0)),
+      })),
+    };
   }
 
   /**

@@ -57,6 +57,20 @@ export interface Offering {
   readonly price: number;
   /** False when marked unavailable (insufficient capacity, recent interruption). */
   readonly available: boolean;
+  /** For a `reserved` offering: the capacity reservation it launches into. */
+  readonly reservation?: OfferingReservation;
+}
+
+/**
+ * The capacity reservation of a `reserved` offering, as Karpenter's reserved offering carries it
+ * in its requirements (capacity-reservation-id, -type, -interruptible) and ReservationCapacity.
+ */
+export interface OfferingReservation {
+  readonly id: string;
+  readonly type: 'default' | 'capacity-block';
+  readonly interruptible: boolean;
+  /** Instances it can still take: the free count EC2NodeClass resolution keeps. */
+  readonly capacity: number;
 }
 
 /** Kubelet overhead of an instance type under a node class's kubelet settings. */

@@ -1,4 +1,4 @@
-import { LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../model/labels';
+import { LABEL_CAPACITY_RESERVATION_ID, LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { parseProviderID } from '../model/nodeclaim';
 import type { InterruptionMessage } from './messages';
@@ -30,7 +30,10 @@ export type RebalanceAction = 'event' | 'replace';
 export interface InterruptionDecision {
   readonly nodeClaim: string;
   readonly node?: string;
-  /** The spot offering to mark unavailable, from the claim's labels (only for a spot warning). */
+  /**
+   * The offering to mark unavailable, from the claim's labels: spot for a spot warning, the
+   * reservation's for a capacity-reservation warning.
+   */
   readonly unavailable?: UnavailableSpotOffering;
   /** Taint the Node and record the interruption on the NodeClaim, before the delete. */
   readonly cordon?: { readonly annotation: string };
@@ -42,11 +45,11 @@ export interface InterruptionDecision {
   readonly event: InterruptionEvent;
 }
 
-/** A spot offering an interruption warning reclaims. */
+/** An offering an interruption warning reclaims: spot, or a reservation's (`reserved`). */
 export interface UnavailableSpotOffering {
   readonly instanceType: string;
   readonly zone: string;
-  readonly capacityType: 'spot';
+  readonly capacityType: 'spot' | 'reserved';
 }
 
 /** An Event about an interruption. */
@@ -121,7 +124,12 @@ function decideFor(
   rebalance: RebalanceAction,
   now: number,
 ): InterruptionDecision {
-  const unavailable = kind === 'spot-interruption' ? spotOfferingOf(claim) : undefined;
+  const unavailable =
+    kind === 'spot-interruption'
+      ? spotOfferingOf(claim)
+      : kind === 'capacity-reservation-interruption'
+        ? reservedOfferingOf(claim)
+        : undefined;
   const notify = {
     nodeClaim: claim.name,
     ...(claim.status.nodeName ? { node: claim.status.nodeName } : {}),
@@ -160,13 +168,23 @@ function decideFor(
  * instance type and zone, capacity type spot — whatever the claim's own capacity-type label, so a
  * warning naming an on-demand node marks the spot offering of its type and zone, never the node's
  * own on-demand offering.
- * A capacity-reservation warning marks nothing: Karpenter marks only the reservation
- * (`capacityReservationProvider.MarkUnavailable` on `karpenter.k8s.aws/capacity-reservation-id`),
- * and podlift does not launch into reservations yet (no reservation offerings; reserved capacity
- * comes with a later issue), so there is no reservation to mark and no other offering may be.
  */
 function spotOfferingOf(claim: NodeClaim): UnavailableSpotOffering | undefined {
   const instanceType = claim.labels[LABEL_INSTANCE_TYPE];
   const zone = claim.labels[LABEL_ZONE];
   return instanceType && zone ? { instanceType, zone, capacityType: 'spot' } : undefined;
+}
+
+/**
+ * What a capacity-reservation warning marks: Karpenter marks the claim's reservation
+ * (`capacityReservationProvider.MarkUnavailable` on `karpenter.k8s.aws/capacity-reservation-id`,
+ * utils.go markUnavailableOfferings); podlift marks the reserved offering of the claim's type and
+ * zone, how its reservations' refusals are kept (reserved-offerings.ts). Nothing for a claim that
+ * is not in a reservation.
+ */
+function reservedOfferingOf(claim: NodeClaim): UnavailableSpotOffering | undefined {
+  if (claim.labels[LABEL_CAPACITY_RESERVATION_ID] === undefined) return undefined;
+  const instanceType = claim.labels[LABEL_INSTANCE_TYPE];
+  const zone = claim.labels[LABEL_ZONE];
+  return instanceType && zone ? { instanceType, zone, capacityType: 'reserved' } : undefined;
 }

@@ -293,7 +293,7 @@ function toEC2NodeClass(m: Manifest): EC2NodeClass {
     ...optional('context', s.context),
     rootVolumeBytes: rootVolumeBytes(blockDeviceMappings, amiFamily),
     ...optional('status', m.status),
-    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s, m.status)],
+    warnings: [...ignoredSelectorFields(s), ...launchWarnings(s)],
   };
 }
 

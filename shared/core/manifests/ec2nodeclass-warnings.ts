@@ -13,11 +13,8 @@ interface WarnedSpec {
   readonly blockDeviceMappings?: readonly { readonly ebs?: { readonly volumeSize?: string } }[];
 }
 
-/** The warnings for `spec` (and `status`, as read from a cluster). */
-export function launchWarnings(
-  spec: WarnedSpec,
-  status: Readonly<Record<string, unknown>> | undefined,
-): string[] {
+/** The warnings for `spec`. */
+export function launchWarnings(spec: WarnedSpec): string[] {
   const warnings: string[] = [];
   if ((spec.networkInterfaces?.length ?? 0) > 0) {
     warnings.push(
@@ -29,17 +26,8 @@ export function launchWarnings(
       'spec.cpuOptions.nestedVirtualization is applied to the launch template, but instance types are not limited to those supporting nested virtualization as Karpenter does: another type fails at launch',
     );
   }
-  if ((spec.capacityReservationSelectorTerms?.length ?? 0) > 0) {
-    warnings.push(
-      'spec.capacityReservationSelectorTerms is resolved into status.capacityReservations, but launching into them is ignored: podlift launches no reserved capacity, only on-demand and spot',
-    );
-  }
-  const reservations = status?.capacityReservations;
-  if (Array.isArray(reservations) && reservations.length > 0) {
-    warnings.push(
-      `status.capacityReservations (${reservations.length}) is ignored: podlift launches no reserved capacity`,
-    );
-  }
+  // capacityReservationSelectorTerms are honoured: reserved offerings, launches into them
+  // (core/catalog/reserved-offerings.ts); status.capacityReservations is resolved afresh.
   (spec.blockDeviceMappings ?? []).forEach((m, i) => {
     const size = m.ebs?.volumeSize;
     if (size === 'Ti' || size === 'T') {

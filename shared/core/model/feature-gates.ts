@@ -1,6 +1,6 @@
 /**
  * Karpenter's feature gates podlift has (kubernetes-sigs/karpenter pkg/operator/options/options.go
- * `FeatureGates`), off unless `FEATURE_GATES` turns them on.
+ * `FeatureGates`), at Karpenter's defaults unless `FEATURE_GATES` sets them.
  */
 export interface FeatureGates {
   /** `NodeRepair`: replace Nodes whose conditions stay unhealthy (termination's node repair). */
@@ -11,10 +11,24 @@ export interface FeatureGates {
    * `computeSpotToSpotConsolidation`); off, a spot node is only deleted or replaced by on-demand.
    */
   readonly spotToSpotConsolidation: boolean;
+  /**
+   * `ReservedCapacity`: capacity reservations an EC2NodeClass selects become
+   * `karpenter.sh/capacity-type: reserved` offerings the scheduler prefers and the launcher
+   * launches into (aws/karpenter-provider-aws pkg/providers/instancetype/offering/
+   * reserved_capacity_resolver.go `ResolveOfferings`); off, they are only resolved into status.
+   */
+  readonly reservedCapacity: boolean;
 }
 
-/** Every gate at Karpenter's default: off. */
-export const DEFAULT_FEATURE_GATES: FeatureGates = { nodeRepair: false, spotToSpotConsolidation: false };
+/**
+ * Every gate at Karpenter's default (options.go's `FEATURE_GATES` default
+ * `NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,…`).
+ */
+export const DEFAULT_FEATURE_GATES: FeatureGates = {
+  nodeRepair: false,
+  spotToSpotConsolidation: false,
+  reservedCapacity: true,
+};
 
 /** strconv.ParseBool's spellings, which Karpenter's `--feature-gates` map accepts. */
 const BOOLEANS: Readonly<Record<string, boolean>> = {
@@ -46,6 +60,7 @@ export function parseFeatureGates(text: string): FeatureGates | undefined {
     if (rest.length > 0 || enabled === undefined) return undefined;
     if (name?.trim() === 'NodeRepair') gates.nodeRepair = enabled;
     if (name?.trim() === 'SpotToSpotConsolidation') gates.spotToSpotConsolidation = enabled;
+    if (name?.trim() === 'ReservedCapacity') gates.reservedCapacity = enabled;
   }
   return gates;
 }

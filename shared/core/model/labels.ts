@@ -41,6 +41,24 @@ export const LABEL_INSTANCE_TENANCY = 'karpenter.k8s.aws/instance-tenancy';
 export const LABEL_PLACEMENT_GROUP_ID = 'karpenter.k8s.aws/placement-group-id';
 /** The partition of a partition placement group a node launched into (labels.go LabelPlacementGroupPartition). */
 export const LABEL_PLACEMENT_GROUP_PARTITION = 'karpenter.k8s.aws/placement-group-partition';
+/** The capacity reservation a `reserved` node runs in (aws/karpenter-provider-aws labels.go LabelCapacityReservationID). */
+export const LABEL_CAPACITY_RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
+/** `default` (On-Demand Capacity Reservation) or `capacity-block` (labels.go LabelCapacityReservationType). */
+export const LABEL_CAPACITY_RESERVATION_TYPE = 'karpenter.k8s.aws/capacity-reservation-type';
+/** `true` when EC2 may interrupt the reservation (labels.go LabelCapacityReservationInterruptible). */
+export const LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE =
+  'karpenter.k8s.aws/capacity-reservation-interruptible';
+/**
+ * The labels only a `reserved` node carries (Karpenter's cloudprovider.ReservedCapacityLabels):
+ * an instance type's requirements list its reservations, but a node of it launched on-demand or
+ * spot must not get them (aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go
+ * `instanceToNodeClaim`).
+ */
+export const RESERVED_CAPACITY_LABELS: readonly string[] = [
+  LABEL_CAPACITY_RESERVATION_ID,
+  LABEL_CAPACITY_RESERVATION_TYPE,
+  LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE,
+];
 
 /**
  * Labels a pod may require even though a NodePool does not mention them: every instance type
@@ -78,6 +96,10 @@ export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
   LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
   LABEL_INSTANCE_ACCELERATOR_COUNT,
   LABEL_INSTANCE_TENANCY,
+  // Karpenter's AWS provider registers the reservation labels as well known (labels.go init).
+  LABEL_CAPACITY_RESERVATION_ID,
+  LABEL_CAPACITY_RESERVATION_TYPE,
+  LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE,
 ]);
 
 /**

@@ -88,6 +88,8 @@ export interface LaunchedInstance {
   readonly capacityType: CapacityType;
   readonly imageID?: string;
   readonly privateDnsName?: string;
+  /** The capacity reservation a `reserved` instance runs in. */
+  readonly capacityReservationId?: string;
   /**
    * Labels the launch knows beyond the instance type's: the tenancy it launched with, and its
    * placement group and partition (Karpenter's instanceToNodeClaim).

@@ -14,6 +14,7 @@
  *   only (infra/).
  */
 import type { Catalog, InstanceTypeOption } from '../catalog/instance-type';
+import type { CapacityType } from '../model/capacity-type';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import type { EC2NodeClassStatus } from '../model/ec2nodeclass-status';
 import type { ValidationError } from '../model/errors';
@@ -31,6 +32,12 @@ export interface InstanceCatalogPort {
 /** Resolves an EC2NodeClass's selectors to concrete subnets, security groups, AMIs and profile. */
 export interface NodeClassResolverPort {
   resolve(nodeClass: EC2NodeClass): Promise<EC2NodeClassStatus>;
+  /**
+   * Counts a launch into a capacity reservation until the reservations are next described, so a
+   * cached free count does not promise the slot again (Karpenter's capacityreservation
+   * availabilityCache `MarkLaunched`).
+   */
+  markLaunched?(reservationId: string): void;
 }
 
 /** What launching one NodeClaim needs. */
@@ -41,6 +48,18 @@ export interface LaunchRequest {
   readonly resolved: EC2NodeClassStatus;
   /** Cheapest first, at most 60; their offerings' capacity types and zones bound the overrides. */
   readonly options: readonly InstanceTypeOption[];
+  /**
+   * The reservation a `reserved` launch goes into: its launch template targets it
+   * (CapacityReservationSpecification) and, for a Capacity Block, has market type capacity-block.
+   */
+  readonly capacityReservation?: LaunchReservation;
+}
+
+/** A capacity reservation a launch goes into. */
+export interface LaunchReservation {
+  readonly id: string;
+  readonly type: 'default' | 'capacity-block';
+  readonly interruptible: boolean;
 }
 
 /** Instances: launch (idempotent per NodeClaim), terminate, describe. */
@@ -72,7 +91,13 @@ export interface CloudInstance {
   readonly zone: string;
   /** EC2's state name: pending, running, shutting-down, terminated, stopping, stopped. */
   readonly state: string;
-  readonly capacityType: 'spot' | 'on-demand';
+  /**
+   * `reserved` for an instance in a capacity reservation it was launched into (targeted,
+   * capacity-reservations-only), as Karpenter's instance/types.go `capacityTypeFromInstance`.
+   */
+  readonly capacityType: CapacityType;
+  /** The capacity reservation a `reserved` instance runs in. */
+  readonly capacityReservationId?: string;
   /** Epoch ms. */
   readonly launchTime?: number;
   readonly privateDnsName?: string;

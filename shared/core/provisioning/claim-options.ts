@@ -1,6 +1,6 @@
 import type { InstanceType, InstanceTypeOption } from '../catalog/instance-type';
 import { isOfferingUnavailable } from '../catalog/unavailable-offerings';
-import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE } from '../model/labels';
+import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE } from '../model/labels';
 import { type NodeSelectorRequirement, Requirement, Requirements } from '../model/requirements';
 import { fits, type Resources } from '../model/resources';
 import { cheapestOffering } from '../scheduling/nodepool-context';
@@ -30,6 +30,11 @@ export function nodeClaimRequirements(plan: NodeClaimPlan): Requirements {
   return plan.requirements.with(
     Requirement.of(LABEL_INSTANCE_TYPE, 'In', names),
     Requirement.of(LABEL_CAPACITY_TYPE, 'In', capacityTypes),
+    // A reserved NodeClaim launches only into the reservations it was promised (Karpenter's
+    // nodeclaim.go FinalizeScheduling), so two NodeClaims never count on one free slot.
+    ...(plan.reservationIds === undefined
+      ? []
+      : [Requirement.of(LABEL_CAPACITY_RESERVATION_ID, 'In', plan.reservationIds)]),
   );
 }
 

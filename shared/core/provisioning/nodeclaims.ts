@@ -8,6 +8,7 @@ import {
   LABEL_NODECLASS,
   LABEL_NODEPOOL,
   LABEL_ZONE,
+  RESERVED_CAPACITY_LABELS,
 } from '../model/labels';
 import type { LaunchedInstance } from '../model/nodeclaim';
 import { isStaticNodePool, type NodePool } from '../model/nodepool';
@@ -92,7 +93,10 @@ export function launchRecord(
   price: number | undefined,
   instanceProfile: string | undefined,
 ): LaunchRecord {
+  // A type's requirements list its reservations; only a reserved launch's own labels name one
+  // (Karpenter's cloudprovider.go instanceToNodeClaim leaves ReservedCapacityLabels out otherwise).
   const typeLabels = instanceType ? instanceType.requirements.labels() : {};
+  for (const key of RESERVED_CAPACITY_LABELS) delete typeLabels[key];
   return {
     metadata: {
       labels: {

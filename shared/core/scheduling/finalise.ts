@@ -6,6 +6,7 @@ import { chooseLaunch, type LaunchChoice, type Priced, pricedTypes } from './ins
 import type { NodePoolContext } from './nodepool-context';
 import { compatibleTypes, LIMITED_OPTION_SPREAD, maxCapacity, type PlannedNode } from './planned-node';
 import { repack } from './repack';
+import { ReservationLedger } from './reservation-ledger';
 import { splitForCost } from './tail-split';
 import type { NodeClaimPlan } from './types';
 import type { UnschedulablePod } from './unschedulable-reason';
@@ -27,7 +28,7 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
   const nodeClaims: NodeClaimPlan[] = [];
   const unschedulable: UnschedulablePod[] = [];
   const typesCache = new Map<string, InstanceType[]>();
-  const launches: LaunchMemo = new Map();
+  const launches: LaunchMemo = { memo: new Map(), ledger: new ReservationLedger() };
   for (const nodes of interchangeable(planned)) {
     const node = nodes[0];
     const ctx = node.context;
@@ -88,8 +89,14 @@ export function finalise(planned: readonly PlannedNode[]): Finalised {
   return { nodeClaims, unschedulable };
 }
 
-/** Launch choices already made in one finalise call, by NodePool, requirements, requests and size band. */
-type LaunchMemo = Map<string, LaunchChoice | NodePoolRejection>;
+/**
+ * Launch choices already made in one finalise call, by NodePool, requirements, requests and size
+ * band (reserved ones excepted), and the reservations promised so far.
+ */
+interface LaunchMemo {
+  readonly memo: Map<string, LaunchChoice | NodePoolRejection>;
+  readonly ledger: ReservationLedger;
+}
 
 const requirementTexts = new WeakMap<Requirements, string>();
 
@@ -230,10 +237,12 @@ function planPart(
     withinLimits === compatible
       ? `${ctx.nodePool.name}|${requirementsText(node.requirements)}|${resourcesKey(used)}|${resourcesKey(ds)}|${bandBase?.name ?? ''}`
       : undefined;
-  let choice = memoKey === undefined ? undefined : launches.get(memoKey);
+  let choice = memoKey === undefined ? undefined : launches.memo.get(memoKey);
   if (!choice) {
-    choice = chooseLaunch(withinLimits, node.requirements, used, ds, admit);
-    if (memoKey !== undefined) launches.set(memoKey, choice);
+    choice = chooseLaunch(withinLimits, node.requirements, used, ds, admit, launches.ledger);
+    // A reserved choice took room in its reservations: the next part must ask the ledger again.
+    const reserved = choice.kind === 'launch' && choice.capacityType === 'reserved';
+    if (memoKey !== undefined && !reserved) launches.memo.set(memoKey, choice);
   }
   if (choice.kind !== 'launch') return choice;
   const capacity = ctx.limited ? maxCapacity(choice.instanceTypes) : {};
@@ -245,6 +254,7 @@ function planPart(
     instanceType: expected.name,
     capacityType: choice.capacityType,
     capacityTypes: [choice.capacityType],
+    ...(choice.reservationIds === undefined ? {} : { reservationIds: choice.reservationIds }),
     zone: expected.zone,
     zones: [...choice.zones],
     price: expected.price,

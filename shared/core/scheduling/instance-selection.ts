@@ -1,9 +1,10 @@
 import type { InstanceType, InstanceTypeOption } from '../catalog/instance-type';
 import type { CapacityType } from '../model/capacity-type';
-import { LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../model/labels';
+import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE, LABEL_ZONE } from '../model/labels';
 import type { Requirements } from '../model/requirements';
 import { addInto, fits, type Resources } from '../model/resources';
 import { cheapestOffering, offeringAllowed } from './nodepool-context';
+import type { ReservationLedger } from './reservation-ledger';
 import type { NodePoolRejection } from './unschedulable-reason';
 
 /** CreateFleet takes at most this many overrides; Karpenter caps options the same way. */
@@ -77,14 +78,18 @@ export interface LaunchChoice {
   readonly zones: readonly string[];
   /** The instance types of `options`, in the same order. */
   readonly instanceTypes: readonly InstanceType[];
+  /** For `reserved`: every reservation the options may launch into, one instance of each promised. */
+  readonly reservationIds?: readonly string[];
 }
 
 /**
  * Prices the instance types that can hold `used + daemonSetOverhead` and decides the capacity
- * type: spot whenever the requirements allow it and some option has an available spot offering
- * (Karpenter's rule), else on-demand, else reserved. Options come cheapest first, at most 60,
- * keeping every requirement's minValues satisfied; or why nothing can launch. `admit`, when
- * given, further restricts the types that may be chosen.
+ * type as the AWS provider's instance.go `getCapacityType` prioritises it: reserved when the
+ * requirements allow it and a fitting type has a reserved offering whose reservation still has
+ * room in `ledger` (then one instance of each such reservation is taken from it), else spot
+ * whenever allowed and some option has an available spot offering, else on-demand. Options
+ * come cheapest first, at most 60, keeping every requirement's minValues satisfied; or why
+ * nothing can launch. `admit`, when given, further restricts the types that may be chosen.
  */
 export function chooseLaunch(
   types: readonly InstanceType[],
@@ -92,14 +97,20 @@ export function chooseLaunch(
   used: Resources,
   daemonSetOverhead: Resources,
   admit?: (it: InstanceType) => boolean,
+  ledger?: ReservationLedger,
 ): LaunchChoice | NodePoolRejection {
   const need = { ...used };
   addInto(need, daemonSetOverhead);
   const allowed = requirements.get(LABEL_CAPACITY_TYPE);
   const hasMinValues = [...requirements.values()].some((r) => r.minValues !== undefined);
   let anyFits = false;
-  for (const capacityType of ['spot', 'on-demand', 'reserved'] as const) {
+  for (const capacityType of ['reserved', 'spot', 'on-demand'] as const) {
     if (allowed && !allowed.has(capacityType)) continue;
+    if (capacityType === 'reserved') {
+      const reserved = chooseReserved(types, requirements, need, admit, ledger);
+      if (reserved !== undefined) return reserved;
+      continue;
+    }
     const fitting: Priced[] = [];
     // `types` is usually a cached array, so its priced list is too; `admit` narrows it
     // without building (and pricing) a new array per node.
@@ -130,6 +141,54 @@ export function chooseLaunch(
     : { kind: 'no-instance-type-holds-pods' };
 }
 
+/**
+ * The reserved launch: the fitting types with an allowed reserved offering whose reservation
+ * has room, each priced at its cheapest such offering, cheapest first, at most 60; undefined
+ * when there is none (or minValues cannot be met with them: the next capacity type is tried).
+ */
+function chooseReserved(
+  types: readonly InstanceType[],
+  requirements: Requirements,
+  need: Resources,
+  admit: ((it: InstanceType) => boolean) | undefined,
+  ledger: ReservationLedger | undefined,
+): LaunchChoice | undefined {
+  const fitting: (Priced & { reservations: string[] })[] = [];
+  for (const it of types) {
+    const roomy = it.offerings.filter(
+      (o) =>
+        o.capacityType === 'reserved' &&
+        o.reservation !== undefined &&
+        offeringAllowed(o, requirements) &&
+        (ledger?.remaining(o.reservation) ?? o.reservation.capacity) > 0,
+    );
+    if (roomy.length === 0 || !fits(need, {}, it.allocatable) || (admit && !admit(it))) continue;
+    const best = roomy.reduce((a, b) =>
+      b.price < a.price || (b.price === a.price && b.zone < a.zone) ? b : a,
+    );
+    fitting.push({
+      it,
+      option: { name: it.name, price: best.price, capacityType: 'reserved', zone: best.zone },
+      zones: [...new Set(roomy.map((o) => o.zone))],
+      reservations: roomy.map((o) => o.reservation!.id),
+    });
+  }
+  if (fitting.length === 0) return undefined;
+  fitting.sort((a, b) => a.option.price - b.option.price || (a.option.name < b.option.name ? -1 : 1));
+  const chosen = truncateKeepingMinValues(fitting, requirements);
+  if (!Array.isArray(chosen)) return undefined;
+  const reservationIds = [...new Set(chosen.flatMap((c) => c.reservations))].sort();
+  ledger?.take(reservationIds);
+  return {
+    kind: 'launch',
+    capacityType: 'reserved',
+    options: chosen.map((c) => c.option),
+    zones: [...new Set(chosen.flatMap((c) => c.zones))].sort(),
+    instanceTypes: chosen.map((c) => c.it),
+    reservationIds,
+  };
+}
+
 /** An instance type with its cheapest usable offering. */
 export interface Priced {
   readonly it: InstanceType;
@@ -158,7 +217,7 @@ export function pricedTypes(
     byKey = new Map();
     pricedCache.set(types, byKey);
   }
-  const key = `${capacityType ?? 'any'}|${requirements.get(LABEL_ZONE) ?? ''}|${requirements.get(LABEL_CAPACITY_TYPE) ?? ''}`;
+  const key = `${capacityType ?? 'any'}|${requirements.get(LABEL_ZONE) ?? ''}|${requirements.get(LABEL_CAPACITY_TYPE) ?? ''}|${requirements.get(LABEL_CAPACITY_RESERVATION_ID) ?? ''}`;
   let list = byKey.get(key);
   if (!list) {
     list = [];

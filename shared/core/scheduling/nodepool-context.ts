@@ -2,6 +2,7 @@ import type { InstanceType, Offering } from '../catalog/instance-type';
 import type { CapacityType } from '../model/capacity-type';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
 import {
+  LABEL_CAPACITY_RESERVATION_ID,
   LABEL_CAPACITY_TYPE,
   LABEL_NODECLASS,
   LABEL_NODEPOOL,
@@ -21,7 +22,14 @@ export function offeringAllowed(o: Offering, requirements: Requirements): boolea
   const zone = requirements.get(LABEL_ZONE);
   if (zone && !zone.has(o.zone)) return false;
   const ct = requirements.get(LABEL_CAPACITY_TYPE);
-  return !ct || ct.has(o.capacityType);
+  if (ct && !ct.has(o.capacityType)) return false;
+  // A reserved offering carries capacity-reservation-id In [its id], the others DoesNotExist
+  // (Karpenter's reserved_capacity_resolver.go / base_resolver.go offering requirements).
+  const reservation = requirements.get(LABEL_CAPACITY_RESERVATION_ID);
+  if (!reservation) return true;
+  return o.reservation
+    ? reservation.has(o.reservation.id)
+    : reservation.operator === 'NotIn' || reservation.operator === 'DoesNotExist';
 }
 
 /** The cheapest usable offering of `it` under `requirements`, optionally of one capacity type. */

@@ -1,6 +1,8 @@
 import type { Catalog, InstanceType } from '../catalog/instance-type';
 import { resolveInstanceTypes } from '../catalog/instance-type-resolution';
+import { withReservedOfferings } from '../catalog/reserved-offerings';
 import type { EC2NodeClass } from '../model/ec2nodeclass';
+import type { ResolvedCapacityReservation } from '../model/ec2nodeclass-status';
 import type { NodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { ExistingCapacityBase } from './existing-capacity';
@@ -15,6 +17,12 @@ export interface PlanCapacityOptions {
    * @default none
    */
   readonly unavailableOfferings?: ReadonlySet<string>;
+  /**
+   * Each EC2NodeClass's resolved capacity reservations (see `reservationsByNodeClass`): its
+   * NodePools' instance types get a `reserved` offering per reservation.
+   * @default none
+   */
+  readonly reservations?: ReadonlyMap<string, readonly ResolvedCapacityReservation[]>;
 }
 
 /**
@@ -34,7 +42,11 @@ export function instanceTypesByNodePool(
     const nodeClass = byName.get(pool.template.nodeClassRef.name);
     if (!nodeClass) continue;
     // resolveInstanceTypes is memoised: NodePools sharing a node class share one array.
-    instanceTypes.set(pool.name, resolveInstanceTypes(catalog, nodeClass, options.unavailableOfferings));
+    const types = resolveInstanceTypes(catalog, nodeClass, options.unavailableOfferings);
+    instanceTypes.set(
+      pool.name,
+      withReservedOfferings(types, options.reservations?.get(nodeClass.name), options.unavailableOfferings),
+    );
   }
   return instanceTypes;
 }

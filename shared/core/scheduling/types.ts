@@ -47,6 +47,11 @@ export interface NodeClaimPlan {
   readonly instanceType: string;
   readonly capacityType: CapacityType;
   readonly capacityTypes: readonly CapacityType[];
+  /**
+   * For a `reserved` NodeClaim: the capacity reservations it may launch into (Karpenter's
+   * FinalizeScheduling pins `karpenter.k8s.aws/capacity-reservation-id In` them).
+   */
+  readonly reservationIds?: readonly string[];
   readonly zone: string;
   /** Zones the NodeClaim's requirements allow. */
   readonly zones: readonly string[];

@@ -119,6 +119,8 @@ export interface LaunchTemplateWorldOptions {
   readonly deleteGraceMs?: number;
   /** Attempts per EC2 call, the first included. @default the retry policy's (8) */
   readonly maxAttempts?: number;
+  /** The ReservedCapacity gate (LaunchModeTargeted). @default true */
+  readonly reservedCapacity?: boolean;
 }
 
 /** What {@link launchTemplateWorld} builds. */

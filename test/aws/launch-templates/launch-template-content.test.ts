@@ -25,6 +25,37 @@ function withNodeClass(overrides: Parameters<typeof nodeClass>[0]): LaunchReques
 }
 
 describe('launch template content', () => {
+  // aws/karpenter-provider-aws pkg/providers/launchtemplate/types.go Build, LaunchModeTargeted.
+  it('targets a reserved launch at its reservation only, with market type capacity-block for a block', async () => {
+    const block = await templateData({
+      ...launchRequest({ capacityType: 'reserved' }),
+      capacityReservation: { id: 'cr-0123456789abcdef0', type: 'capacity-block', interruptible: false },
+    });
+    expect(block?.CapacityReservationSpecification).toEqual({
+      CapacityReservationPreference: 'capacity-reservations-only',
+      CapacityReservationTarget: { CapacityReservationId: 'cr-0123456789abcdef0' },
+    });
+    expect(block?.InstanceMarketOptions).toEqual({ MarketType: 'capacity-block' });
+    const odcr = await templateData({
+      ...launchRequest({ capacityType: 'reserved' }),
+      capacityReservation: { id: 'cr-0123456789abcdef0', type: 'default', interruptible: false },
+    });
+    expect(odcr?.InstanceMarketOptions).toBeUndefined();
+  });
+
+  it('opts on-demand and spot launches out of reservations with the ReservedCapacity gate on, not with it off', async () => {
+    expect(
+      (await templateData(launchRequest({ capacityType: 'on-demand' })))?.CapacityReservationSpecification,
+    ).toEqual({
+      CapacityReservationPreference: 'none',
+    });
+    const { provider, fake } = launchTemplateWorld({ reservedCapacity: false });
+    const [ref] = await provider.ensure(launchRequest({ capacityType: 'on-demand' }), cluster);
+    expect(
+      fake.launchTemplateData(ref!.launchTemplateName)?.CapacityReservationSpecification,
+    ).toBeUndefined();
+  });
+
   it("gives Bottlerocket Karpenter's two default volumes: 4Gi for the OS on /dev/xvda, 20Gi for data on /dev/xvdb", async () => {
     const data = await templateData(withNodeClass({ amiFamily: 'Bottlerocket' }));
     expect(data?.BlockDeviceMappings).toEqual([

@@ -117,21 +117,29 @@ describe('decideInterruption: what Karpenter cordons and drains (actionForMessag
     },
   );
 
-  it('deletes on a capacity-reservation warning and marks no offering (podlift has no reservation offerings)', () => {
-    // suite_test.go "should delete the NodeClaim when receiving a capacity reservation interruption warning"
+  it("deletes on a capacity-reservation warning and marks the reservation's offering unavailable", () => {
+    // suite_test.go "should delete the NodeClaim when receiving a capacity reservation interruption warning";
+    // utils.go markUnavailableOfferings: capacityReservationProvider.MarkUnavailable(reservation id).
     const claim = launched('reserved', {
       labels: { 'karpenter.k8s.aws/capacity-reservation-id': 'cr-56fac701cc1951b03' },
     });
-    expect(decide(message('capacity-reservation-interruption'), [claim])).toStrictEqual([
-      {
-        nodeClaim: 'default-x7k2',
-        node: 'ip-default-x7k2',
-        event: INTERRUPTION_EVENTS['capacity-reservation-interruption'],
-        replace: true,
-        deleteNodeClaim: true,
-        cordon: cordon('capacity-reservation-interruption'),
+    const [d] = decide(message('capacity-reservation-interruption'), [claim]);
+    expect(d).toStrictEqual({
+      nodeClaim: 'default-x7k2',
+      node: 'ip-default-x7k2',
+      unavailable: {
+        instanceType: claim.labels[LABEL_INSTANCE_TYPE],
+        zone: claim.labels[LABEL_ZONE],
+        capacityType: 'reserved',
       },
-    ]);
+      event: INTERRUPTION_EVENTS['capacity-reservation-interruption'],
+      replace: true,
+      deleteNodeClaim: true,
+      cordon: cordon('capacity-reservation-interruption'),
+    });
+    // A NodeClaim in no reservation has nothing to mark.
+    const [plain] = decide(message('capacity-reservation-interruption'), [launched('on-demand')]);
+    expect(plain?.unavailable).toBeUndefined();
   });
 
   it('deletes, cordons and replaces on a scheduled change, marking nothing', () => {

@@ -79,12 +79,8 @@ describe('EC2NodeClass fields of Karpenter v1.14', () => {
     const warnings = nc.warnings ?? [];
     // Honoured: resolved through DescribePlacementGroups and set on the launch template.
     expect(warnings.some((w) => w.includes('placementGroupSelector'))).toBe(false);
-    expect(warnings).toContainEqual(
-      expect.stringMatching(
-        /^spec\.capacityReservationSelectorTerms is resolved into status\.capacityReservations, but launching into them is ignored/,
-      ),
-    );
-    expect(warnings).toContainEqual(expect.stringMatching(/^status\.capacityReservations \(1\) is ignored/));
+    // Honoured: reservations become reserved offerings that NodeClaims launch into.
+    expect(warnings.some((w) => w.includes('capacityReservation'))).toBe(false);
     // Honoured in full: the template carries it and instance types are limited to Nitro ones.
     expect(warnings.some((w) => w.startsWith('spec.connectionTracking'))).toBe(false);
     expect(warnings).toContainEqual(

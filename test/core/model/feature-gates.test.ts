@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseFeatureGates } from '../../../shared/core/model/feature-gates';
 
-const off = { nodeRepair: false, spotToSpotConsolidation: false };
+/** Karpenter's defaults: ReservedCapacity on, the others off. */
+const off = { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true };
 
 // kubernetes-sigs/karpenter pkg/operator/options/options.go `FeatureGates` parsed as a
 // cliflag.MapStringBool: `Name=bool` pairs, each bool as strconv.ParseBool spells it.
@@ -23,18 +24,25 @@ describe('parseFeatureGates', () => {
     expect(parseFeatureGates('SpotToSpotConsolidation=true,NodeRepair=true')).toStrictEqual({
       nodeRepair: true,
       spotToSpotConsolidation: true,
+      reservedCapacity: true,
     });
+  });
+
+  it('turns ReservedCapacity off and on (options.go: default true)', () => {
+    expect(parseFeatureGates('ReservedCapacity=false')).toStrictEqual({ ...off, reservedCapacity: false });
+    expect(parseFeatureGates('ReservedCapacity=false,ReservedCapacity=t')).toStrictEqual(off);
   });
 
   it('leaves every gate off for an empty value and ignores gates podlift does not have', () => {
     expect(parseFeatureGates('')).toStrictEqual(off);
-    expect(parseFeatureGates('ReservedCapacity=true,StaticCapacity=true')).toStrictEqual(off);
+    expect(parseFeatureGates('StaticCapacity=true,NodeOverlay=true')).toStrictEqual(off);
   });
 
   it('reads pairs with white space around names, values and commas', () => {
     expect(parseFeatureGates(' NodeRepair = true , ReservedCapacity=false ')).toStrictEqual({
       ...off,
       nodeRepair: true,
+      reservedCapacity: false,
     });
     expect(parseFeatureGates('NodeRepair=true,')).toStrictEqual({ ...off, nodeRepair: true });
     expect(parseFeatureGates(' SpotToSpotConsolidation =1')).toStrictEqual({

@@ -129,6 +129,12 @@ function createFleetRequests(view: Ec2AuthorizationView, arn: Arn, input: Create
     });
     for (const group of data.SecurityGroupIds ?? [])
       used.push({ resource: arn(`security-group/${group}`), context: {} });
+    // A launch into a capacity reservation uses it (Karpenter's policy grants CreateFleet on
+    // capacity-reservation/*, its CloudFormation AllowScopedEC2InstanceAccessActions).
+    const reservation =
+      data.CapacityReservationSpecification?.CapacityReservationTarget?.CapacityReservationId;
+    if (reservation !== undefined)
+      used.push({ resource: arn(`capacity-reservation/${reservation}`), context: {} });
     if (data.Placement?.GroupName !== undefined)
       used.push({ resource: arn(`placement-group/${data.Placement.GroupName}`), context: {} });
     const images = new Set([data.ImageId, ...(config.Overrides ?? []).map((o) => o.ImageId)]);

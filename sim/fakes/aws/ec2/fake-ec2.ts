@@ -177,7 +177,9 @@ export class FakeEc2 extends FakeAwsService {
     this.instances = new Ec2Instances(this.context, this.network, options.timings);
     this.instanceStatus = new Ec2InstanceStatus(this.context, this.instances);
     this.placementGroups = new Ec2PlacementGroups(this.context);
-    this.reservations = new Ec2CapacityReservations(this.context);
+    this.reservations = new Ec2CapacityReservations(this.context, (id) =>
+      this.instances.liveInReservation(id),
+    );
     this.fleet = new Ec2Fleet(this.context, {
       catalog: this.catalog,
       network: this.network,
@@ -187,6 +189,7 @@ export class FakeEc2 extends FakeAwsService {
       capacity: this.capacity,
       iam: this.iam,
       placementGroups: this.placementGroups,
+      reservations: this.reservations,
     });
     if (options.iam !== undefined) this.iam.directory = options.iam;
     if (options.missingLaunchTemplate !== undefined)
@@ -238,7 +241,10 @@ export class FakeEc2 extends FakeAwsService {
     this.placementGroups.setState(nameOrId, state);
   }
 
-  /** Creates a capacity reservation (its id is `cr-…` unless given). Launching into one is not modelled yet. */
+  /**
+   * Creates a capacity reservation (its id is `cr-…` unless given). Launch templates targeting it
+   * launch into it while it has room; its AvailableInstanceCount falls and rises with them.
+   */
   addCapacityReservation(seed: CapacityReservationSeed): CapacityReservation {
     return this.reservations.add(seed);
   }
@@ -308,10 +314,25 @@ export class FakeEc2 extends FakeAwsService {
     readonly availabilityZone?: string;
     readonly capacityType?: CapacityType;
     readonly tags?: readonly Tag[];
+    /** A capacity reservation it takes a slot of (someone else's launch into it). */
+    readonly capacityReservationId?: string;
   }): string {
     const info = this.catalog.info(seed.instanceType);
     if (info === undefined) throw new Error(`launchOutside: EC2 sells no ${seed.instanceType}`);
+    const reservation =
+      seed.capacityReservationId === undefined
+        ? undefined
+        : this.reservations.find(seed.capacityReservationId);
     return this.instances.launch({
+      ...(reservation === undefined
+        ? {}
+        : {
+            capacityReservation: {
+              id: reservation.CapacityReservationId!,
+              type: reservation.ReservationType === 'capacity-block' ? 'capacity-block' : 'default',
+              preference: 'capacity-reservations-only',
+            },
+          }),
       instanceType: seed.instanceType,
       availabilityZone: seed.availabilityZone ?? this.availabilityZones[0],
       capacityType: seed.capacityType ?? 'on-demand',

@@ -5,6 +5,7 @@ import type {
   FleetLaunchTemplateSpecification,
   InstanceTypeInfo,
 } from '@aws-sdk/client-ec2';
+import type { Ec2CapacityReservations } from './capacity-reservations';
 import type { Ec2Catalog } from './catalog';
 import type { Ec2Context } from './context';
 import type { CapacityType, FleetCapacity, Pool, RankedPool } from './fleet-capacity';
@@ -28,6 +29,18 @@ export interface FleetPool extends RankedPool, Pool {
   readonly subnet: SubnetRecord | undefined;
   readonly info: InstanceTypeInfo;
   readonly weight: number;
+  /** The capacity reservation the template targets, whose slots (not the zone's pool) it takes. */
+  readonly capacityReservation?: TargetedReservation;
+}
+
+/** A reservation a launch goes into, as the instance records it. */
+export interface TargetedReservation {
+  readonly id: string;
+  readonly type: 'default' | 'capacity-block';
+  /** Epoch ms; a Capacity Block's instances are reclaimed before it. */
+  readonly endDate?: number;
+  /** How the launch came into it: targeted (`capacity-reservations-only`) or as an `open` match. */
+  readonly preference: 'capacity-reservations-only' | 'open';
 }
 
 /** Why an override cannot launch, as CreateFleet reports it. */
@@ -47,6 +60,7 @@ export interface FleetFamilies {
   /** The account's IAM, when the fake models it (FakeEc2.useIam). */
   readonly iam: { directory?: InstanceProfileDirectory };
   readonly placementGroups: Ec2PlacementGroups;
+  readonly reservations: Ec2CapacityReservations;
 }
 
 /** Where an override would launch, before the pool checks. */
@@ -123,6 +137,8 @@ export class FleetPools {
     };
     const refusal = this.offeringRefusal(pool, placement.info) ?? this.imageRefusal(placement, override);
     if (refusal !== undefined) return refusal;
+    const reservation = this.reservationOf(template, placement, capacityType);
+    if (reservation !== undefined && 'code' in reservation) return reservation;
     const price = this.families.catalog.priceOf(pool);
     if (capacityType === 'spot' && override.MaxPrice !== undefined && Number(override.MaxPrice) < price) {
       return {
@@ -135,7 +151,10 @@ export class FleetPools {
       ...pool,
       index,
       pricePerUnit: price / weight,
-      available: this.availableIn(pool),
+      available: this.availableIn({
+        ...pool,
+        ...(reservation === undefined ? {} : { capacityReservation: reservation }),
+      }),
       priority: override.Priority,
       capacityScore: this.families.capacity.capacityScoreOf(pool),
       spec,
@@ -144,6 +163,51 @@ export class FleetPools {
       subnet: placement.subnet,
       info: placement.info,
       weight,
+      ...(reservation === undefined ? {} : { capacityReservation: reservation }),
+    };
+  }
+
+  /**
+   * The reservation a template's CapacityReservationSpecification targets, or why the launch
+   * cannot go into it (ReservationCapacityExceeded when full or of another type or zone); none
+   * without a target. With `capacity-reservations-only` and no target EC2 would pick an open
+   * reservation; podlift always names one, so the fake refuses that rather than guess.
+   */
+  private reservationOf(
+    template: LaunchTemplateRecord,
+    placement: Placement,
+    capacityType: CapacityType,
+  ): TargetedReservation | Refusal | undefined {
+    const spec = template.data.CapacityReservationSpecification;
+    const id = spec?.CapacityReservationTarget?.CapacityReservationId;
+    if (id === undefined) {
+      if (spec?.CapacityReservationPreference === 'capacity-reservations-only') {
+        return {
+          code: 'InvalidParameterCombination',
+          message: 'FakeEc2 models only targeted capacity reservations: CapacityReservationTarget is missing',
+        };
+      }
+      // EC2's default preference is `open`: an on-demand launch runs in a matching open ODCR.
+      const open =
+        capacityType === 'on-demand' && spec?.CapacityReservationPreference !== 'none'
+          ? this.families.reservations.openFor(placement.instanceType, placement.zone)
+          : undefined;
+      return open === undefined ? undefined : { id: open, type: 'default', preference: 'open' };
+    }
+    const { reservations } = this.families;
+    const refusal = reservations.refusal(
+      id,
+      placement.instanceType,
+      placement.zone,
+      template.data.InstanceMarketOptions?.MarketType,
+    );
+    if (refusal !== undefined) return refusal;
+    const found = reservations.find(id)!;
+    return {
+      id,
+      type: found.ReservationType === 'capacity-block' ? 'capacity-block' : 'default',
+      ...(found.EndDate === undefined ? {} : { endDate: found.EndDate.getTime() }),
+      preference: 'capacity-reservations-only',
     };
   }
 
@@ -223,7 +287,9 @@ export class FleetPools {
   }
 
   /** Instances `pool` can still launch now: its capacity less what runs in it. */
-  availableIn(pool: Pool): number {
+  availableIn(pool: Pool & { readonly capacityReservation?: TargetedReservation }): number {
+    if (pool.capacityReservation !== undefined)
+      return this.families.reservations.available(pool.capacityReservation.id);
     return Math.max(0, this.families.capacity.capacityOf(pool) - this.families.instances.liveIn(pool));
   }
 }

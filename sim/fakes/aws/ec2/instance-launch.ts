@@ -8,6 +8,7 @@ import type {
 } from '@aws-sdk/client-ec2';
 import type { Ec2Context } from './context';
 import type { Pool } from './fleet-capacity';
+import type { TargetedReservation } from './fleet-pools';
 import { platformDetails, WINDOWS_PLATFORM } from './images';
 import type { Ec2Network, SubnetRecord } from './network';
 
@@ -30,6 +31,8 @@ export interface InstanceLaunch extends Pool {
   readonly launchIndex: number;
   /** The placement group the template put it in, with its partition for partition groups. */
   readonly placementGroup?: { readonly name: string; readonly id: string; readonly partition?: number };
+  /** The capacity reservation it launched into. */
+  readonly capacityReservation?: TargetedReservation;
 }
 
 /**
@@ -92,6 +95,23 @@ export function launchedInstance(
     ...(launch.capacityType === 'spot'
       ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${context.hexId(8)}` }
       : {}),
+    // In a reservation: its id and the targeted specification, as DescribeInstances shows them;
+    // a Capacity Block's instances have the lifecycle `capacity-block`.
+    ...(launch.capacityReservation === undefined
+      ? {}
+      : {
+          CapacityReservationId: launch.capacityReservation.id,
+          CapacityReservationSpecification:
+            launch.capacityReservation.preference === 'open'
+              ? { CapacityReservationPreference: 'open' as const }
+              : {
+                  CapacityReservationPreference: 'capacity-reservations-only' as const,
+                  CapacityReservationTarget: { CapacityReservationId: launch.capacityReservation.id },
+                },
+          ...(launch.capacityReservation.type === 'capacity-block'
+            ? { InstanceLifecycle: 'capacity-block' as const }
+            : {}),
+        }),
     StateTransitionReason: '',
     Tags: launch.tags,
     ...(launch.platform === 'windows' ? { Platform: WINDOWS_PLATFORM } : {}),

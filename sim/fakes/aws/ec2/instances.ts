@@ -11,6 +11,7 @@ import type {
   TerminateInstancesCommandOutput,
 } from '@aws-sdk/client-ec2';
 import type { OperationOutput } from '../fake-service';
+import { CAPACITY_BLOCK_RECLAIM_MS } from './capacity-reservations';
 import type { Ec2Context } from './context';
 import type { FilterFields } from './filters';
 import type { CapacityType, Pool } from './fleet-capacity';
@@ -53,6 +54,8 @@ interface InstanceRecord {
   reclaimAt?: number;
   /** Why the instance goes at `reclaimAt` (a spot reclaim unless a retirement said otherwise). */
   reclaimReason?: StateReason;
+  /** The capacity reservation it runs in, whose slot it takes while live. */
+  readonly capacityReservationId?: string;
 }
 
 const STATE_CODES: Readonly<Record<InstanceStateName, number>> = {
@@ -119,6 +122,20 @@ export class Ec2Instances {
       launchedAt: now,
       volumeTags: launch.volumeTags,
       userData: launch.data.UserData,
+      ...(launch.capacityReservation === undefined
+        ? {}
+        : { capacityReservationId: launch.capacityReservation.id }),
+      // EC2 reclaims a Capacity Block's instances from 30 minutes before the block ends.
+      ...(launch.capacityReservation?.type === 'capacity-block' &&
+      launch.capacityReservation.endDate !== undefined
+        ? {
+            reclaimAt: launch.capacityReservation.endDate - CAPACITY_BLOCK_RECLAIM_MS,
+            reclaimReason: {
+              Code: 'Server.ScheduledStop',
+              Message: 'Server.ScheduledStop: Stopped due to scheduled retirement',
+            },
+          }
+        : {}),
     });
     return instance.InstanceId!;
   }
@@ -217,11 +234,20 @@ export class Ec2Instances {
     return out;
   }
 
-  /** How many live (not terminated) instances run in `pool`. */
+  /** How many live (not terminated) instances run in capacity reservation `id`. */
+  liveInReservation(id: string): number {
+    let live = 0;
+    for (const record of this.instances.values())
+      if (record.capacityReservationId === id && this.stateOf(record).Name !== 'terminated') live += 1;
+    return live;
+  }
+
+  /** How many live (not terminated) instances run in `pool` (outside capacity reservations). */
   liveIn(pool: Pool): number {
     let live = 0;
     for (const record of this.instances.values()) {
       if (
+        record.capacityReservationId === undefined &&
         record.capacityType === pool.capacityType &&
         record.instance.InstanceType === pool.instanceType &&
         record.instance.Placement?.AvailabilityZone === pool.availabilityZone &&
