@@ -68,6 +68,9 @@ export function parseCapacityReservations(text: string, source: string): Capacit
   }));
 }
 
+/** Reservations a warning names before it says "and N more". */
+const MAX_NAMED = 5;
+
 /** Each EC2NodeClass's reservations from the file, and what the plan should say about them. */
 export interface PlannedReservations {
   readonly byNodeClass: ReadonlyMap<string, readonly ResolvedCapacityReservation[]>;
@@ -98,7 +101,7 @@ export function reservationsForPlan(
     );
     if (reservations.length === 0) {
       warnings.push(
-        `${source}: EC2NodeClass ${nodeClass.name}'s capacityReservationSelectorTerms select none of its active reservations`,
+        `${source}: EC2NodeClass ${nodeClass.name}'s capacityReservationSelectorTerms select none of the file's active reservations`,
       );
       continue;
     }
@@ -110,8 +113,13 @@ export function reservationsForPlan(
     .filter((id) => !selected.has(id))
     .sort();
   if (unselected.length > 0) {
+    // A whole account's reservations may be in the file: name a few.
+    const named =
+      unselected.length > MAX_NAMED
+        ? `${unselected.slice(0, MAX_NAMED).join(', ')} and ${unselected.length - MAX_NAMED} more`
+        : unselected.join(', ');
     warnings.push(
-      `${source}: ${unselected.join(', ')} ${unselected.length === 1 ? 'is' : 'are'} not planned: ` +
+      `${source}: ${named} ${unselected.length === 1 ? 'is' : 'are'} not planned: ` +
         'not active, ended, or selected by no EC2NodeClass',
     );
   }

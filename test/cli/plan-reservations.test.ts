@@ -132,10 +132,22 @@ describe('podlift plan --capacity-reservations', () => {
     const json = PlanJsonSchema.parse(JSON.parse(out));
     expect(json.nodeClaims.map((c) => c.capacityType)).toEqual(Array(4).fill('on-demand'));
     expect(err).toContain(
-      "warning: cr.json: EC2NodeClass default's capacityReservationSelectorTerms select none of its active reservations",
+      "warning: cr.json: EC2NodeClass default's capacityReservationSelectorTerms select none of the file's active reservations",
     );
     expect(err).toContain(
       `warning: cr.json: cr-0000000000000000c, ${RESERVATION} are not planned: not active, ended, or selected by no EC2NodeClass`,
+    );
+  });
+
+  it('names at most 5 reservations it does not plan', async () => {
+    const others = [1, 2, 3, 4, 5, 6, 7].map((i) =>
+      described({ CapacityReservationId: `cr-000000000000000${i}`, Tags: [] }),
+    );
+    const input = yamlStream(POOL, reservingNodeClass([{ tags: { team: 'ml' } }]), ...FOUR_NODES);
+    const { err } = await plan(input, file(described(), ...others), '-o', 'json');
+    expect(err).toContain(
+      'warning: cr.json: cr-0000000000000001, cr-0000000000000002, cr-0000000000000003, ' +
+        'cr-0000000000000004, cr-0000000000000005 and 2 more are not planned',
     );
   });
 

@@ -73,7 +73,7 @@ export function resolvedCapacityReservations(
  * Karpenter's CapacityReservationFromEC2 (pkg/apis/v1/ec2nodeclass_status.go), or undefined
  * for what it refuses to parse: a match criteria or reservation type it does not know.
  */
-export function capacityReservationFromEc2(
+function capacityReservationFromEc2(
   r: CapacityReservation,
   now: number,
 ): ResolvedCapacityReservation | undefined {
