@@ -1,5 +1,10 @@
-import { planCapacity } from '../shared/core/scheduling/plan-capacity';
+import { type PlanCapacityOptions, planCapacity } from '../shared/core/scheduling/plan-capacity';
 import { schedulingCapacity } from '../shared/core/state/cluster-snapshot';
+import {
+  parseCapacityReservations,
+  reservationsForPlan,
+  reservationsNotPlannedNote,
+} from './capacity-reservations';
 import type { ClusterSnapshot } from './cluster-snapshot';
 import { loadCluster } from './cluster-source';
 import {
@@ -46,16 +51,23 @@ Options:
   -o, --output <format>      table or json (default table)
       --spot-prices <file>   JSON of spot prices in USD/hour, replacing the estimates:
                              {"m5.large": 0.035} or {"m5.large": {"us-east-1a": 0.035}}
+      --capacity-reservations <file>
+                             JSON of 'aws ec2 describe-capacity-reservations --output json':
+                             the free instances of the reservations EC2NodeClasses select,
+                             planned first as capacity type reserved
   -h, --help                 Show this help
 
 Spot prices are estimated as on-demand x (1 - Spot Instance Advisor savings); pass
---spot-prices for today's prices.
+--spot-prices for today's prices. An EC2NodeClass's status does not say how many instances its
+capacity reservations have free: without --capacity-reservations no reserved capacity is planned.
 
 Exit codes: 0 planned (even with unschedulable pods), 2 invalid input or usage, 1 other failure.
 
 Examples:
   podlift plan examples/inflate.yaml
   podlift plan --context prod
+  aws ec2 describe-capacity-reservations --output json > reservations.json
+  podlift plan cluster.yaml --capacity-reservations reservations.json
   kubectl get nodepools,ec2nodeclasses,nodes,daemonsets,pods -A -o yaml | podlift plan - -o json
 `;
 
@@ -65,10 +77,12 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
     region: { type: 'string', default: 'us-east-1' },
     output: { type: 'string', short: 'o', default: 'table' },
     'spot-prices': { type: 'string' },
+    'capacity-reservations': { type: 'string' },
     ...CLUSTER_OPTIONS,
   });
   const { region, output } = values as { region: string; output: string };
   const spotPricesFile = values['spot-prices'] as string | undefined;
+  const reservationsFile = values['capacity-reservations'] as string | undefined;
   if (output !== 'table' && output !== 'json') {
     throw new UsageError(`--output must be table or json (got '${output}')`, 'plan');
   }
@@ -86,12 +100,27 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
           file === '-' ? await io.stdin() : await readInput(io, file),
           file === '-' ? '<stdin>' : file,
         );
-  const warnings = [...input.warnings, ...spotPriceWarnings(spotPrices, spotPricesFile, catalog)];
+  const reserved =
+    reservationsFile === undefined
+      ? undefined
+      : reservationsForPlan(
+          input.nodeClasses,
+          parseCapacityReservations(await readInput(io, reservationsFile), reservationsFile),
+          reservationsFile,
+          (io.now ?? Date.now)(),
+        );
+  const warnings = [
+    ...input.warnings,
+    ...spotPriceWarnings(spotPrices, spotPricesFile, catalog),
+    ...(reserved?.warnings ?? []),
+  ];
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
 
-  const result = planCapacity(input, catalog);
+  const options: PlanCapacityOptions = reserved === undefined ? {} : { reservations: reserved.byNodeClass };
+  const result = planCapacity(input, catalog, options);
   const plan = planToJson(region, result);
-  const notes = planNotes(plan);
+  const notReserved = reserved === undefined ? reservationsNotPlannedNote(input.nodeClasses) : undefined;
+  const notes = [...planNotes(plan), ...(notReserved === undefined ? [] : [notReserved])];
   if (output === 'json') {
     // stdout carries only the documented JSON; the notes go with the warnings.
     io.stdout(formatPlanJson(region, result));

@@ -23,6 +23,11 @@ export const PlanJsonSchema = z
           instanceTypeOptions: z.array(z.string()).min(1),
           capacityType: z.enum(CAPACITY_TYPES as [string, ...string[]]),
           zone: z.string(),
+          /**
+           * For capacity type `reserved`: the capacity reservations it may launch into (of its
+           * instance type options, in its zones), sorted; absent for other capacity types.
+           */
+          capacityReservationIds: z.array(z.string()).min(1).optional(),
           /** USD per hour of `instanceType` in `zone` at `capacityType`. */
           hourlyPrice: z.number().nonnegative(),
           /** `namespace/name` of the pods it is sized for. */
@@ -63,6 +68,9 @@ export function planToJson(region: string, result: SchedulingResult): PlanJson {
     instanceTypeOptions: c.instanceTypeOptions.map((o) => o.name),
     capacityType: c.capacityType,
     zone: c.zone,
+    ...(c.reservationIds === undefined || c.reservationIds.length === 0
+      ? {}
+      : { capacityReservationIds: [...c.reservationIds] }),
     hourlyPrice: roundPrice(c.price),
     pods: c.pods.map(podKey),
   }));

@@ -11,20 +11,31 @@ export function formatPlanTable(plan: PlanJson, notes: readonly string[] = []): 
   if (plan.nodeClaims.length === 0) {
     out.push('No new nodes needed.');
   } else {
+    // The RESERVATION column only when a NodeClaim goes into a reservation.
+    const reserved = plan.nodeClaims.some((c) => c.capacityReservationIds !== undefined);
     out.push(
       ...alignColumns(
         [
-          ['NODEPOOL', 'INSTANCE TYPE', 'CAPACITY', 'ZONE', 'PODS', '$/HOUR'],
+          [
+            'NODEPOOL',
+            'INSTANCE TYPE',
+            'CAPACITY',
+            'ZONE',
+            ...(reserved ? ['RESERVATION'] : []),
+            'PODS',
+            '$/HOUR',
+          ],
           ...plan.nodeClaims.map((c) => [
             c.nodePool,
             c.instanceType,
             c.capacityType,
             c.zone,
+            ...(reserved ? [c.capacityReservationIds?.join(',') ?? '-'] : []),
             String(c.pods.length),
             c.hourlyPrice.toFixed(4),
           ]),
         ],
-        new Set([4, 5]),
+        reserved ? new Set([5, 6]) : new Set([4, 5]),
       ),
     );
   }
@@ -48,6 +59,13 @@ export function formatPlanTable(plan: PlanJson, notes: readonly string[] = []): 
   if (plan.nodeClaims.some((c) => c.capacityType === 'spot')) {
     out.push('', 'Spot prices are estimates unless given with --spot-prices.');
   }
+  if (reservedAny(plan)) {
+    out.push(
+      '',
+      'Reserved capacity is paid for with its reservation: priced at on-demand / 10,000,000, as the',
+      'provisioner ranks it, so it is always filled first.',
+    );
+  }
   if (notes.length > 0) out.push('', 'Notes:', ...notes.flatMap((n) => wrap(`- ${n}`, '  ')));
   if (plan.existingNodes.length > 0) {
     out.push(
@@ -67,6 +85,10 @@ export function formatPlanTable(plan: PlanJson, notes: readonly string[] = []): 
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+function reservedAny(plan: PlanJson): boolean {
+  return plan.nodeClaims.some((c) => c.capacityType === 'reserved');
 }
 
 /**

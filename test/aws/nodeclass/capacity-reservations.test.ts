@@ -1,4 +1,6 @@
+import { DescribeCapacityReservationsCommand } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
+import { selectCapacityReservations } from '../../../shared/aws/nodeclass/capacity-reservation-selection';
 import type { EC2NodeClass, SelectorTerm } from '../../../shared/core/model/ec2nodeclass';
 import { toStatusManifest } from '../../../shared/core/model/ec2nodeclass-conditions';
 import { nodeClassReady } from '../../../shared/core/model/ec2nodeclass-status';
@@ -139,5 +141,29 @@ describe('EC2NodeClassResolver: capacityReservationSelectorTerms', () => {
       withTerms([], { capacityReservations: [{ id: 'cr-0000000000000000b' }] }),
     );
     expect(toStatusManifest(removed).capacityReservations).toStrictEqual([]);
+  });
+
+  it('selects from reservations already described exactly what it resolves through EC2 (podlift plan --capacity-reservations)', async () => {
+    const { resolver, ec2, clock } = world();
+    const described =
+      (await ec2.send(new DescribeCapacityReservationsCommand({}))).CapacityReservations ?? [];
+    expect(described.map((r) => r.State).sort()).toEqual(['active', 'active', 'active', 'expired']);
+    const termSets: SelectorTerm[][] = [
+      [{ tags: { team: 'ml' } }],
+      [{ tags: { team: '*' } }],
+      [{ tags: { team: 'web' } }],
+      [{ tags: { team: 'ml' }, ownerID: '123456789012' }],
+      [{ tags: { team: 'ml' }, ownerID: '999999999999' }],
+      [{ instanceMatchCriteria: 'open' }],
+      [{ instanceMatchCriteria: 'targeted', ownerID: '123456789012' }],
+      [{ id: 'cr-0000000000000000c' }, { id: 'cr-0000000000000000d' }, { id: 'cr-0000000000000000f' }],
+      [{ tags: { team: 'ml' } }, { id: 'cr-0000000000000000d' }],
+    ];
+    for (const terms of termSets) {
+      const status = await resolver.resolve(withTerms(terms));
+      expect(selectCapacityReservations(terms, described, clock.now()), JSON.stringify(terms)).toStrictEqual(
+        status.capacityReservations,
+      );
+    }
   });
 });
