@@ -23,7 +23,8 @@ describe('scenario files', () => {
     ] as const) {
       const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
       expect(files.length).toBeGreaterThanOrEqual(least);
-      for (const file of files) expect(loadScenarioFile(`${dir}/${file}`).manifests.length).toBeGreaterThan(0);
+      for (const file of files)
+        expect(loadScenarioFile(`${dir}/${file}`).manifests.length).toBeGreaterThan(0);
     }
   });
 
