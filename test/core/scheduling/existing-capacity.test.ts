@@ -166,7 +166,8 @@ describe('ExistingCapacityBase running pod classes', () => {
       nodePool: pool,
       pods: [plain, repeller],
     });
-    expect(new ExistingCapacityBase([a]).classes().antiAffinity).toBe(true);
+    const b = realNode({ name: 'b', instanceType: 'm5.large', zone: 'us-east-1a', nodePool: pool });
+    expect(new ExistingCapacityBase([a, b]).classes().antiAffinity).toBe(true);
     // And a run on a shared base honours it: the web pod goes to a new node, not onto a.
     const state = { daemonSets: [], nodes: [a], nodePools: [pool], nodeClasses: [defaultNodeClass] };
     const web = pod({ name: 'web', labels: { app: 'web' }, cpu: '100m' });
