@@ -47,13 +47,11 @@ export function simulationBase(snapshot: ClusterSnapshot, catalog: Catalog): Sim
 }
 
 function uninitializedCapacity(snapshot: ClusterSnapshot, nodes: readonly StateNode[]): Set<string> {
+  // A NodeClaim not launched yet has no providerID, so no Node can be its.
   const starting = new Set(
-    snapshot.nodeClaims.flatMap((c) =>
-      c.status.providerID &&
-      !c.status.conditions?.some((k) => k.type === 'Initialized' && k.status === 'True')
-        ? [c.status.providerID]
-        : [],
-    ),
+    snapshot.nodeClaims
+      .filter((c) => !c.status.conditions?.some((k) => k.type === 'Initialized' && k.status === 'True'))
+      .map((c) => c.status.providerID),
   );
   return new Set(
     nodes.filter((n) => n.providerID !== undefined && starting.has(n.providerID)).map((n) => n.name),

@@ -85,11 +85,9 @@ export function staticReplacementPlans(
   snapshot: Pick<ClusterSnapshot, 'catalog' | 'nodeClasses' | 'unavailableOfferings'>,
 ): { plans: readonly NodeClaimPlan[]; missing: number } {
   const pools = candidates.map((c) => c.pool).filter(isStaticNodePool);
-  if (pools.length === 0) return { plans: [], missing: 0 };
   if (!snapshot.catalog) return { plans: [], missing: pools.length };
-  const types = instanceTypesByNodePool(pools, snapshot.nodeClasses, snapshot.catalog, {
-    unavailableOfferings: snapshot.unavailableOfferings,
-  });
+  // Unmarked types: staticNodeClaimPlan's launchOptions leaves the unavailable offerings out.
+  const types = instanceTypesByNodePool(pools, snapshot.nodeClasses, snapshot.catalog);
   const plans = pools.flatMap(
     (pool) => staticNodeClaimPlan(pool, types.get(pool.name) ?? [], snapshot.unavailableOfferings) ?? [],
   );

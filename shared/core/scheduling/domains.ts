@@ -201,7 +201,7 @@ export class TopologyDomains {
         const reqs = ctx.requirements.intersect(term.requirements);
         const values =
           key === LABEL_ZONE
-            ? offeredZones(reqs, offeredTypes(ctx.instanceTypes, reqs), false)
+            ? zonesOffered(ctx.instanceTypes, reqs)
             : possibleValues(key, reqs, compatibleTypes(ctx.instanceTypes, reqs));
         for (const v of values) u.add(v);
       }
@@ -324,7 +324,7 @@ function possibleValues(
 ): ReadonlySet<string> {
   const out = new Set<string>();
   const req = requirements.get(key);
-  if (key === LABEL_ZONE) return offeredZones(requirements, options, true);
+  if (key === LABEL_ZONE) return offeredZones(requirements, options);
   if (req && !req.complement) {
     for (const v of req.values) {
       if (options.length === 0 || options.some((it) => it.requirements.get(key)?.has(v) ?? true)) out.add(v);
@@ -341,15 +341,17 @@ function possibleValues(
 const zonesCache = new WeakMap<readonly InstanceType[], Map<string, Set<string>>>();
 
 /**
- * The types whose labels the requirements admit and that are offered under them, available or
- * not: what a NodePool's zone domains are counted from.
+ * The zones the types whose labels the requirements admit are offered in under them, available
+ * or not: a NodePool's zone domains. Not cached: {@link TopologyDomains} caches the universe
+ * it is part of.
  */
-function offeredTypes(types: readonly InstanceType[], requirements: Requirements): InstanceType[] {
-  return types.filter(
-    (it) =>
-      requirements.intersects(it.requirements) === undefined &&
-      it.offerings.some((o) => offeredUnder(o, requirements)),
-  );
+function zonesOffered(types: readonly InstanceType[], requirements: Requirements): Set<string> {
+  const out = new Set<string>();
+  for (const it of types) {
+    if (requirements.intersects(it.requirements) !== undefined) continue;
+    for (const o of it.offerings) if (offeredUnder(o, requirements)) out.add(o.zone);
+  }
+  return out;
 }
 
 /** Whether the zone and capacity-type requirements admit an offering, whatever its availability. */
@@ -361,19 +363,14 @@ function offeredUnder(o: Offering, requirements: Requirements): boolean {
 }
 
 /**
- * Zones with an offering among `options` under the zone and capacity-type requirements; only
- * usable (available) ones when `availableOnly`. Opening a node asks this of the same (cached)
- * options array for every pod group, so the answer is cached per options array and the
- * requirements that decide it.
+ * Zones with a usable offering among `options` under the zone and capacity-type requirements.
+ * Opening a node asks this of the same (cached) options array for every pod group, so the
+ * answer is cached per options array and the two requirements that decide it.
  */
-function offeredZones(
-  requirements: Requirements,
-  options: readonly InstanceType[],
-  availableOnly: boolean,
-): ReadonlySet<string> {
+function offeredZones(requirements: Requirements, options: readonly InstanceType[]): ReadonlySet<string> {
   const zone = requirements.get(LABEL_ZONE);
   const capacityType = requirements.get(LABEL_CAPACITY_TYPE);
-  const key = `${availableOnly}|${zone?.toString() ?? ''}|${capacityType?.toString() ?? ''}`;
+  const key = `${zone?.toString() ?? ''}|${capacityType?.toString() ?? ''}`;
   let byKey = zonesCache.get(options);
   if (!byKey) {
     byKey = new Map();
@@ -384,8 +381,7 @@ function offeredZones(
     out = new Set<string>();
     for (const it of options) {
       for (const o of it.offerings) {
-        if (out.has(o.zone)) continue;
-        if (availableOnly ? offeringAllowed(o, requirements) : offeredUnder(o, requirements)) out.add(o.zone);
+        if (!out.has(o.zone) && offeringAllowed(o, requirements)) out.add(o.zone);
       }
     }
     byKey.set(key, out);

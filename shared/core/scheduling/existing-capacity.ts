@@ -54,10 +54,9 @@ export class ExistingCapacityBase {
   /** A scheduling run's view of these nodes less those named in `without`. */
   without(names: ReadonlySet<string>): ExistingCapacity {
     const excluded = new Uint8Array(this.nodes.length);
-    if (names.size > 0)
-      this.nodes.forEach((n, i) => {
-        if (names.has(n.name)) excluded[i] = 1;
-      });
+    this.nodes.forEach((n, i) => {
+      if (names.has(n.name)) excluded[i] = 1;
+    });
     return new ExistingCapacity(this, excluded, true);
   }
 
@@ -116,9 +115,6 @@ export interface ExistingCandidates {
   frontier: number;
 }
 
-/** The rules a pod that only runs somewhere carries: none of its own, for `TopologyRegistry.bind`. */
-const NO_RULES = { spreads: [], affinities: [], antiAffinities: [], owns: [] };
-
 /**
  * One scheduling run's existing capacity: the base's nodes less the excluded ones, with the
  * pending pods this run placed on them.
@@ -141,7 +137,7 @@ export class ExistingCapacity {
     nodes: readonly StateNode[] | ExistingCapacityBase,
     private readonly excluded?: Uint8Array,
     /** Whether the base serves many runs: then its pod classes are worth computing. */
-    private readonly shared = false,
+    private readonly shared?: boolean,
   ) {
     this.base = nodes instanceof ExistingCapacityBase ? nodes : new ExistingCapacityBase(nodes);
     this.room = this.base.room;
@@ -170,7 +166,7 @@ export class ExistingCapacity {
 
   /** Per running pod class, whether some counter of the registry counts its pods. */
   private countedClasses(registry: TopologyRegistry): boolean[] {
-    return this.base.classes().representatives.map((pod) => registry.bind(pod, NO_RULES).feeds.length > 0);
+    return this.base.classes().representatives.map((pod) => registry.counts(pod));
   }
 
   /** The group's candidate nodes under a profile: those whose taints and labels admit it, not cordoned. */

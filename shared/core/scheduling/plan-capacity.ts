@@ -114,12 +114,11 @@ export class CapacityPlanner {
 
   /** `planCapacity` of `pods` on the state's nodes less those named in `without`. */
   plan(pods: readonly Pod[], without: ReadonlySet<string> = NO_NODES): SchedulingResult {
-    const nodes = this.state.nodes;
     return schedule(
       {
         pods,
         daemonSets: this.state.daemonSets,
-        nodes: without.size > 0 ? nodes.filter((n) => !without.has(n.name)) : nodes,
+        nodes: this.state.nodes.filter((n) => !without.has(n.name)),
         nodePools: this.state.nodePools,
         nodeClasses: this.state.nodeClasses,
         instanceTypes: this.instanceTypes,

@@ -158,6 +158,12 @@ export class TopologyRegistry {
     return { ...rules, feeds, repelledBy };
   }
 
+  /** Whether some counter counts the pod (it would feed a group's topology: {@link bind}'s `feeds`). */
+  counts(pod: Pod): boolean {
+    for (const c of this.counters.values()) if (c.matches(pod)) return true;
+    return false;
+  }
+
   /** Records a pod that already runs somewhere (existing capacity). */
   recordExisting(pod: Pod, domainOf: (topologyKey: string) => string | undefined): void {
     for (const c of this.counters.values()) {

@@ -260,6 +260,25 @@ describe('drift in decideDisruption', () => {
     });
   });
 
+  it('names each different drift message once in the detail, "drifted" for a condition without one', () => {
+    // The detail is podlift's Event text; Karpenter's drift.go names the Drifted condition's
+    // reason on its DisruptionBlocked and Disrupting events.
+    const quiet = [
+      condition('Launched'),
+      condition('Initialized'),
+      condition(DRIFTED, 4, 'NodePoolDrifted', ''),
+    ];
+    const s = snapshot(
+      [member('e1', { drifted: 1 }), member('e2', { drifted: 2 }), member('e3', { conditions: quiet })],
+      { nodePools: [{ ...pool, disruption: { ...pool.disruption, budgets: [{ nodes: '3' }] } }] },
+    );
+    expect(decideDisruption(s, T0 + 3_600_000).command).toMatchObject({
+      method: 'drift',
+      candidates: ['claim-e1', 'claim-e2', 'claim-e3'],
+      detail: 'NodePool default changed; drifted',
+    });
+  });
+
   it('deletes every empty drifted node the budget allows together, before a non-empty one drifted earlier', () => {
     const s = snapshot(
       [

@@ -272,5 +272,13 @@ describe('staticReplacementPlans', () => {
       plans: [],
       missing: 1,
     });
+    // A NodePool whose EC2NodeClass is gone has no instance types (plan-capacity.ts
+    // `instanceTypesByNodePool`), so nothing to replace with either.
+    const orphaned = nodePool({ name: 'fixed', replicas: 1, nodeClass: 'gone' });
+    const withoutClass = snapshotOf([member('a', 'fixed', 0)], { nodePools: [orphaned] });
+    expect(staticReplacementPlans(disruptionCandidates(withoutClass), withoutClass)).toStrictEqual({
+      plans: [],
+      missing: 1,
+    });
   });
 });

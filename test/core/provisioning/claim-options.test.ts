@@ -187,7 +187,15 @@ describe('launchOptions (instance.go filterInstanceTypes, CompatibleAvailableFil
   it('orders types of one price by name', () => {
     const large = instanceType('m5.large');
     const twin = { ...large, name: 'a-twin', requirements: large.requirements };
-    const options = launchOptions([], {}, [large, twin], none);
-    expect(options.map((o) => o.name)).toStrictEqual(['a-twin', 'm5.large']);
+    const zulu = { ...large, name: 'z-twin', requirements: large.requirements };
+    // Whatever order the catalog lists them in.
+    for (const types of [
+      [large, twin, zulu],
+      [zulu, large, twin],
+      [twin, zulu, large],
+    ]) {
+      const options = launchOptions([], {}, types, none);
+      expect(options.map((o) => o.name)).toStrictEqual(['a-twin', 'm5.large', 'z-twin']);
+    }
   });
 });

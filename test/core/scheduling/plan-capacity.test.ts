@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { offeringKey } from '../../../shared/core/catalog/instance-type';
-import { LABEL_INSTANCE_FAMILY } from '../../../shared/core/model/labels';
+import { LABEL_INSTANCE_FAMILY, LABEL_ZONE } from '../../../shared/core/model/labels';
 import {
+  CapacityPlanner,
   instanceTypesByNodePool,
   planCapacity,
   schedulingInputFor,
 } from '../../../shared/core/scheduling/plan-capacity';
 import { schedule } from '../../../shared/core/scheduling/scheduler';
 import type { ProvisioningInput } from '../../../shared/core/scheduling/types';
-import { nodeClass, nodePool, pods } from '../../../sim/world/builders';
-import { catalog, defaultNodeClass, instanceTypes } from './fixtures';
+import { nodeClass, nodePool, pod, pods } from '../../../sim/world/builders';
+import { catalog, defaultNodeClass, instanceTypes, realNode } from './fixtures';
 
 /**
  * The provisioning use case: each NodePool's instance types resolved from the catalog for its
@@ -92,5 +93,45 @@ describe('planCapacity', () => {
     const expected = offeringKey(first.instanceType, first.zone, first.capacityType);
     const next = planCapacity(input, catalog, { unavailableOfferings: new Set([expected]) }).nodeClaims[0];
     expect(offeringKey(next.instanceType, next.zone, next.capacityType)).not.toBe(expected);
+  });
+});
+
+describe('CapacityPlanner', () => {
+  it("leaves the nodes a run leaves out out of the topology's domains, and keeps those that stay in", () => {
+    // Karpenter's simulation builds its scheduler without the candidates' nodes
+    // (disruption/helpers.go `SimulateScheduling` passes only the other state nodes to
+    // `NewScheduler`), and a zone is a domain when a NodePool offers it or a node that admits
+    // the pod is in it (topology.go `buildDomainGroups`, existing nodes' labels). The NodePool
+    // offers a and b; `stays` (zone c) takes one 1-CPU pod; zone d, where only the leaving node
+    // is, would be a domain no pod can reach, holding the fourth spread pod pending at maxSkew 1.
+    const zonal = nodePool({
+      name: 'zonal',
+      requirements: [{ key: LABEL_ZONE, operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
+    });
+    const stays = realNode({ name: 'stays', instanceType: 'm5.large', zone: 'us-east-1c' });
+    const leaving = realNode({ name: 'leaving', instanceType: 'm5.large', zone: 'us-east-1d' });
+    const labels = { app: 'spread' };
+    const spread = [0, 1, 2, 3].map((i) =>
+      pod({
+        name: `s${i}`,
+        labels,
+        cpu: '1',
+        topologySpread: [
+          {
+            topologyKey: LABEL_ZONE,
+            maxSkew: 1,
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: labels },
+          },
+        ],
+      }),
+    );
+    const cluster = { daemonSets: [], nodePools: [zonal], nodeClasses: [defaultNodeClass] };
+    const planner = new CapacityPlanner({ ...cluster, nodes: [stays, leaving] }, catalog);
+    const result = planner.plan(spread, new Set(['leaving']));
+    expect(result.unschedulable).toEqual([]);
+    expect(result.placements.map((p) => [p.node, p.pods.length])).toEqual([['stays', 1]]);
+    expect(result.nodeClaims.flatMap((c) => c.pods.map(() => c.zone))).toHaveLength(3);
+    expect(result).toEqual(planCapacity({ ...cluster, nodes: [stays], pods: spread }, catalog));
   });
 });

@@ -142,4 +142,47 @@ describe('topology spread: zone domains', () => {
     expect(podsPerZone(r)).toStrictEqual({ 'us-east-1a': 2, 'us-east-1b': 2 });
     expect(r.unschedulable).toStrictEqual([]);
   });
+
+  it('counts capacity types, not zones, as the domains of a capacity-type spread', () => {
+    // topology_test.go "should respect NodePool capacity type constraints": 4 pods, 2/2.
+    const both = nodePool({
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }],
+    });
+    const byCapacityType = { ...spreadOverZones, topologyKey: 'karpenter.sh/capacity-type' };
+    const r = schedule(
+      schedulingInput({
+        nodePools: [both],
+        pods: pods(4, { cpu: '1', labels: web, topologySpread: [byCapacityType] }),
+      }),
+    );
+    const perType: Record<string, number> = {};
+    for (const c of r.nodeClaims) perType[c.capacityType] = (perType[c.capacityType] ?? 0) + c.pods.length;
+    expect(perType).toStrictEqual({ spot: 2, 'on-demand': 2 });
+    expect(r.unschedulable).toStrictEqual([]);
+  });
+
+  it('counts no zone of a NodePool the pods cannot use (its template labels exclude them)', () => {
+    // buildDomainGroups skips a NodePool whose requirements the pod's are not compatible with
+    // (topology.go: `nodePool ... Compatible`); the pods select team b, only `b` (zones a and b)
+    // may take them, so `a`'s zone c is no domain and the spread is 2/2 with nothing pending.
+    const teamA = nodePool({ name: 'a', templateLabels: { team: 'a' } });
+    const teamB = nodePool({
+      name: 'b',
+      templateLabels: { team: 'b' },
+      requirements: [{ key: LABEL_ZONE, operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
+    });
+    const r = schedule(
+      schedulingInput({
+        nodePools: [teamA, teamB],
+        pods: pods(4, {
+          cpu: '1',
+          labels: web,
+          nodeSelector: { team: 'b' },
+          topologySpread: [spreadOverZones],
+        }),
+      }),
+    );
+    expect(podsPerZone(r)).toStrictEqual({ 'us-east-1a': 2, 'us-east-1b': 2 });
+    expect(r.unschedulable).toStrictEqual([]);
+  });
 });
