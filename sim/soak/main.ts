@@ -9,11 +9,13 @@ import { runSoak } from './soak';
  * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
  * when an invariant was violated, a pod was lost or an orphan instance survived.
+ * `--feature-gates` sets the functions' FEATURE_GATES (e.g. `NodeRepair=true`).
  */
 // As `npm start` (sim/cli/main.ts): the SDK's Node 22 notice says nothing about clients talking
 // to local fakes, so it is not printed over the soak's report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const USAGE = 'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]\n';
+const USAGE =
+  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -32,11 +34,13 @@ if (!Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1) {
   process.exit(2);
 }
 const traceFile = flag('--trace');
+const featureGates = flag('--feature-gates');
 const started = Date.now();
 const result = await runSoak({
   seed,
   steps,
   keepTrace: traceFile !== undefined,
+  ...(featureGates !== undefined ? { featureGates } : {}),
   ...(args.includes('--verbose') ? { onLine: (line: string) => process.stdout.write(`${line}\n`) } : {}),
 });
 const wall = ((Date.now() - started) / 1000).toFixed(1);
@@ -60,7 +64,7 @@ if (args.includes('--json')) {
 }
 process.stdout.write(
   [
-    `soak seed ${seed}: ${steps} steps, ${(result.simulatedMs / 60_000).toFixed(0)} simulated minutes in ${wall}s wall`,
+    `soak seed ${seed}${featureGates !== undefined ? ` (FEATURE_GATES ${featureGates})` : ''}: ${steps} steps, ${(result.simulatedMs / 60_000).toFixed(0)} simulated minutes in ${wall}s wall`,
     `invariant violations: ${result.violations.length}${result.violations.map((v) => `\n  - ${v}`).join('')}`,
     `pods lost: ${result.podsLost}`,
     `orphan instances past the TTL: ${result.orphans}`,
@@ -69,7 +73,7 @@ process.stdout.write(
     formatBoundTable(result.costOverTime),
     formatCostReport(result.cost),
     `trace digest: ${result.digest} (${result.traceEntries} entries)`,
-    `repro: npm run soak -- --seed ${seed} --steps ${steps}`,
+    `repro: npm run soak -- --seed ${seed} --steps ${steps}${featureGates !== undefined ? ` --feature-gates ${featureGates}` : ''}`,
     '',
   ].join('\n'),
 );
