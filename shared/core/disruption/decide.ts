@@ -6,6 +6,7 @@ import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
 import { driftedCondition, driftOrder } from './drift';
+import { globalConsolidation } from './global-consolidation';
 import {
   budgetFor,
   type Consolidation,
@@ -35,6 +36,11 @@ export interface DisruptionSettings extends ConsolidationSettings {
    * clock. @default never
    */
   readonly outOfTime?: () => boolean;
+  /**
+   * The `GlobalConsolidation` feature gate: when Karpenter's methods find nothing, one
+   * global-consolidation step (global-consolidation.ts). @default false
+   */
+  readonly globalConsolidation?: boolean;
 }
 
 /** A candidate and why a method did not take it. */
@@ -257,7 +263,32 @@ export function decideDisruption(
     settings.outOfTime ?? (() => false),
   );
   const resumeAt = walked.resumeAt ?? null;
-  if (!walked.found) return decided(undefined, resumeAt);
+  if (!walked.found) {
+    // Only when Karpenter's methods found nothing and time is left: one step toward the cheapest
+    // plan of each NodePool's candidates, scored as Balanced scores whatever the policy.
+    const step =
+      settings.globalConsolidation && !settings.outOfTime?.()
+        ? globalConsolidation(
+            withinBudgetInOrder(underutilized, counts, now),
+            snapshot,
+            nodePoolTotals(snapshot),
+            settings,
+          )
+        : undefined;
+    if (!step) return decided(undefined, resumeAt);
+    const replace = step.consolidation.action === 'replace';
+    return decided(
+      command(
+        'consolidation',
+        'Underutilized',
+        step.candidates,
+        replace,
+        step.consolidation.savings,
+        step.detail,
+      ),
+      resumeAt,
+    );
+  }
   const { candidate, result } = walked.found;
   return decided(
     command('consolidation', 'Underutilized', [candidate], result.action === 'replace', result.savings),
