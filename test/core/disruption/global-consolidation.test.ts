@@ -86,22 +86,48 @@ describe('globalConsolidation', () => {
 
 describe('decideDisruption with GlobalConsolidation', () => {
   const gate = { spotToSpotConsolidation: false, globalConsolidation: true };
+  /**
+   * Three m5.xlarge ($0.192/h each), one 2.5-cpu pod on each: two of them together need 5 cpu,
+   * an m5.2xlarge no cheaper than they are, so multi-node's binary search (first probe: 2 of 3)
+   * stops there and single-node finds nothing; all three fit on one m5.2xlarge and save $0.192/h.
+   */
+  const big = (n: string, annotations?: Record<string, string>) => [app(`${n}1`, '2500m', annotations)];
+  const missed = (pinned?: Record<string, string>) => [
+    m5xlargeMember('x', big('x')),
+    m5xlargeMember('y', big('y')),
+    m5xlargeMember('z', big('z', pinned)),
+    busy('p'),
+    busy('q'),
+  ];
 
-  it('takes nothing past a budget of 0', () => {
-    const s = cluster([...threeHalfEmpty(), busy('x'), busy('y')], '0');
+  it("moves the three that Karpenter's methods miss, in one command replacing them by an m5.2xlarge", () => {
+    const s = cluster(missed());
+    expect(decideDisruption(s, T0 + 60_000).command).toBeUndefined();
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command).toMatchObject({
+      method: 'consolidation',
+      reason: 'Underutilized',
+      candidates: ['claim-x', 'claim-y', 'claim-z'],
+      replace: true,
+    });
+    expect(command?.savings).toBeCloseTo(0.192, 9);
+    expect(command?.detail).toMatch(
+      /^global consolidation saves \$0\.1920\/h: moves 3 pod\(s\) off x, y, z onto one new m5\.2xlarge/,
+    );
+  });
+
+  it('takes nothing past the budget: two nodes of the three are not enough', () => {
+    expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
+  });
+
+  it('takes nothing when one of the three has a do-not-disrupt pod', () => {
+    const s = cluster(missed({ 'karpenter.sh/do-not-disrupt': 'true' }));
     expect(decideDisruption(s, T0 + 60_000, gate).command).toBeUndefined();
   });
 
-  it('never takes a node with a do-not-disrupt pod', () => {
-    const pinned = [app('c1', '1', { 'karpenter.sh/do-not-disrupt': 'true' }), app('c2', '1')];
-    const s = cluster([
-      m5xlargeMember('a', half('a')),
-      m5xlargeMember('b', half('b')),
-      m5xlargeMember('c', pinned),
-      busy('x'),
-      busy('y'),
-    ]);
-    const { command } = decideDisruption(s, T0 + 60_000, gate);
-    expect(command?.candidates ?? []).not.toContain('claim-c');
+  it('takes nothing when the run is out of time', () => {
+    expect(
+      decideDisruption(cluster(missed()), T0 + 60_000, { ...gate, outOfTime: () => true }).command,
+    ).toBeUndefined();
   });
 });
