@@ -5,7 +5,7 @@ import { runSoak, type SoakResult } from './soak';
 
 /**
  * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]
- * [--feature-gates <gates>] [--compare]`: seeded random steps
+ * [--feature-gates <gates>] [--compare] [--budget <nodes>]`: seeded random steps
  * with injected faults against the whole loop (not part of npm test). Prints what broke, the
  * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
@@ -13,12 +13,13 @@ import { runSoak, type SoakResult } from './soak';
  * `--feature-gates` sets the functions' FEATURE_GATES; `--compare` plays the seed twice, with
  * Karpenter's consolidation (the default) and with `GlobalConsolidation=true`, and prints both
  * reports and their figures side by side (issue 23: the baseline measured in the same run).
+ * `--budget` sets the NodePool's disruption budget (`nodes`, e.g. `30%`; default Karpenter's 10 %).
  */
 // As `npm start` (sim/cli/main.ts): the SDK's Node 22 notice says nothing about clients talking
 // to local fakes, so it is not printed over the soak's report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE =
-  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>] [--compare]\n';
+  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>] [--compare] [--budget <nodes>]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -56,6 +57,7 @@ for (const featureGates of runs) {
     steps,
     keepTrace: traceFile !== undefined,
     ...(featureGates !== undefined ? { featureGates } : {}),
+    ...(flag('--budget') !== undefined ? { budget: flag('--budget') } : {}),
     ...(args.includes('--verbose') ? { onLine: (line: string) => process.stdout.write(`${line}\n`) } : {}),
   });
   results.push({ result, wall: ((Date.now() - started) / 1000).toFixed(1) });
@@ -94,7 +96,7 @@ for (const { result, wall } of results)
       formatBoundTable(result.costOverTime),
       formatCostReport(result.cost),
       `trace digest: ${result.digest} (${result.traceEntries} entries)`,
-      `repro: npm run soak -- --seed ${seed} --steps ${steps}${result.featureGates !== undefined ? ` --feature-gates ${result.featureGates}` : ''}`,
+      `repro: npm run soak -- --seed ${seed} --steps ${steps}${flag('--budget') !== undefined ? ` --budget ${flag('--budget')}` : ''}${result.featureGates !== undefined ? ` --feature-gates ${result.featureGates}` : ''}`,
       '',
     ].join('\n'),
   );
