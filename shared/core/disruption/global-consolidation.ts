@@ -74,8 +74,8 @@ export function globalConsolidation(
 
 /**
  * Simulations one NodePool's step may take, half over the prefixes, half growing a set (each is
- * one scheduling run, as one of multi-node's binary-search probes): the search looks at this
- * many candidates over half, cheapest to move first; the others wait for a later run.
+ * one scheduling run, as one of multi-node's binary-search probes): the search looks at the first
+ * half as many candidates, cheapest to move first; the others wait for a later run.
  */
 export const MAX_GLOBAL_SIMULATIONS = 40;
 
