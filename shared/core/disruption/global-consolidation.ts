@@ -61,12 +61,13 @@ export function globalConsolidation(
     // Every prefix, largest first (multi-node's binary search assumes that a prefix that cannot
     // move means no longer one can, and misses the moves past such a gap)...
     for (let n = ordered.length; n >= 2; n--) consider(ordered.slice(0, n));
-    // ...and grown one candidate at a time, each kept only when the set still moves onto the
-    // nodes that stay plus one new node: a candidate that does not fit is skipped, not the end.
+    // ...and grown one candidate at a time from the first, each kept only when the set still
+    // moves onto the nodes that stay plus one new node: a candidate that does not fit is skipped,
+    // not the end. The first is not tried alone (single-node consolidation did, and found nothing).
     const step: Candidate[] = [];
     for (const c of ordered) {
       step.push(c);
-      if (!consider([...step])) step.pop();
+      if (step.length >= 2 && !consider([...step])) step.pop();
     }
   }
   return best;
