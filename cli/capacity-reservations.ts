@@ -4,7 +4,7 @@ import { selectCapacityReservations } from '../shared/aws/nodeclass/capacity-res
 import { validationErrorFromZod } from '../shared/core/manifests/schema-issues';
 import type { EC2NodeClass } from '../shared/core/model/ec2nodeclass';
 import type { ResolvedCapacityReservation } from '../shared/core/model/ec2nodeclass-status';
-import { ValidationError } from '../shared/core/model/errors';
+import { parseJsonFile } from './json-file';
 
 /**
  * `podlift plan --capacity-reservations <file>`: the output of `aws ec2
@@ -43,16 +43,7 @@ const DescribeOutputSchema = z.looseObject({ CapacityReservations: z.array(Reser
  * @throws ValidationError naming the file, the reservation's index and field, and the bad value
  */
 export function parseCapacityReservations(text: string, source: string): CapacityReservation[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new ValidationError(
-      [{ field: '(file)', value: undefined, message: `not valid JSON: ${(e as Error).message}` }],
-      { source },
-      { cause: e },
-    );
-  }
+  const json = parseJsonFile(text, source);
   const parsed = DescribeOutputSchema.safeParse(json);
   if (!parsed.success) {
     throw validationErrorFromZod(

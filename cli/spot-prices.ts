@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fieldPath, valueAt } from '../shared/core/manifests/schema-issues';
 import { ValidationError } from '../shared/core/model/errors';
+import { parseJsonFile } from './json-file';
 
 /**
  * Spot prices given with `--spot-prices`, USD per hour: per instance type for every zone
@@ -16,16 +17,7 @@ const SpotPriceFile = z.record(z.string().min(1), z.union([price, z.record(z.str
  * @throws ValidationError naming the file, the instance type (and zone) and the bad value
  */
 export function parseSpotPrices(text: string, source: string): SpotPriceOverrides {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new ValidationError(
-      [{ field: '(file)', value: undefined, message: `not valid JSON: ${(e as Error).message}` }],
-      { source },
-      { cause: e },
-    );
-  }
+  const json = parseJsonFile(text, source);
   const parsed = SpotPriceFile.safeParse(json);
   if (parsed.success) return parsed.data;
   throw new ValidationError(

@@ -37,6 +37,7 @@ export function installDeps(clusterName: string): InstallDeps {
     clusterExists: async () => {
       await access.clusterInfo();
     },
+    clock: systemClock,
   };
   return deps;
 }

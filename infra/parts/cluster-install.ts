@@ -35,7 +35,9 @@ export interface ClusterInstallProps {
    */
   readonly dependsOn: readonly IConstruct[];
   /**
-   * How long the Provider framework polls for the watcher's rollout.
+   * How long the Provider framework polls for the watcher's rollout. Keep it above the
+   * installer's 5-minute grace window for a fresh access entry (shared/core/install/
+   * access-grace.ts), or a slowly propagating one ends as `Operation timed out`.
    * @default 10 minutes
    */
   readonly readinessTimeout?: Duration;
@@ -140,9 +142,10 @@ export class ClusterInstall extends Construct {
       });
     };
     this.functions = {
-      // 17 objects, each one PATCH; the CRDs are the bulk (60 KB).
+      // 17 objects, each one PATCH; the CRDs are the bulk (60 KB). isComplete applies them too
+      // while the installer's fresh access entry propagates (functions/install/install.ts).
       onEvent: make('onEvent', Duration.minutes(2)),
-      isComplete: make('isComplete', Duration.seconds(30)),
+      isComplete: make('isComplete', Duration.minutes(2)),
     };
 
     this.provider = new cr.Provider(this, 'Provider', {

@@ -87,30 +87,7 @@ describe('ExistingCapacity under zone spread', () => {
     // Karpenter's topology.go `AddRequirements` narrows each pod to the zones maxSkew allows, and
     // scheduler.go `addToExistingNode` tries every existing node for each pod: a node of a zone
     // ruled out for one pod takes the next. Each node has room for one 1,500m pod.
-    const zonal = nodePool({
-      name: 'zonal',
-      requirements: [{ key: LABEL_ZONE, operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
-    });
-    const nodes = ['us-east-1a', 'us-east-1a', 'us-east-1b', 'us-east-1b'].map((zone, i) =>
-      realNode({ name: `n${i}`, instanceType: 'm5.large', zone, nodePool: zonal }),
-    );
-    const labels = { app: 'spread' };
-    const pods = [0, 1, 2, 3].map((i) =>
-      pod({
-        name: `p${i}`,
-        labels,
-        cpu: '1500m',
-        topologySpread: [
-          {
-            topologyKey: LABEL_ZONE,
-            maxSkew: 1,
-            whenUnsatisfiable: 'DoNotSchedule',
-            labelSelector: { matchLabels: labels },
-          },
-        ],
-      }),
-    );
-    const result = schedule(schedulingInput({ nodes, nodePools: [zonal], pods }));
+    const result = spreadOverNodes(['us-east-1a', 'us-east-1a', 'us-east-1b', 'us-east-1b'], 'm5.large');
     expect(result.nodeClaims).toEqual([]);
     expect(result.placements.map((p) => [p.node, p.pods.length])).toEqual([
       ['n0', 1],
@@ -235,30 +212,7 @@ describe('ExistingCapacity.place walking the nodes', () => {
     // One node per zone with room for two 1,500m pods each; 4 pods, zone spread maxSkew 1:
     // a, b, then a and b again (topology.go `AddRequirements` narrows each pod to the zones the
     // skew allows; scheduler.go `addToExistingNode` tries every existing node for each pod).
-    const zonal = nodePool({
-      name: 'zonal',
-      requirements: [{ key: LABEL_ZONE, operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
-    });
-    const nodes = ['us-east-1a', 'us-east-1b'].map((zone, i) =>
-      realNode({ name: `n${i}`, instanceType: 'm5.xlarge', zone, nodePool: zonal }),
-    );
-    const labels = { app: 'spread' };
-    const pods = [0, 1, 2, 3].map((i) =>
-      pod({
-        name: `p${i}`,
-        labels,
-        cpu: '1500m',
-        topologySpread: [
-          {
-            topologyKey: LABEL_ZONE,
-            maxSkew: 1,
-            whenUnsatisfiable: 'DoNotSchedule',
-            labelSelector: { matchLabels: labels },
-          },
-        ],
-      }),
-    );
-    const result = schedule(schedulingInput({ nodes, nodePools: [zonal], pods }));
+    const result = spreadOverNodes(['us-east-1a', 'us-east-1b'], 'm5.xlarge');
     expect(result.nodeClaims).toEqual([]);
     expect(result.placements.map((p) => [p.node, p.pods.length])).toEqual([
       ['n0', 2],
@@ -320,3 +274,32 @@ describe('ExistingCapacity.place walking the nodes', () => {
     expect(planner.plan([big]).placements).toEqual([{ node: 'n0', pods: [big] }]);
   });
 });
+
+/**
+ * Four 1.5-cpu pods spread over zones (maxSkew 1) scheduled onto existing nodes of `instanceType`
+ * in `zones` (node `n<i>` in `zones[i]`) of a NodePool offered in us-east-1a and -1b.
+ */
+function spreadOverNodes(zones: readonly string[], instanceType: string) {
+  const zonal = nodePool({
+    name: 'zonal',
+    requirements: [{ key: LABEL_ZONE, operator: 'In', values: ['us-east-1a', 'us-east-1b'] }],
+  });
+  const nodes = zones.map((zone, i) => realNode({ name: `n${i}`, instanceType, zone, nodePool: zonal }));
+  const labels = { app: 'spread' };
+  const pods = [0, 1, 2, 3].map((i) =>
+    pod({
+      name: `p${i}`,
+      labels,
+      cpu: '1500m',
+      topologySpread: [
+        {
+          topologyKey: LABEL_ZONE,
+          maxSkew: 1,
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchLabels: labels },
+        },
+      ],
+    }),
+  );
+  return schedule(schedulingInput({ nodes, nodePools: [zonal], pods }));
+}
