@@ -54,7 +54,7 @@ describe('globalConsolidation', () => {
     // Saving $0.192 of the pool's $0.960/h (0.2) for 9 of its 25 disruption (0.36): 0.56 ≥ 1/2.
     expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
     expect(step?.detail).toBe(
-      `global consolidation saves $0.1920/h: moves 6 pod(s) off a, b, c onto one new m5.2xlarge (on-demand, $${plan?.price.toFixed(4)}/h) and the nodes that stay`,
+      `global consolidation saves $0.1920/h: moves 6 pod(s) off a, b, c onto a new m5.2xlarge (on-demand, $${plan?.price.toFixed(4)}/h) and the nodes that stay`,
     );
   });
 
@@ -71,16 +71,29 @@ describe('globalConsolidation', () => {
     expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
   });
 
-  it('leaves out a candidate whose pods do not fit with the others on one new node', () => {
-    // d's 3.8 cpu does not fit with the others on one new node; a, b and c still go together.
-    const s = cluster([
-      m5xlargeMember('d', [app('d1', '1900m'), app('d2', '1900m')]),
-      ...threeHalfEmpty(),
-      busy('x'),
-      busy('y'),
-    ]);
+  it('replaces four by two new nodes when one would not hold their pods: $0.768/h by $0.480/h', () => {
+    // d's 3.8 cpu does not fit with the others' 6 on one m5.2xlarge (7.9 allocatable); a, b, c
+    // alone onto one saves $0.192/h, all four onto an m5.2xlarge and an m5.large ($0.096/h, 1.93
+    // allocatable: one of d's 1.9-cpu pods) $0.288/h, Karpenter's one replacement cannot.
+    const d = m5xlargeMember('d', [app('d1', '1900m'), app('d2', '1900m')]);
+    const s = cluster([d, ...threeHalfEmpty(), busy('x'), busy('y')]);
     const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
-    expect(step?.candidates.map((c) => c.node.name).sort()).toStrictEqual(['a', 'b', 'c']);
+    expect(step?.candidates.map((c) => c.node.name).sort()).toStrictEqual(['a', 'b', 'c', 'd']);
+    const plans = step?.consolidation.action === 'replace' ? step.consolidation.plans : [];
+    expect(plans.map((p) => [p.instanceType, p.pods.length])).toStrictEqual([
+      ['m5.large', 1],
+      ['m5.2xlarge', 7],
+    ]);
+    expect(step?.consolidation.savings).toBeCloseTo(0.288, 9);
+    // Each narrowed below its share of the $0.768/h: $0.768 × 0.096 / 0.48 = $0.1536 keeps the
+    // m5.large only; $0.6144 keeps the m5.2xlarge, not the m5.4xlarge ($0.768/h).
+    expect(plans.map((p) => p.instanceTypeOptions.map((o) => o.name))).toStrictEqual([
+      ['m5.large'],
+      ['m5.2xlarge'],
+    ]);
+    expect(step?.detail).toBe(
+      'global consolidation saves $0.2880/h: moves 8 pod(s) off a, b, c, d onto a new m5.large (on-demand, $0.0960/h), a new m5.2xlarge (on-demand, $0.3840/h) and the nodes that stay',
+    );
   });
 });
 
@@ -112,7 +125,7 @@ describe('decideDisruption with GlobalConsolidation', () => {
     });
     expect(command?.savings).toBeCloseTo(0.192, 9);
     expect(command?.detail).toMatch(
-      /^global consolidation saves \$0\.1920\/h: moves 3 pod\(s\) off x, y, z onto one new m5\.2xlarge/,
+      /^global consolidation saves \$0\.1920\/h: moves 3 pod\(s\) off x, y, z onto a new m5\.2xlarge/,
     );
   });
 
@@ -129,5 +142,53 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(
       decideDisruption(cluster(missed()), T0 + 60_000, { ...gate, outOfTime: () => true }).command,
     ).toBeUndefined();
+  });
+});
+
+describe('a Node that is not Ready, with GlobalConsolidation', () => {
+  const gate = { spotToSpotConsolidation: false, globalConsolidation: true };
+  const notReady = ([node, claim]: [StateNode, NodeClaim]): [StateNode, NodeClaim] => [
+    { ...node, ready: false },
+    claim,
+  ];
+  /** Empty nodes d (dead kubelet) and e, beside `ready` busy nodes, under a budget of one node. */
+  const withDead = (dead: number, ready = 3) =>
+    cluster(
+      [
+        ...Array.from({ length: dead }, (_, i) => notReady(m5xlargeMember(`d${i}`, []))),
+        m5xlargeMember('e', []),
+        ...Array.from({ length: ready }, (_, i) => m5xlargeMember(`r${i}`, [app(`r${i}p`, '3')])),
+      ],
+      '1',
+    );
+
+  it("is charged to the budget once: Karpenter's methods take nothing, podlift's take it (not e)", () => {
+    // 5 nodes, budget 1, the dead one already disrupting: Karpenter charges it again as a
+    // candidate; podlift does not, while e (Ready) still finds the budget spent by it.
+    expect(decideDisruption(withDead(1), T0 + 60_000).command).toBeUndefined();
+    expect(decideDisruption(withDead(1), T0 + 60_000, gate).command).toMatchObject({
+      method: 'emptiness',
+      candidates: ['claim-d0'],
+    });
+  });
+
+  it('is charged as Karpenter charges it when more than 20 % of the NodePool is not Ready', () => {
+    // 2 of 6 not Ready (33 %): a failure that wide is not the nodes'; 2 of 10 (20 %) still is.
+    expect(decideDisruption(withDead(2), T0 + 60_000, gate).command).toBeUndefined();
+    expect(decideDisruption(withDead(2, 7), T0 + 60_000, gate).command).toMatchObject({
+      candidates: ['claim-d0', 'claim-d1'],
+    });
+  });
+
+  it('leaves a Ready candidate charged: one Ready node at a time under a budget of one', () => {
+    const s = cluster(
+      [
+        m5xlargeMember('e', []),
+        m5xlargeMember('f', []),
+        ...Array.from({ length: 3 }, (_, i) => m5xlargeMember(`r${i}`, [app(`r${i}p`, '3')])),
+      ],
+      '1',
+    );
+    expect(decideDisruption(s, T0 + 60_000, gate).command?.candidates).toStrictEqual(['claim-e']);
   });
 });
