@@ -97,6 +97,72 @@ describe('globalConsolidation', () => {
   });
 });
 
+describe('globalConsolidation: the search', () => {
+  /** A pod no node can take (a label none has): a set holding its node never moves. */
+  const pinned = (name: string) => ({
+    ...app(name, '3500m'),
+    nodeSelector: { 'example.com/nowhere': 'true' },
+  });
+  const stuck = (name: string) => m5xlargeMember(name, [pinned(`${name}1`)]);
+  const one = (name: string, cpu: string) => m5xlargeMember(name, [app(`${name}1`, cpu)]);
+  const names = (step: ReturnType<typeof globalConsolidation>) => step?.candidates.map((c) => c.node.name);
+
+  it('never replaces n nodes by n new ones: two m5.xlarge each needing an m5.large of its own', () => {
+    // Two m5.large ($0.192/h) would save $0.192/h; that is single-node consolidation's move, twice.
+    const s = cluster([one('a', '1900m'), one('b', '1900m'), busy('x'), busy('y')]);
+    expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
+  });
+
+  it('grows a set past a candidate that cannot move, and keeps the set that saves most', () => {
+    // b's pod can go nowhere. Growing from a: a+b fails and b is skipped; a+c moves onto d
+    // ($0.384/h saved); a+c+d onto one m5.large ($0.480/h saved), the best.
+    const s = cluster([
+      one('a', '600m'),
+      stuck('b'),
+      one('c', '600m'),
+      one('d', '600m'),
+      busy('x'),
+      busy('y'),
+    ]);
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(names(step)).toStrictEqual(['a', 'c', 'd']);
+    expect(step?.consolidation.savings).toBeCloseTo(0.48, 9);
+  });
+
+  it('finds a prefix whose pairs do not move: three 2.5-cpu pods, then a node that cannot move', () => {
+    const s = cluster([
+      one('x', '2500m'),
+      one('y', '2500m'),
+      one('z', '2500m'),
+      stuck('zz'),
+      busy('p'),
+      busy('q'),
+    ]);
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(names(step)).toStrictEqual(['x', 'y', 'z']);
+    expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
+  });
+
+  it('looks at the first 20 candidates in its order only, whatever order they come in', () => {
+    // a and c would move together; sorted by name (the same pods per dollar) c is the 21st.
+    const blocking = Array.from({ length: 19 }, (_, i) => stuck(`b${String(i).padStart(2, '0')}`));
+    const s = cluster([one('a', '900m'), one('c', '900m'), ...blocking, busy('x'), busy('y')]);
+    const eligible = disruptionCandidates(s);
+    expect(eligible.slice(0, 2).map((c) => c.node.name)).toStrictEqual(['a', 'c']);
+    expect(globalConsolidation(eligible, s, nodePoolTotals(s))).toBeUndefined();
+  });
+
+  it('says a step that launches nothing moves its pods onto the nodes that stay', () => {
+    const s = cluster([one('a', '500m'), one('b', '500m'), m5xlargeMember('r', []), busy('x'), busy('y')]);
+    const eligible = disruptionCandidates(s).filter((c) => c.node.name !== 'r');
+    const step = globalConsolidation(eligible, s, nodePoolTotals(s));
+    expect(step?.consolidation.action).toBe('delete');
+    expect(step?.detail).toBe(
+      'global consolidation saves $0.3840/h: moves 2 pod(s) off a, b onto the nodes that stay',
+    );
+  });
+});
+
 describe('decideDisruption with GlobalConsolidation', () => {
   const gate = { spotToSpotConsolidation: false, globalConsolidation: true };
   /**
