@@ -129,8 +129,10 @@ export interface FeatureGateProps {
   readonly reservedCapacity?: boolean;
   /**
    * `GlobalConsolidation` (podlift's own): when Karpenter's consolidation methods find nothing,
-   * plan a NodePool's consolidatable nodes' pods afresh and replace several nodes at once by the
-   * cheaper fleet, within budgets, PDBs and do-not-disrupt, when the saving clears Balanced's score.
+   * replace several consolidatable nodes at once by fewer, cheaper new ones, within budgets, PDBs
+   * and do-not-disrupt, when the saving clears Balanced's score; and charge a not-Ready node to its
+   * NodePool's disruption budget once, not twice (Karpenter's accounting lets a few dead kubelets
+   * hold a small NodePool's budget at 0). Off by default: it evicts more pods per hour.
    * @default false
    */
   readonly globalConsolidation?: boolean;
