@@ -19,12 +19,24 @@ export interface SoakOptions {
   readonly onLine?: (line: string) => void;
   /** Keep the trace's lines and return them, to compare two runs line by line. @default false */
   readonly keepTrace?: boolean;
+  /**
+   * The functions' `FEATURE_GATES` (e.g. `GlobalConsolidation=true`), so one seed can be played
+   * with each consolidation strategy. @default the functions' defaults (Karpenter's)
+   */
+  readonly featureGates?: string;
+  /**
+   * The NodePool's disruption budget (`nodes`, e.g. `30%`), so a strategy that moves several
+   * nodes at once can be measured. @default Karpenter's default, `10%`
+   */
+  readonly budget?: string;
 }
 
 /** What a soak found. */
 export interface SoakResult {
   readonly seed: number;
   readonly steps: number;
+  /** The `FEATURE_GATES` the functions ran with, when set. */
+  readonly featureGates?: string;
   readonly simulatedMs: number;
   readonly violations: readonly string[];
   /** Pods of the final Deployments that are not running after the quiet period. */
@@ -115,14 +127,28 @@ const DEPLOYMENTS = [
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const random = seeded(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
-  const sim = await Simulation.start({ seed: options.seed, keepTrace: options.keepTrace });
+  const sim = await Simulation.start({
+    seed: options.seed,
+    keepTrace: options.keepTrace,
+    ...(options.featureGates !== undefined ? { environment: { FEATURE_GATES: options.featureGates } } : {}),
+  });
   const log = (line: string) => {
     sim.trace.record('soak', line);
     options.onLine?.(line);
   };
   try {
     applyManifest(sim, NODE_CLASS);
-    applyManifest(sim, NODE_POOL as unknown as KubeObject);
+    const nodePool =
+      options.budget === undefined
+        ? NODE_POOL
+        : {
+            ...NODE_POOL,
+            spec: {
+              ...NODE_POOL.spec,
+              disruption: { ...NODE_POOL.spec.disruption, budgets: [{ nodes: options.budget }] },
+            },
+          };
+    applyManifest(sim, nodePool as unknown as KubeObject);
     for (const d of DEPLOYMENTS)
       sim.workloads.apply({
         kind: 'Deployment',
@@ -149,7 +175,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             catalog,
             instanceTypes: CLUSTER_WORLD_TYPES,
             zones: ZONES,
-            nodePool: NODE_POOL as unknown as KubeObject,
+            nodePool: nodePool as unknown as KubeObject,
             nodeClass: NODE_CLASS,
             pods: kube.store.list('pods').items,
           },
@@ -291,6 +317,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     return {
       seed: options.seed,
       steps: options.steps,
+      ...(options.featureGates !== undefined ? { featureGates: options.featureGates } : {}),
       simulatedMs: sim.elapsed,
       violations: [...sim.invariants.violations],
       podsLost: Math.max(0, wanted - running),
