@@ -136,7 +136,12 @@ describe('the kube-scheduler stand-in, inter-pod affinity', () => {
     running(store, 'cache', 'n3', { labels: { app: 'cache' } });
     pod(store, 'web', { affinity: affinity(term({ app: 'cache' }, ZONE)) });
     pod(store, 'lonely', { affinity: affinity(term({ app: 'queue' }, ZONE)) });
+    // A pod counts only if it matches every term: the cache pod has no tier label.
+    pod(store, 'both', { affinity: affinity(term({ app: 'cache' }, ZONE), term({ tier: 'db' }, ZONE)) });
     scheduler.schedule();
+    expect(message(store, 'both')).toBe(
+      "0/4 nodes are available: 4 node(s) didn't match pod affinity rules.",
+    );
     // n2 runs no cache pod but shares its zone with n3; n1 is roomier and refused.
     expect(nodeOf(store, 'web')).toBe('n2');
     expect(message(store, 'lonely')).toBe(
@@ -154,6 +159,16 @@ describe('the kube-scheduler stand-in, inter-pod affinity', () => {
     // zone b though n1 is roomier.
     expect(nodeOf(store, 'db-0')).toBe('n2');
     expect(nodeOf(store, 'db-1')).toBe('n2');
+    // The first of a group still needs a node with every topology key.
+    pod(store, 'kv-0', {
+      labels: { app: 'kv' },
+      affinity: affinity(term({ app: 'kv' }, ZONE)),
+      nodeSelector: { [HOSTNAME]: 'n3' },
+    });
+    scheduler.schedule();
+    expect(message(store, 'kv-0')).toBe(
+      "0/3 nodes are available: 1 node(s) didn't match pod affinity rules, 2 node(s) didn't match Pod's node affinity/selector.",
+    );
   });
 
   it('matches selectors with In, NotIn, Exists and DoesNotExist', () => {
@@ -161,6 +176,7 @@ describe('the kube-scheduler stand-in, inter-pod affinity', () => {
     running(store, 'p1', 'n1', { labels: { app: 'x', tier: 'front' } });
     running(store, 'p2', 'n2', { labels: { app: 'y' } });
     running(store, 'p3', 'n3', { labels: { app: 'z', tier: 'back' } });
+    running(store, 'p4', 'n1', { labels: { tier: 'front' } });
     const expressions = [
       { key: 'app', operator: 'In', values: ['x', 'y', 'z'] },
       { key: 'app', operator: 'NotIn', values: ['z'] },
@@ -176,8 +192,16 @@ describe('the kube-scheduler stand-in, inter-pod affinity', () => {
         topologyKey: ZONE,
       }),
     });
+    // NotIn matches pods without the key: p4 (zone a), picky and loner (zone b, no labels).
+    pod(store, 'not-xyz', {
+      affinity: antiAffinity({
+        labelSelector: { matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['x', 'y', 'z'] }] },
+        topologyKey: ZONE,
+      }),
+    });
     scheduler.schedule();
     expect(nodeOf(store, 'picky')).toBe('n2');
+    expect(nodeOf(store, 'not-xyz')).toBe('n3');
     // p2 and picky (bound first, no tier label) are in zone b: DoesNotExist matches them.
     expect(nodeOf(store, 'loner')).toBe('n2');
   });
