@@ -41,7 +41,7 @@ export const FUNCTION_ENVIRONMENT = {
   LEASE_NAME: 'name of the cluster Lease (default podlift)',
   REBALANCE_ACTION: 'event (default) or replace: what a rebalance recommendation does',
   FEATURE_GATES:
-    'Karpenter feature gates NodeRepair, SpotToSpotConsolidation and ReservedCapacity, e.g. NodeRepair=true (default: ReservedCapacity on, the others off)',
+    "Karpenter feature gates NodeRepair, SpotToSpotConsolidation and ReservedCapacity, and podlift's GlobalConsolidation, e.g. NodeRepair=true (default: ReservedCapacity on, the others off)",
 } as const;
 
 type Variable = keyof typeof FUNCTION_ENVIRONMENT;

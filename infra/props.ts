@@ -70,7 +70,8 @@ export interface PodliftProps {
    * Karpenter's feature gates podlift has (`FEATURE_GATES`): `nodeRepair` replaces Nodes whose
    * conditions stay unhealthy (Karpenter's `NodeRepair`); `spotToSpotConsolidation` lets
    * consolidation replace spot nodes by cheaper spot nodes (Karpenter's `SpotToSpotConsolidation`);
-   * `reservedCapacity` launches into capacity reservations (Karpenter's `ReservedCapacity`).
+   * `reservedCapacity` launches into capacity reservations (Karpenter's `ReservedCapacity`);
+   * `globalConsolidation` adds podlift's global consolidation after Karpenter's methods.
    * @default Karpenter's defaults: `reservedCapacity` on, the others off
    */
   readonly featureGates?: FeatureGateProps;
@@ -126,6 +127,15 @@ export interface FeatureGateProps {
    * @default true
    */
   readonly reservedCapacity?: boolean;
+  /**
+   * `GlobalConsolidation` (podlift's own): when Karpenter's consolidation methods find nothing,
+   * replace several consolidatable nodes at once by fewer, cheaper new ones, within budgets, PDBs
+   * and do-not-disrupt, when the saving clears Balanced's score; and charge a not-Ready node to its
+   * NodePool's disruption budget once, not twice (Karpenter's accounting lets a few dead kubelets
+   * hold a small NodePool's budget at 0). Off by default: it evicts more pods per hour.
+   * @default false
+   */
+  readonly globalConsolidation?: boolean;
 }
 
 /** {@link PodliftProps} with every default applied. */
@@ -169,6 +179,7 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
     nodeRepair: props.featureGates?.nodeRepair ?? false,
     spotToSpotConsolidation: props.featureGates?.spotToSpotConsolidation ?? false,
     reservedCapacity: props.featureGates?.reservedCapacity ?? true,
+    globalConsolidation: props.featureGates?.globalConsolidation ?? false,
   };
   for (const [gate, value] of Object.entries(featureGates))
     if (typeof value !== 'boolean') throw bad(`featureGates.${gate}`, value, 'must be true or false');

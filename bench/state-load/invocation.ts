@@ -60,14 +60,18 @@ export const LEADING_FORCED_GCS = 1;
  * Measures `runs` invocations of `kind` against the API server at `url` from one container:
  * the first cold (catalog and NodeClass resolution not cached), the rest warm, as consecutive
  * Lambda invocations of one container are. A forced collection brackets each run so the parent
- * can read each run's peak heap from the GC trace.
+ * can read each run's peak heap from the GC trace. `featureGates` is the functions' `FEATURE_GATES`.
  */
 export async function measureInvocations(
   url: string,
   kind: StateLoadKind,
   runs: number,
+  featureGates?: string,
 ): Promise<InvocationMeasurement> {
-  const world = await clusterWorld({ loop: 'bench' });
+  const world = await clusterWorld({
+    loop: 'bench',
+    ...(featureGates === undefined ? {} : { environment: { FEATURE_GATES: featureGates } }),
+  });
   await world.close();
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({

@@ -18,7 +18,8 @@ import {
  * heap it needs, against a fake API server (its own process, over loopback HTTP) holding
  * 1,000 nodes / 10,000 pods and 5,000 nodes / 50,000 pods. Targets: ≤ 1.5 s and ≤ 512 MB at
  * 10,000 pods. Each cluster size is measured in a fresh Node process with `--expose-gc
- * --trace-gc`, so heap figures are exact per run (gc-trace.ts).
+ * --trace-gc`, so heap figures are exact per run (gc-trace.ts). `--feature-gates` runs the
+ * functions with that `FEATURE_GATES` (e.g. `GlobalConsolidation=true`).
  */
 
 const RESULT_MARKER = 'STATE-LOAD-RESULT ';
@@ -60,6 +61,7 @@ async function main(): Promise<number> {
       kind: { type: 'string' },
       json: { type: 'boolean', default: false },
       nodes: { type: 'string' },
+      'feature-gates': { type: 'string' },
     },
     strict: true,
   });
@@ -72,7 +74,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values.child !== undefined) {
-    const m = await measureInvocations(values.child, kind, RUNS);
+    const m = await measureInvocations(values.child, kind, RUNS, values['feature-gates']);
     process.stdout.write(`${RESULT_MARKER}${JSON.stringify(m)}\n`);
     return 0;
   }
@@ -81,11 +83,12 @@ async function main(): Promise<number> {
     shapes.filter((s) => values.nodes === undefined || s.nodes === Number(values.nodes));
   const results: Result[] = [];
   for (const shape of sized(SHAPES))
-    for (const k of kinds.filter((k) => k !== 'consolidation')) results.push(await measureShape(shape, k));
+    for (const k of kinds.filter((k) => k !== 'consolidation'))
+      results.push(await measureShape(shape, k, values['feature-gates']));
   const decisions: Result[] = [];
   if (kinds.includes('consolidation'))
     for (const shape of sized(CONSOLIDATION_SHAPES))
-      decisions.push(await measureShape(shape, 'consolidation'));
+      decisions.push(await measureShape(shape, 'consolidation', values['feature-gates']));
   if (values.json) console.log(JSON.stringify([...results, ...decisions], null, 2));
   else console.log([report(results), consolidationReport(decisions)].filter(Boolean).join('\n\n'));
   // A run that decided no consolidation measured nothing worth a figure.
@@ -102,7 +105,11 @@ async function main(): Promise<number> {
 }
 
 /** Seeds a server process for `shape` and measures `kind` against it from a fresh process. */
-async function measureShape(shape: ClusterShape, kind: StateLoadKind): Promise<Result> {
+async function measureShape(
+  shape: ClusterShape,
+  kind: StateLoadKind,
+  featureGates: string | undefined,
+): Promise<Result> {
   const tsx = import.meta.resolve('tsx');
   process.stderr.write(`bench:state: seeding ${shape.nodes} nodes…\n`);
   const server = spawn(
@@ -127,6 +134,7 @@ async function measureShape(shape: ClusterShape, kind: StateLoadKind): Promise<R
         url,
         '--kind',
         kind,
+        ...(featureGates === undefined ? [] : ['--feature-gates', featureGates]),
       ],
       { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
     );

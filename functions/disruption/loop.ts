@@ -142,6 +142,18 @@ async function decideNext(
     ),
   );
   if (!command) return 'none';
+  // A global-consolidation step says what it saves and moves (its detail), on each candidate.
+  if (command.method === 'consolidation' && command.detail)
+    await explainAll(
+      runtime,
+      invocation,
+      command.candidates.map((name) => ({
+        object: nodeClaimObject(name),
+        type: 'Normal' as const,
+        reason: 'GlobalConsolidation',
+        message: command.detail ?? '',
+      })),
+    );
   const text = JSON.stringify(command);
   // One checkpoint per command, not per candidate: a command recorded on (or deleting) only some
   // of its candidates would be carried out on those alone by the next run.

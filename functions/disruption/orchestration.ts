@@ -13,7 +13,7 @@ import {
   replacementPlans,
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
-import { replacementOptions } from '../../shared/core/disruption/replacement-options';
+import { replacementsOptions } from '../../shared/core/disruption/replacement-options';
 import { staticReplacementPlans } from '../../shared/core/disruption/static-drift';
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
@@ -273,13 +273,14 @@ async function replace(
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).
   if (planned.plans.length === 0 && fixed.plans.length === 0 && unschedulable === 0) return undefined;
-  // A consolidation launches its one replacement with only the options it was decided with
-  // (cheaper than the candidates: replacement-options.ts), never a dearer type EC2 might pick.
+  // A consolidation launches its one replacement (global consolidation's several, as many as it
+  // was decided with at most) with only the options it was decided with (cheaper than the
+  // candidates: replacement-options.ts), never a dearer type EC2 might pick.
   const options =
-    command.method === 'consolidation' && planned.plans.length === 1
-      ? replacementOptions(chosen, planned.plans[0], beside, runtime.ports.config.featureGates)
+    command.method === 'consolidation' && planned.plans.length <= (command.replacements ?? 1)
+      ? replacementsOptions(chosen, planned.plans, beside, runtime.ports.config.featureGates)
       : undefined;
-  if (unschedulable > 0 || (command.method === 'consolidation' && !(options && 'plan' in options))) {
+  if (unschedulable > 0 || (command.method === 'consolidation' && !(options && 'plans' in options))) {
     await cancelCommand(runtime, invocation, snapshot, candidates, true);
     invocation.log.info('disruption command no longer finds its replacement; cancelled', {
       id: command.id,
@@ -287,7 +288,7 @@ async function replace(
     });
     return `cancelled ${command.id}`;
   }
-  const plans = [...fixed.plans, ...(options && 'plan' in options ? [options.plan] : planned.plans)];
+  const plans = [...fixed.plans, ...(options && 'plans' in options ? options.plans : planned.plans)];
   const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {
     annotations: { [ANNOTATIONS.replaces]: command.id },
     reason: `disruption ${command.method}`,

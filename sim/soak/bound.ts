@@ -6,6 +6,7 @@ import { parseEC2NodeClass } from '../../shared/core/manifests/ec2nodeclass-sche
 import { parseNodePool } from '../../shared/core/manifests/nodepool-schema';
 import { podFromManifest } from '../../shared/core/manifests/pod-manifest';
 import { schedulingInputFor } from '../../shared/core/scheduling/plan-capacity';
+import { schedule } from '../../shared/core/scheduling/scheduler';
 import { loadHighsSolver } from '../../shared/runtime/highs-solver';
 import type { KubeObject } from '../fakes/kube';
 
@@ -35,6 +36,12 @@ export interface BoundInput {
   readonly classes: readonly PodClass[];
   /** Pods counted (Pending or Running, not terminating). */
   readonly pods: number;
+  /**
+   * $/h of the planner's fresh plan for those pods on new nodes alone (what `podlift plan` would
+   * launch for an empty cluster): what consolidation could reach at best with podlift's planner,
+   * disruption aside.
+   */
+  readonly planned: number;
 }
 
 /**
@@ -61,7 +68,8 @@ export function boundInput(snapshot: ClusterSnapshot): BoundInput {
     { pods, daemonSets: [], nodes: [], nodePools: [pool], nodeClasses: [nodeClass] },
     catalog,
   );
-  return { types: binTypes(input), classes: podClasses(pods), pods: pods.length };
+  const planned = schedule(input).nodeClaims.reduce((sum, plan) => sum + plan.price, 0);
+  return { types: binTypes(input), classes: podClasses(pods), pods: pods.length, planned };
 }
 
 /** One row of the soak's cost table. */
@@ -71,6 +79,8 @@ export interface BoundPoint {
   readonly pods: number;
   /** What the running and pending instances cost, USD per hour. */
   readonly dollarsPerHour: number;
+  /** What the planner's fresh plan for the same pods costs, USD per hour ({@link BoundInput}). */
+  readonly planned?: number;
   /** The configuration-LP lower bound, USD per hour; absent when it timed out. */
   readonly bound?: number;
   /** Wall milliseconds the LP took. */
@@ -92,9 +102,8 @@ export async function boundPoint(
     shouldStop: () => performance.now() - start > maxMs,
   });
   const lpMs = performance.now() - start;
-  return lp.timedOut
-    ? { atMs, pods: input.pods, dollarsPerHour, lpMs }
-    : { atMs, pods: input.pods, dollarsPerHour, bound: lp.cost, lpMs };
+  const measured = { atMs, pods: input.pods, dollarsPerHour, planned: input.planned, lpMs };
+  return lp.timedOut ? measured : { ...measured, bound: lp.cost };
 }
 
 /** cost ÷ bound, or undefined when there is no bound or nothing to bound. */
@@ -109,7 +118,7 @@ function ratio(p: BoundPoint): number | undefined {
 export function formatBoundTable(points: readonly BoundPoint[]): string {
   const lines = [
     'plan cost against the configuration-LP lower bound:',
-    '  sim min   pods      $/h    bound   ratio',
+    '  sim min   pods      $/h    bound   ratio   fresh plan ÷ bound',
   ];
   for (const p of points) {
     const r = ratio(p);
@@ -117,7 +126,9 @@ export function formatBoundTable(points: readonly BoundPoint[]): string {
       `  ${(p.atMs / 60_000).toFixed(1).padStart(7)} ${String(p.pods).padStart(6)} ${p.dollarsPerHour.toFixed(3).padStart(8)} ${
         p.bound === undefined
           ? 'bound timed out'
-          : `${p.bound.toFixed(3).padStart(8)} ${r === undefined ? '      -' : r.toFixed(2).padStart(7)}`
+          : `${p.bound.toFixed(3).padStart(8)} ${r === undefined ? '      -' : r.toFixed(2).padStart(7)}${
+              p.planned !== undefined && p.bound > 0 ? (p.planned / p.bound).toFixed(2).padStart(21) : ''
+            }`
       }`,
     );
   }

@@ -107,3 +107,29 @@ export function formatCostReport(report: CostReport): string {
     `saved per eviction: ${report.savedPerEviction === undefined ? 'no eviction' : `$${report.savedPerEviction.toFixed(4)}/h`}`,
   ].join('\n');
 }
+
+/** One run of a side-by-side comparison: the strategy's name, its report and its trace digest. */
+export interface ComparedRun {
+  readonly name: string;
+  readonly report: CostReport;
+  readonly digest: string;
+}
+
+/**
+ * The runs' figures side by side, one row a strategy (issue 23's baseline measured in the same
+ * run): settled and whole-run cost ÷ bound, evictions and voluntarily disrupted nodes per hour,
+ * and the trace digest that proves each run replays exactly.
+ */
+export function formatCostComparison(runs: readonly ComparedRun[]): string {
+  const ratio = (f: PhaseFigures) =>
+    f.mean === undefined || f.max === undefined
+      ? 'no point'
+      : `${f.mean.toFixed(2)} (max ${f.max.toFixed(2)})`;
+  return [
+    'strategy   | settled ÷ bound | whole ÷ bound | evictions/h | nodes disrupted/h | digest',
+    ...runs.map(
+      (r) =>
+        `${r.name.padEnd(10)} | ${ratio(r.report.settled)} | ${ratio(r.report.whole)} | ${r.report.evictionsPerHour.toFixed(1)} | ${r.report.disruptedNodesPerHour.toFixed(1)} | ${r.digest.slice(0, 16)}`,
+    ),
+  ].join('\n');
+}

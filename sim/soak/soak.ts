@@ -24,6 +24,11 @@ export interface SoakOptions {
    * with each consolidation strategy. @default the functions' defaults (Karpenter's)
    */
   readonly featureGates?: string;
+  /**
+   * The NodePool's disruption budget (`nodes`, e.g. `30%`), so a strategy that moves several
+   * nodes at once can be measured. @default Karpenter's default, `10%`
+   */
+  readonly budget?: string;
 }
 
 /** What a soak found. */
@@ -133,7 +138,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   };
   try {
     applyManifest(sim, NODE_CLASS);
-    applyManifest(sim, NODE_POOL as unknown as KubeObject);
+    const nodePool =
+      options.budget === undefined
+        ? NODE_POOL
+        : {
+            ...NODE_POOL,
+            spec: {
+              ...NODE_POOL.spec,
+              disruption: { ...NODE_POOL.spec.disruption, budgets: [{ nodes: options.budget }] },
+            },
+          };
+    applyManifest(sim, nodePool as unknown as KubeObject);
     for (const d of DEPLOYMENTS)
       sim.workloads.apply({
         kind: 'Deployment',
@@ -160,7 +175,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             catalog,
             instanceTypes: CLUSTER_WORLD_TYPES,
             zones: ZONES,
-            nodePool: NODE_POOL as unknown as KubeObject,
+            nodePool: nodePool as unknown as KubeObject,
             nodeClass: NODE_CLASS,
             pods: kube.store.list('pods').items,
           },

@@ -2,19 +2,22 @@ import { parseQuantity, parseQuantityMilli } from '../../shared/core/model/quant
 import type { Clock } from '../../shared/core/ports/time';
 import type { KubeObject } from '../fakes/kube';
 import type { KubeStore } from '../fakes/kube/store';
+import { type NodeInclusion, PodTopology } from './kube-scheduler-topology';
 
 /**
  * A stand-in for kube-scheduler: binds pending pods to nodes where they fit and marks the rest
  * PodScheduled=False, reason Unschedulable, as kube-scheduler does. Its fit check is its own —
  * requests against allocatable minus what bound pods request, the pod count, nodeSelector,
- * required node affinity, taints against tolerations, cordons — and deliberately shares nothing
+ * required node affinity, taints against tolerations, cordons, required inter-pod affinity and
+ * anti-affinity, topology spread constraints that say DoNotSchedule — and deliberately shares nothing
  * with podlift's scheduler in shared/core/scheduling, so a plan the core gets wrong shows up as
  * pods that stay pending in the world.
  *
  * Matched against kubernetes/kubernetes pkg/scheduler/framework/plugins: noderesources/fit.go
  * (`computePodResourceRequest`: max(sum of containers, each init container) + overhead),
  * nodeaffinity/node_affinity.go, tainttoleration/taint_toleration.go (NoSchedule and NoExecute
- * must be tolerated), nodeunschedulable/node_unschedulable.go. Scoring is LeastAllocated, the
+ * must be tolerated), nodeunschedulable/node_unschedulable.go, interpodaffinity/filtering.go and
+ * podtopologyspread/filtering.go (see kube-scheduler-topology.ts). Scoring is LeastAllocated, the
  * default profile's.
  */
 export class KubeSchedulerStandIn {
@@ -46,14 +49,21 @@ export class KubeSchedulerStandIn {
    */
   schedule(): Map<string, string> {
     if (this.isDown) return new Map();
-    const nodes = this.store.list('nodes').items.filter((n) => !n.metadata.deletionTimestamp);
+    // Every Node is in kube-scheduler's snapshot, one being deleted too: its pods still count for
+    // inter-pod affinity and topology spread, though the stand-in binds nothing to it.
+    const allNodes = this.store.list('nodes').items;
+    const nodes = allNodes.filter((n) => !n.metadata.deletionTimestamp);
+    const nodesByName = new Map(allNodes.map((n) => [n.metadata.name ?? '', n]));
     const pods = this.store.list('pods').items;
     const used = new Map<string, Usage>(nodes.map((n) => [n.metadata.name ?? '', emptyUsage()]));
+    const topology = new PodTopology(this.namespaceLabels());
     for (const pod of pods) {
       const nodeName = spec(pod).nodeName as string | undefined;
       if (!nodeName || isFinished(pod)) continue;
       const usage = used.get(nodeName);
       if (usage) addUsage(usage, podRequests(pod));
+      const node = nodesByName.get(nodeName);
+      if (node) topology.place(pod, node);
     }
     const bound = new Map<string, string>();
     const pending = pods
@@ -65,10 +75,11 @@ export class KubeSchedulerStandIn {
     for (const pod of pending) {
       const requests = podRequests(pod);
       const reasons = new Map<string, number>();
+      const topologyUnfit = topology.filterFor(pod, inclusionOf(pod), allNodes);
       let best: { node: KubeObject; score: number } | undefined;
       for (const node of nodes) {
         const usage = used.get(node.metadata.name ?? '') ?? emptyUsage();
-        const why = unfit(pod, requests, node, usage);
+        const why = unfit(pod, requests, node, usage) ?? topologyUnfit(node);
         if (why) {
           reasons.set(why, (reasons.get(why) ?? 0) + 1);
           continue;
@@ -81,10 +92,19 @@ export class KubeSchedulerStandIn {
         const nodeName = best.node.metadata.name ?? '';
         this.bind(pod, nodeName);
         addUsage(used.get(nodeName) ?? emptyUsage(), requests);
+        topology.place(pod, best.node);
         bound.set(key, nodeName);
       } else this.markUnschedulable(pod, nodes.length, reasons);
     }
     return bound;
+  }
+
+  /** A namespace's labels for namespaceSelectors, with the `kubernetes.io/metadata.name` the API server sets. */
+  private namespaceLabels(): (namespace: string) => Record<string, string> {
+    const labels = new Map(
+      this.store.list('namespaces').items.map((ns) => [ns.metadata.name ?? '', ns.metadata.labels ?? {}]),
+    );
+    return (namespace) => ({ ...labels.get(namespace), 'kubernetes.io/metadata.name': namespace });
   }
 
   private bind(pod: KubeObject, nodeName: string): void {
@@ -169,16 +189,8 @@ function unfit(pod: KubeObject, requests: Usage, node: KubeObject, usage: Usage)
   const tolerations = (spec(pod).tolerations ?? []) as Json[];
   if (spec(node).unschedulable && !tolerations.some((t) => tolerates(t, UNSCHEDULABLE_TAINT)))
     return 'node(s) were unschedulable';
-  const labels = node.metadata.labels ?? {};
-  const selector = (spec(pod).nodeSelector ?? {}) as Record<string, string>;
-  if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
-    return "node(s) didn't match Pod's node affinity/selector";
-  const terms = (spec(pod).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
-    ?.nodeSelectorTerms ?? []) as Json[];
-  if (terms.length > 0 && !terms.some((term) => termMatches(term, labels)))
-    return "node(s) didn't match Pod's node affinity/selector";
-  const taints = ((spec(node).taints ?? []) as Json[]).filter((t) => t.effect !== 'PreferNoSchedule');
-  const untolerated = taints.find((taint) => !tolerations.some((t) => tolerates(t, taint)));
+  if (!matchesNodeAffinity(pod, node)) return "node(s) didn't match Pod's node affinity/selector";
+  const untolerated = untoleratedTaint(pod, node);
   if (untolerated) return `node(s) had untolerated taint {${untolerated.key}: ${untolerated.value ?? ''}}`;
   const allocatable = allocatableOf(node);
   for (const [resource, value] of requests) {
@@ -187,6 +199,31 @@ function unfit(pod: KubeObject, requests: Usage, node: KubeObject, usage: Usage)
       return resource === 'pods' ? 'Too many pods' : `Insufficient ${resource}`;
   }
   return undefined;
+}
+
+/** nodeSelector and required node affinity (nodeaffinity/node_affinity.go). */
+function matchesNodeAffinity(pod: KubeObject, node: KubeObject): boolean {
+  const labels = node.metadata.labels ?? {};
+  const selector = (spec(pod).nodeSelector ?? {}) as Record<string, string>;
+  if (Object.entries(selector).some(([k, v]) => labels[k] !== v)) return false;
+  const terms = (spec(pod).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+    ?.nodeSelectorTerms ?? []) as Json[];
+  return terms.length === 0 || terms.some((term) => termMatches(term, labels));
+}
+
+/** The first NoSchedule or NoExecute taint of `node` that `pod` does not tolerate. */
+function untoleratedTaint(pod: KubeObject, node: KubeObject): Json | undefined {
+  const tolerations = (spec(pod).tolerations ?? []) as Json[];
+  const taints = ((spec(node).taints ?? []) as Json[]).filter((t) => t.effect !== 'PreferNoSchedule');
+  return taints.find((taint) => !tolerations.some((t) => tolerates(t, taint)));
+}
+
+/** The NodeInclusionPolicies of a pod's topology spread constraints, in the stand-in's own checks. */
+function inclusionOf(pod: KubeObject): NodeInclusion {
+  return {
+    matchesNodeAffinity: (node) => matchesNodeAffinity(pod, node),
+    toleratesTaints: (node) => untoleratedTaint(pod, node) === undefined,
+  };
 }
 
 const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };

@@ -24,7 +24,12 @@ describe('parseFunctionConfig', () => {
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true },
+      featureGates: {
+        nodeRepair: false,
+        spotToSpotConsolidation: false,
+        reservedCapacity: true,
+        globalConsolidation: false,
+      },
     });
   });
 
@@ -59,13 +64,20 @@ describe('parseFunctionConfig', () => {
   it("reads FEATURE_GATES as Karpenter does: each gate at Karpenter's default, other gates ignored", () => {
     const gates = (FEATURE_GATES: string) =>
       parseFunctionConfig({ ...env, FEATURE_GATES }, 'termination').featureGates;
-    const off = { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true };
+    const off = {
+      nodeRepair: false,
+      spotToSpotConsolidation: false,
+      reservedCapacity: true,
+      globalConsolidation: false,
+    };
     expect(gates('NodeRepair=true')).toStrictEqual({ ...off, nodeRepair: true });
     expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({
       nodeRepair: true,
       spotToSpotConsolidation: true,
       reservedCapacity: true,
+      globalConsolidation: false,
     });
+    expect(gates('GlobalConsolidation=true')).toStrictEqual({ ...off, globalConsolidation: true });
     expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual(off);
     expect(gates('ReservedCapacity=false')).toStrictEqual({ ...off, reservedCapacity: false });
     expect(gates('StaticCapacity=true')).toStrictEqual(off);

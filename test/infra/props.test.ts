@@ -63,7 +63,12 @@ describe('props', () => {
       clusterName: 'demo',
       clusterAccess: { kind: 'eks' },
       rebalanceAction: 'event',
-      featureGates: { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true },
+      featureGates: {
+        nodeRepair: false,
+        spotToSpotConsolidation: false,
+        reservedCapacity: true,
+        globalConsolidation: false,
+      },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
       installManifests: true,
@@ -78,6 +83,7 @@ describe('props', () => {
       nodeRepair: true,
       spotToSpotConsolidation: false,
       reservedCapacity: true,
+      globalConsolidation: false,
     });
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { reservedCapacity: false } }).featureGates
@@ -85,7 +91,12 @@ describe('props', () => {
     ).toBe(false);
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { spotToSpotConsolidation: true } }).featureGates,
-    ).toEqual({ nodeRepair: false, spotToSpotConsolidation: true, reservedCapacity: true });
+    ).toEqual({
+      nodeRepair: false,
+      spotToSpotConsolidation: true,
+      reservedCapacity: true,
+      globalConsolidation: false,
+    });
     expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
       'props.featureGates.nodeRepair "yes" must be true or false',
     );
@@ -100,12 +111,19 @@ describe('props', () => {
       nodeRepair: true,
       spotToSpotConsolidation: false,
       reservedCapacity: true,
+      globalConsolidation: false,
     });
     expect(fromContext('SpotToSpotConsolidation=true,ReservedCapacity=false').featureGates).toEqual({
       nodeRepair: false,
       spotToSpotConsolidation: true,
       reservedCapacity: false,
+      globalConsolidation: false,
     });
+    expect(fromContext('GlobalConsolidation=true').featureGates?.globalConsolidation).toBe(true);
+    expect(
+      resolveProps({ clusterName: 'demo', featureGates: { globalConsolidation: true } }).featureGates
+        .globalConsolidation,
+    ).toBe(true);
     expect(() => fromContext('NodeRepair')).toThrow(
       'context featureGates "NodeRepair" must be Name=true|false pairs',
     );

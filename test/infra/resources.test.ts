@@ -94,7 +94,8 @@ describe('the functions', () => {
         LEASE_NAMESPACE: 'podlift',
         LEASE_NAME: 'podlift',
         REBALANCE_ACTION: 'event',
-        FEATURE_GATES: 'NodeRepair=false,SpotToSpotConsolidation=false,ReservedCapacity=true',
+        FEATURE_GATES:
+          'NodeRepair=false,SpotToSpotConsolidation=false,ReservedCapacity=true,GlobalConsolidation=false',
         NODE_OPTIONS: '--enable-source-maps',
       });
     }

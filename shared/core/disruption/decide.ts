@@ -6,12 +6,15 @@ import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
 import { driftedCondition, driftOrder } from './drift';
+import { globalConsolidation } from './global-consolidation';
 import {
+  alreadyDisrupting,
   budgetFor,
   type Consolidation,
   computeConsolidation,
   type DisruptionCommand,
   multiNodeConsolidation,
+  type PoolCounts,
   poolDisruptionCounts,
   replacementPlans,
   simulateRemoval,
@@ -35,6 +38,11 @@ export interface DisruptionSettings extends ConsolidationSettings {
    * clock. @default never
    */
   readonly outOfTime?: () => boolean;
+  /**
+   * The `GlobalConsolidation` feature gate: when Karpenter's methods find nothing, one
+   * global-consolidation step (global-consolidation.ts). @default false
+   */
+  readonly globalConsolidation?: boolean;
 }
 
 /** A candidate and why a method did not take it. */
@@ -99,8 +107,12 @@ export function decideDisruption(
     const why = unconsolidatableBecause(c);
     if (why) unconsolidatable.push({ nodeClaim: c.claim.name, node: c.node.name, why });
   }
+  // With podlift's consolidation, a not-Ready candidate is charged to its budget once, not twice.
+  const exempt = (c: Candidate) => settings.globalConsolidation === true && alreadyDisrupting(c, counts);
+  const budget = (c: Candidate, reason: DisruptionReason) =>
+    exempt(c) ? Number.POSITIVE_INFINITY : budgetFor(c, reason, counts, now);
   const withinBudget = (c: Candidate, reason: DisruptionReason) => {
-    if (budgetFor(c, reason, counts, now) > 0) return true;
+    if (budget(c, reason) > 0) return true;
     pass(c, `the NodePool's disruption budget for ${reason} allows no more nodes now`);
     return false;
   };
@@ -111,6 +123,7 @@ export function decideDisruption(
     replace: boolean,
     savings: number,
     detail?: string,
+    replacements = 1,
   ): DisruptionCommand => ({
     id: `${method}-${chosen[0].claim.name}-${now}`,
     method,
@@ -118,6 +131,7 @@ export function decideDisruption(
     decidedAt: new Date(now).toISOString(),
     candidates: chosen.map((c) => c.claim.name),
     replace,
+    ...(replacements > 1 ? { replacements } : {}),
     savings,
     ...(detail ? { detail } : {}),
   });
@@ -133,7 +147,7 @@ export function decideDisruption(
     for (const c of list) {
       const blocked = blockOf(c);
       if (blocked) pass(c, blocked);
-      else if (budgetFor(c, reason, counts, now) > chosen.filter((e) => e.pool.name === c.pool.name).length)
+      else if (budget(c, reason) > chosen.filter((e) => e.pool.name === c.pool.name && !exempt(e)).length)
         chosen.push(c);
       else pass(c, `the NodePool's disruption budget for ${reason} allows no more nodes now`);
     }
@@ -165,7 +179,7 @@ export function decideDisruption(
   const staticDrift = staticDriftChoice(
     drifted.filter((c) => isStaticNodePool(c.pool)),
     snapshot,
-    (c, reason) => budgetFor(c, reason, counts, now),
+    budget,
   );
   for (const p of staticDrift.passedOver) pass(p.candidate, p.why);
   if (staticDrift.chosen.length > 0) {
@@ -223,7 +237,7 @@ export function decideDisruption(
   // Multi-node searches only what the budgets allow together; single-node takes one node at a
   // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
   const multi = multiNodeConsolidation(
-    withinBudgetInOrder(passable, counts, now).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
+    withinBudgetInOrder(passable, counts, now, exempt).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
     snapshot,
     approves,
     settings,
@@ -257,7 +271,33 @@ export function decideDisruption(
     settings.outOfTime ?? (() => false),
   );
   const resumeAt = walked.resumeAt ?? null;
-  if (!walked.found) return decided(undefined, resumeAt);
+  if (!walked.found) {
+    // Only when Karpenter's methods found nothing and time is left: one step toward the cheapest
+    // plan of each NodePool's candidates, scored as Balanced scores whatever the policy.
+    const step =
+      settings.globalConsolidation && !settings.outOfTime?.()
+        ? globalConsolidation(
+            withinBudgetInOrder(underutilized, counts, now, exempt),
+            snapshot,
+            nodePoolTotals(snapshot),
+            settings,
+          )
+        : undefined;
+    if (!step) return decided(undefined, resumeAt);
+    const { consolidation } = step;
+    return decided(
+      command(
+        'consolidation',
+        'Underutilized',
+        step.candidates,
+        consolidation.action === 'replace',
+        consolidation.savings,
+        step.detail,
+        consolidation.action === 'replace' ? consolidation.plans.length : 0,
+      ),
+      resumeAt,
+    );
+  }
   const { candidate, result } = walked.found;
   return decided(
     command('consolidation', 'Underutilized', [candidate], result.action === 'replace', result.savings),
@@ -287,16 +327,22 @@ export function unconsolidatableBecause(c: Candidate): string | undefined {
  * command the budgets allow (kubernetes-sigs/karpenter
  * pkg/controllers/disruption/multinodeconsolidation.go `MultiNodeConsolidation.ComputeCommands`:
  * it walks the sorted candidates, skips one whose NodePool's `disruptionBudgetMapping` entry is 0
- * and decrements the entry for each it keeps, then caps the batch at 100).
+ * and decrements the entry for each it keeps, then caps the batch at 100). An `exempt` candidate
+ * (`alreadyDisrupting`, with podlift's consolidation) is kept without being charged.
  */
 export function withinBudgetInOrder(
   ordered: readonly Candidate[],
-  counts: ReadonlyMap<string, { nodes: number; disrupting: number }>,
+  counts: ReadonlyMap<string, PoolCounts>,
   now: number,
+  exempt: (c: Candidate) => boolean = () => false,
 ): Candidate[] {
   const remaining = new Map<string, number>();
   const kept: Candidate[] = [];
   for (const c of ordered) {
+    if (exempt(c)) {
+      kept.push(c);
+      continue;
+    }
     const left = remaining.get(c.pool.name) ?? budgetFor(c, 'Underutilized', counts, now);
     if (left <= 0) continue;
     kept.push(c);
@@ -340,7 +386,7 @@ function consolidationHolds(
 ): boolean {
   if (command.method !== 'consolidation') return true;
   const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
-  const consolidation = simulateRemoval(chosen, snapshot, settings);
+  const consolidation = simulateRemoval(chosen, snapshot, settings, command.replacements);
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }
 

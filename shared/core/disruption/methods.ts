@@ -9,7 +9,7 @@ import type { Candidate, DisruptionMethod } from './candidates';
 import {
   type ConsolidationSettings,
   DEFAULT_CONSOLIDATION_SETTINGS,
-  replacementOptions,
+  replacementsOptions,
 } from './replacement-options';
 import { simulationBase } from './simulation-base';
 
@@ -31,6 +31,11 @@ export interface DisruptionCommand {
   readonly candidates: readonly string[];
   /** Whether the candidates' pods need new capacity first (drift, replace-consolidation). */
   readonly replace: boolean;
+  /**
+   * How many new nodes a consolidation may launch (podlift's global consolidation; absent, one,
+   * as Karpenter's consolidation).
+   */
+  readonly replacements?: number;
   /** USD per hour saved: candidates' prices minus the replacement's. */
   readonly savings: number;
   /** What the method found, in words (e.g. which subnet drifted). */
@@ -52,7 +57,14 @@ export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeCl
 /** What consolidating one candidate would do: delete it, or replace it with one cheaper node. */
 export type Consolidation =
   | { readonly action: 'delete'; readonly savings: number }
-  | { readonly action: 'replace'; readonly plan: NodeClaimPlan; readonly savings: number };
+  | {
+      readonly action: 'replace';
+      /** The first (for Karpenter's methods, the only) replacement. */
+      readonly plan: NodeClaimPlan;
+      /** Every replacement, `plan` first. */
+      readonly plans: readonly NodeClaimPlan[];
+      readonly savings: number;
+    };
 
 /** Why consolidating the candidates is not possible, when Karpenter says so in an Unconsolidatable Event. */
 export interface NoConsolidation {
@@ -83,8 +95,9 @@ export function simulateRemoval(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+  maxReplacements = 1,
 ): Consolidation | undefined {
-  const result = computeConsolidation(candidates, snapshot, settings);
+  const result = computeConsolidation(candidates, snapshot, settings, maxReplacements);
   return result.action === 'none' ? undefined : result;
 }
 
@@ -94,11 +107,14 @@ export function simulateRemoval(
  * deleted (besideCommandsInFlight) together with the candidates' pods, and gives up when a
  * candidate's pod would land on a node that is not initialized yet: otherwise the candidates'
  * pods are counted onto room others are about to take, and need a new node the moment they move.
+ * Karpenter launches at most one replacement; podlift's global consolidation passes
+ * `maxReplacements` to allow more (each narrowed by `replacementsOptions`).
  */
 export function computeConsolidation(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+  maxReplacements = 1,
 ): Consolidation | NoConsolidation {
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
   if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0))
@@ -114,11 +130,13 @@ export function computeConsolidation(
   if (result.placements.some((p) => uninitialized.has(p.node) && p.pods.some((pod) => mine.has(pod.uid))))
     return { action: 'none' };
   if (result.nodeClaims.length === 0) return { action: 'delete', savings: price };
-  if (result.nodeClaims.length > 1)
+  if (result.nodeClaims.length > maxReplacements)
     return { action: 'none', why: `Can't remove without creating ${result.nodeClaims.length} candidates` };
-  const options = replacementOptions(candidates, result.nodeClaims[0], snapshot, settings);
+  const options = replacementsOptions(candidates, result.nodeClaims, snapshot, settings);
   if ('why' in options) return { action: 'none', why: options.why };
-  return { action: 'replace', plan: options.plan, savings: price - options.plan.price };
+  const [plan] = options.plans;
+  const cost = options.plans.reduce((sum, p) => sum + p.price, 0);
+  return { action: 'replace', plan, plans: options.plans, savings: price - cost };
 }
 
 /**
@@ -158,15 +176,14 @@ export function multiNodeConsolidation(
  * more working nodes go — and of those, a Node that is not Ready, or a NodeClaim being deleted or
  * under a disruption command, is disrupting.
  */
-export function poolDisruptionCounts(
-  snapshot: ClusterSnapshot,
-): Map<string, { nodes: number; disrupting: number }> {
-  const counts = new Map<string, { nodes: number; disrupting: number }>();
+export function poolDisruptionCounts(snapshot: ClusterSnapshot): Map<string, PoolCounts> {
+  const counts = new Map<string, { nodes: number; disrupting: number; notReady: number }>();
   for (const { node, nodeClaim: claim } of joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims)) {
     const pool = claim?.labels[LABEL_NODEPOOL];
     if (!node || !claim || !pool || !conditionIsTrue(claim, 'Initialized')) continue;
-    const entry = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
+    const entry = counts.get(pool) ?? { nodes: 0, disrupting: 0, notReady: 0 };
     entry.nodes++;
+    if (node.ready !== true) entry.notReady++;
     if (
       node.ready !== true ||
       node.deleting ||
@@ -179,11 +196,20 @@ export function poolDisruptionCounts(
   return counts;
 }
 
+/** A NodePool's nodes as its budgets count them (`poolDisruptionCounts`). */
+export interface PoolCounts {
+  readonly nodes: number;
+  /** Nodes not Ready, being deleted or under a disruption command. */
+  readonly disrupting: number;
+  /** Nodes whose Node is not Ready (each also counted in `disrupting`). */
+  readonly notReady: number;
+}
+
 /** How many nodes of the candidate's pool may still be disrupted for `reason`. */
 export function budgetFor(
   candidate: Candidate,
   reason: DisruptionReason,
-  counts: ReadonlyMap<string, { nodes: number; disrupting: number }>,
+  counts: ReadonlyMap<string, PoolCounts>,
   now: number,
 ): number {
   const count = counts.get(candidate.pool.name) ?? { nodes: 1, disrupting: 0 };
@@ -215,4 +241,30 @@ export function replacementPlans(
     plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),
     unschedulable: result.unschedulable.filter((u) => mine.has(u.pod.uid)).length,
   };
+}
+
+/**
+ * The share of a NodePool's nodes that may be not Ready for {@link alreadyDisrupting} to hold:
+ * node repair's `allowedUnhealthyPercent` (kubernetes-sigs/karpenter
+ * pkg/controllers/node/health/controller.go), past which a failure is too wide to be the nodes'.
+ */
+const ALREADY_DISRUPTING_PERCENT = 20;
+
+/**
+ * Whether the candidate's Node is not Ready and so already counted as disrupting by its NodePool's
+ * budgets (`poolDisruptionCounts`, as Karpenter's `BuildDisruptionBudgetMapping`): disrupting it
+ * takes nothing more from them — a not-Ready node removed is still one node out. Karpenter charges
+ * it twice (once as not Ready, once as the candidate), so a few dead kubelets hold every budget at
+ * 0 and nothing is consolidated until they are gone. podlift's consolidation
+ * (`GlobalConsolidation`) charges it once, but only while at most
+ * {@link ALREADY_DISRUPTING_PERCENT} % of the NodePool's nodes are not Ready: a wider failure (a
+ * zone or the network) is not the nodes' and removes nothing more than the budget allows.
+ */
+export function alreadyDisrupting(candidate: Candidate, counts: ReadonlyMap<string, PoolCounts>): boolean {
+  const count = counts.get(candidate.pool.name);
+  return (
+    candidate.node.ready !== true &&
+    count !== undefined &&
+    count.notReady * 100 <= count.nodes * ALREADY_DISRUPTING_PERCENT
+  );
 }

@@ -34,7 +34,7 @@ export type ReplacementOptions = { readonly plan: NodeClaimPlan } | { readonly w
 
 /**
  * The replacement `plan` for `candidates` with only the options Karpenter would launch: each
- * option's worst launch price below the candidates' price together (and, for several
+ * option's worst launch price below `price`, by default the candidates' price together (and, for several
  * candidates, below the cheapest candidate whose own type is among the options:
  * `filterOutSameInstanceType`, deleting fewer nodes is the better move then), minValues still
  * satisfied, cheapest first. When every candidate is spot and the replacement may be spot, only
@@ -48,9 +48,9 @@ export function replacementOptions(
   plan: NodeClaimPlan,
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings,
+  price = candidates.reduce((sum, c) => sum + c.price, 0),
 ): ReplacementOptions {
   const types = typesByName(plan, snapshot);
-  const price = candidates.reduce((sum, c) => sum + c.price, 0);
   const allSpot = candidates.every((c) => c.capacityType === 'spot');
   const spotToSpot = allSpot && (plan.requirements.get(LABEL_CAPACITY_TYPE)?.has('spot') ?? true);
   if (spotToSpot && !settings.spotToSpotConsolidation)
@@ -199,4 +199,32 @@ function narrowed(plan: NodeClaimPlan, options: readonly InstanceTypeOption[]): 
       Requirement.of(LABEL_CAPACITY_TYPE, 'In', capacityTypes),
     ),
   };
+}
+
+/** Several narrowed replacements, or why one of them has no option left. */
+export type ReplacementsOptions = { readonly plans: readonly NodeClaimPlan[] } | { readonly why: string };
+
+/**
+ * {@link replacementOptions} for a move that needs several new nodes (podlift's global
+ * consolidation; Karpenter's consolidation launches at most one): each plan narrowed below its
+ * share of the candidates' price, in proportion to its own expected price. The shares add up to
+ * the candidates' price, so whichever options EC2 picks, the replacements together cost less than
+ * the candidates; one plan keeps the whole price, exactly as {@link replacementOptions}.
+ */
+export function replacementsOptions(
+  candidates: readonly Candidate[],
+  plans: readonly NodeClaimPlan[],
+  snapshot: ClusterSnapshot,
+  settings: ConsolidationSettings,
+): ReplacementsOptions {
+  const price = candidates.reduce((sum, c) => sum + c.price, 0);
+  const planned = plans.reduce((sum, p) => sum + p.price, 0);
+  const narrowedPlans: NodeClaimPlan[] = [];
+  for (const plan of plans) {
+    const share = plans.length === 1 ? price : (price * plan.price) / planned;
+    const options = replacementOptions(candidates, plan, snapshot, settings, share);
+    if ('why' in options) return options;
+    narrowedPlans.push(options.plan);
+  }
+  return { plans: narrowedPlans };
 }

@@ -18,16 +18,25 @@ export interface FeatureGates {
    * reserved_capacity_resolver.go `ResolveOfferings`); off, they are only resolved into status.
    */
   readonly reservedCapacity: boolean;
+  /**
+   * `GlobalConsolidation` (podlift's own, not Karpenter's): after Karpenter's consolidation
+   * methods find nothing, plan a NodePool's Consolidatable candidates' pods afresh and move toward
+   * the cheaper fleet in one command of several candidates (global-consolidation.ts). Off: the
+   * consolidation strategy is Karpenter's alone.
+   */
+  readonly globalConsolidation: boolean;
 }
 
 /**
  * Every gate at Karpenter's default (options.go's `FEATURE_GATES` default
- * `NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,…`).
+ * `NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,…`), and podlift's own
+ * `GlobalConsolidation` off.
  */
 export const DEFAULT_FEATURE_GATES: FeatureGates = {
   nodeRepair: false,
   spotToSpotConsolidation: false,
   reservedCapacity: true,
+  globalConsolidation: false,
 };
 
 /** strconv.ParseBool's spellings, which Karpenter's `--feature-gates` map accepts. */
@@ -61,6 +70,7 @@ export function parseFeatureGates(text: string): FeatureGates | undefined {
     if (name?.trim() === 'NodeRepair') gates.nodeRepair = enabled;
     if (name?.trim() === 'SpotToSpotConsolidation') gates.spotToSpotConsolidation = enabled;
     if (name?.trim() === 'ReservedCapacity') gates.reservedCapacity = enabled;
+    if (name?.trim() === 'GlobalConsolidation') gates.globalConsolidation = enabled;
   }
   return gates;
 }

@@ -42,8 +42,8 @@ const counts = (members: readonly [StateNode, NodeClaim][]) =>
 describe('poolDisruptionCounts', () => {
   it('counts the initialized nodes of each NodePool, none disrupting when all are Ready', () => {
     expect(counts([member('a'), member('b'), member('c', 'batch')])).toStrictEqual({
-      default: { nodes: 2, disrupting: 0 },
-      batch: { nodes: 1, disrupting: 0 },
+      default: { nodes: 2, disrupting: 0, notReady: 0 },
+      batch: { nodes: 1, disrupting: 0, notReady: 0 },
     });
   });
 
@@ -51,7 +51,9 @@ describe('poolDisruptionCounts', () => {
     const booting = member('b', 'default', {
       conditions: [{ ...initialized, status: 'False', reason: 'NotInitialized' }],
     });
-    expect(counts([member('a'), booting])).toStrictEqual({ default: { nodes: 1, disrupting: 0 } });
+    expect(counts([member('a'), booting])).toStrictEqual({
+      default: { nodes: 1, disrupting: 0, notReady: 0 },
+    });
     expect(counts([member('c', 'default', { conditions: [] })])).toStrictEqual({});
   });
 
@@ -66,7 +68,7 @@ describe('poolDisruptionCounts', () => {
           nodeClaims: [member('a')[1], unregistered],
         }),
       ),
-    ).toStrictEqual({ default: { nodes: 1, disrupting: 0 } });
+    ).toStrictEqual({ default: { nodes: 1, disrupting: 0, notReady: 0 } });
   });
 
   it('leaves out a NodeClaim without a NodePool label (not managed by a NodePool)', () => {
@@ -77,7 +79,7 @@ describe('poolDisruptionCounts', () => {
 
   it('counts a Node that is not Ready as disrupting', () => {
     expect(counts([member('a'), member('b', 'default', { node: { ready: false } })])).toStrictEqual({
-      default: { nodes: 2, disrupting: 1 },
+      default: { nodes: 2, disrupting: 1, notReady: 1 },
     });
   });
 
@@ -92,6 +94,8 @@ describe('poolDisruptionCounts', () => {
       { ...c, annotations: { ...c.annotations, 'podlift.dev/disruption-command': 'drift-claim-d-1' } },
     ];
     for (const disrupting of [deletingNode, deletingClaim, commanded])
-      expect(counts([member('a'), disrupting])).toStrictEqual({ default: { nodes: 2, disrupting: 1 } });
+      expect(counts([member('a'), disrupting])).toStrictEqual({
+        default: { nodes: 2, disrupting: 1, notReady: 0 },
+      });
   });
 });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { parseFeatureGates } from '../../../shared/core/model/feature-gates';
 
 /** Karpenter's defaults: ReservedCapacity on, the others off. */
-const off = { nodeRepair: false, spotToSpotConsolidation: false, reservedCapacity: true };
+const off = {
+  nodeRepair: false,
+  spotToSpotConsolidation: false,
+  reservedCapacity: true,
+  globalConsolidation: false,
+};
 
 // kubernetes-sigs/karpenter pkg/operator/options/options.go `FeatureGates` parsed as a
 // cliflag.MapStringBool: `Name=bool` pairs, each bool as strconv.ParseBool spells it.
@@ -25,12 +30,21 @@ describe('parseFeatureGates', () => {
       nodeRepair: true,
       spotToSpotConsolidation: true,
       reservedCapacity: true,
+      globalConsolidation: false,
     });
   });
 
   it('turns ReservedCapacity off and on (options.go: default true)', () => {
     expect(parseFeatureGates('ReservedCapacity=false')).toStrictEqual({ ...off, reservedCapacity: false });
     expect(parseFeatureGates('ReservedCapacity=false,ReservedCapacity=t')).toStrictEqual(off);
+  });
+
+  it("turns podlift's own GlobalConsolidation on and off (off by default)", () => {
+    expect(parseFeatureGates('GlobalConsolidation=true')).toStrictEqual({
+      ...off,
+      globalConsolidation: true,
+    });
+    expect(parseFeatureGates('GlobalConsolidation=true,GlobalConsolidation=0')).toStrictEqual(off);
   });
 
   it('leaves every gate off for an empty value and ignores gates podlift does not have', () => {

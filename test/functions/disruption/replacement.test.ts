@@ -73,3 +73,78 @@ describe('disruption: the replacement launched is the one decided', () => {
     expect(new Set(pinned?.values)).toStrictEqual(new Set(offered));
   });
 });
+
+describe('disruption: a global consolidation launches its several replacements', () => {
+  /** A pod no other `pair` pod may share a node with: two of them need two new nodes. */
+  const pair = (name: string) => {
+    const pod = bound(name) as Json;
+    return {
+      ...pod,
+      metadata: { ...pod.metadata, labels: { app: 'pair' } },
+      spec: {
+        ...pod.spec,
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'pair' } } },
+            ],
+          },
+        },
+      },
+    };
+  };
+  /** Records `replacements` on the one node's consolidation command, as decide.ts would. */
+  const record = (pw: ProvisionerWorld, name: string, replacements?: number) => {
+    const store = pw.world.fakes.kube.store;
+    const stored = claim(pw, name);
+    const command = {
+      id: `consolidation-${name}-0`,
+      method: 'consolidation',
+      reason: 'Underutilized',
+      decidedAt: new Date(pw.world.time.now()).toISOString(),
+      candidates: [name],
+      replace: true,
+      ...(replacements ? { replacements } : {}),
+      savings: 0.01,
+    };
+    store.update('nodeclaims.karpenter.sh', {
+      ...stored,
+      metadata: {
+        ...stored.metadata,
+        annotations: {
+          ...stored.metadata.annotations,
+          'podlift.dev/hourly-price': '0.1',
+          'podlift.dev/disruption-command': JSON.stringify(command),
+        },
+      },
+    });
+  };
+  const replacements = (pw: ProvisionerWorld) =>
+    claims(pw).filter((c) => c.metadata.annotations?.['podlift.dev/replaces'] !== undefined);
+
+  it('launches both replacements the command was decided with, each below its half of the $0.10/h', async () => {
+    const t = await disruptionWorld([pair('web-1'), pair('web-2')], (s) => s, TYPES);
+    w = t.pw;
+    record(w, t.claimName, 2);
+    w.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps[0]).toMatch(/^replacing /);
+    const launched = replacements(w);
+    expect(launched).toHaveLength(2);
+    // Two t3.medium ($0.0416/h each) for the two pods; each share is $0.05/h, so only t3.medium.
+    for (const r of launched) {
+      const pinned = ((r.spec.requirements ?? []) as Json[]).find(
+        (q) => q.key === 'node.kubernetes.io/instance-type',
+      );
+      expect(pinned?.values).toStrictEqual(['t3.medium']);
+    }
+  });
+
+  it('cancels a Karpenter consolidation (one replacement) whose pods now need two: validation finds it, none launched', async () => {
+    const t = await disruptionWorld([pair('web-1'), pair('web-2')], (s) => s, TYPES);
+    w = t.pw;
+    record(w, t.claimName);
+    w.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps[0]).toMatch(/^cancelled /);
+    expect(replacements(w)).toHaveLength(0);
+  });
+});

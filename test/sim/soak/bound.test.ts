@@ -71,7 +71,33 @@ describe('boundInput', () => {
   });
 });
 
+describe('boundInput: the fresh plan', () => {
+  it('costs what the planner launches for the pods on new nodes: two 1-cpu pods on one on-demand c5.xlarge', () => {
+    // On-demand only, so the price is the catalog's: two api pods (2 cpu, 4Gi) fit one c5.xlarge
+    // (4 vCPU, 8 GiB) at $0.17/h, cheaper than two m5.large ($0.192/h).
+    const input = boundInput(
+      snapshot(
+        ['on-demand'],
+        [podManifest({ ...api, phase: 'Pending' }), podManifest({ ...api, phase: 'Running' })],
+      ),
+    );
+    expect(input.planned).toBeCloseTo(catalog.prices.onDemand.get('c5.xlarge') ?? 0, 9);
+    expect(input.planned).toBeCloseTo(0.17, 9);
+  });
+
+  it('is 0 with no pod to place', () => {
+    expect(boundInput(snapshot(['on-demand'], [])).planned).toBe(0);
+  });
+});
+
 describe('formatBoundTable', () => {
+  it("prints a point's fresh plan against the bound beside its ratio", () => {
+    const [, , row] = formatBoundTable([
+      { atMs: 60_000, pods: 4, dollarsPerHour: 0.3, bound: 0.2, planned: 0.25 },
+    ]).split('\n');
+    expect(row).toMatch(/^\s+1\.0\s+4\s+0\.300\s+0\.200\s+1\.50\s+1\.25$/);
+  });
+
   it('prints each point with its ratio, a timed-out point as such, and the mean and max ratio', () => {
     const text = formatBoundTable([
       { atMs: 60_000, pods: 4, dollarsPerHour: 0.3, bound: 0.2, lpMs: 120 },

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { costReport, formatCostReport, phaseAt, settleWindowMs } from '../../../sim/soak/cost-report';
+import {
+  costReport,
+  formatCostComparison,
+  formatCostReport,
+  phaseAt,
+  settleWindowMs,
+} from '../../../sim/soak/cost-report';
 
 describe('the soak cost report', () => {
   it('settles consolidateAfter plus one disruption cycle (the next minute run and its 15 s validation) after a change', () => {
@@ -70,5 +76,25 @@ describe('the soak cost report', () => {
     });
     expect(formatCostReport(report)).toContain('settled: no point');
     expect(formatCostReport(report)).toContain('saved per eviction: no eviction');
+  });
+
+  it('puts two strategies side by side, one row each with its figures and digest', () => {
+    const report = (ratio: number, evictions: number) =>
+      costReport({
+        points: [{ atMs: 600_000, pods: 1, dollarsPerHour: ratio, bound: 1, lpMs: 0 }],
+        changesMs: [],
+        windowMs: 135_000,
+        simulatedMs: 3_600_000,
+        evictions,
+        disruptedNodes: 2,
+        savedDollarsPerHour: 1,
+      });
+    const text = formatCostComparison([
+      { name: 'karpenter', report: report(1.5, 30), digest: 'a'.repeat(64) },
+      { name: 'global', report: report(1.2, 20), digest: 'b'.repeat(64) },
+    ]).split('\n');
+    expect(text).toHaveLength(3);
+    expect(text[1]).toBe(`karpenter  | 1.50 (max 1.50) | 1.50 (max 1.50) | 30.0 | 2.0 | ${'a'.repeat(16)}`);
+    expect(text[2]).toBe(`global     | 1.20 (max 1.20) | 1.20 (max 1.20) | 20.0 | 2.0 | ${'b'.repeat(16)}`);
   });
 });

@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import { nodePoolTotals } from '../../../shared/core/disruption/balanced';
+import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import { decideDisruption } from '../../../shared/core/disruption/decide';
+import { globalConsolidation } from '../../../shared/core/disruption/global-consolidation';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Pod } from '../../../shared/core/model/pod';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
+import { nodePool, pod } from '../../../sim/world/builders';
+import { m5xlargeMember, snapshotOf, T0 } from './snapshot';
+
+const app = (name: string, cpu: string, annotations?: Record<string, string>): Pod => ({
+  ...pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' }),
+  ...(annotations ? { annotations } : {}),
+});
+/** Half an m5.xlarge: two 1-cpu pods of its 3.92 allocatable. */
+const half = (node: string): Pod[] => [app(`${node}1`, '1'), app(`${node}2`, '1')];
+/**
+ * A busy m5.xlarge that is no candidate (still starting) and has no room for a 1-cpu pod: its
+ * cost and its 7 pods count in the NodePool's totals Balanced's score is a share of.
+ */
+const busy = (name: string) =>
+  m5xlargeMember(
+    name,
+    Array.from({ length: 7 }, (_, i) => app(`${name}${i}`, '500m')),
+    { starting: true },
+  );
+/** On-demand m5 only, so the prices are hand-checkable; budgets as given (default 100 %). */
+const m5Pool = (budget = '100%') => {
+  const base = nodePool({
+    requirements: [
+      { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m5'] },
+      { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+    ],
+  });
+  return { ...base, disruption: { ...base.disruption, budgets: [{ nodes: budget }] } };
+};
+const cluster = (members: readonly [StateNode, NodeClaim][], budget?: string) =>
+  snapshotOf(members, { nodePools: [m5Pool(budget)] });
+const threeHalfEmpty = (): [StateNode, NodeClaim][] => [
+  m5xlargeMember('a', half('a')),
+  m5xlargeMember('b', half('b')),
+  m5xlargeMember('c', half('c')),
+];
+
+describe('globalConsolidation', () => {
+  it('replaces 3 half-empty m5.xlarge ($0.576/h) by one m5.2xlarge ($0.384/h), the three deleted', () => {
+    const s = cluster([...threeHalfEmpty(), busy('x'), busy('y')]);
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(step?.candidates.map((c) => c.node.name)).toStrictEqual(['a', 'b', 'c']);
+    const plan = step?.consolidation.action === 'replace' ? step.consolidation.plan : undefined;
+    expect(plan).toMatchObject({ instanceType: 'm5.2xlarge', capacityType: 'on-demand' });
+    expect(plan?.pods).toHaveLength(6);
+    // Saving $0.192 of the pool's $0.960/h (0.2) for 9 of its 25 disruption (0.36): 0.56 ≥ 1/2.
+    expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
+    expect(step?.detail).toBe(
+      `global consolidation saves $0.1920/h: moves 6 pod(s) off a, b, c onto a new m5.2xlarge (on-demand, $${plan?.price.toFixed(4)}/h) and the nodes that stay`,
+    );
+  });
+
+  it("takes nothing under Balanced's threshold: the three are the whole pool and save a third of its cost", () => {
+    // The move causes all of the pool's disruption (fraction 1), so it must save at least half
+    // the pool's $0.576/h; the m5.2xlarge leaves $0.192/h, a third.
+    const s = cluster(threeHalfEmpty());
+    expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
+  });
+
+  it('takes nothing when the planned fleet is not cheaper than the candidates', () => {
+    const full = (n: string) => [app(`${n}1`, '1900m'), app(`${n}2`, '1900m')];
+    const s = cluster([m5xlargeMember('a', full('a')), m5xlargeMember('b', full('b')), busy('x'), busy('y')]);
+    expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
+  });
+
+  it('replaces four by two new nodes when one would not hold their pods: $0.768/h by $0.480/h', () => {
+    // d's 3.8 cpu does not fit with the others' 6 on one m5.2xlarge (7.9 allocatable); a, b, c
+    // alone onto one saves $0.192/h, all four onto an m5.2xlarge and an m5.large ($0.096/h, 1.93
+    // allocatable: one of d's 1.9-cpu pods) $0.288/h, Karpenter's one replacement cannot.
+    const d = m5xlargeMember('d', [app('d1', '1900m'), app('d2', '1900m')]);
+    const s = cluster([d, ...threeHalfEmpty(), busy('x'), busy('y')]);
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(step?.candidates.map((c) => c.node.name).sort()).toStrictEqual(['a', 'b', 'c', 'd']);
+    const plans = step?.consolidation.action === 'replace' ? step.consolidation.plans : [];
+    expect(plans.map((p) => [p.instanceType, p.pods.length])).toStrictEqual([
+      ['m5.large', 1],
+      ['m5.2xlarge', 7],
+    ]);
+    expect(step?.consolidation.savings).toBeCloseTo(0.288, 9);
+    // Each narrowed below its share of the $0.768/h: $0.768 × 0.096 / 0.48 = $0.1536 keeps the
+    // m5.large only; $0.6144 keeps the m5.2xlarge, not the m5.4xlarge ($0.768/h).
+    expect(plans.map((p) => p.instanceTypeOptions.map((o) => o.name))).toStrictEqual([
+      ['m5.large'],
+      ['m5.2xlarge'],
+    ]);
+    expect(step?.detail).toBe(
+      'global consolidation saves $0.2880/h: moves 8 pod(s) off a, b, c, d onto a new m5.large (on-demand, $0.0960/h), a new m5.2xlarge (on-demand, $0.3840/h) and the nodes that stay',
+    );
+  });
+});
+
+describe('globalConsolidation: the search', () => {
+  /** A pod no node can take (a label none has): a set holding its node never moves. */
+  const pinned = (name: string) => ({
+    ...app(name, '3500m'),
+    nodeSelector: { 'example.com/nowhere': 'true' },
+  });
+  const stuck = (name: string) => m5xlargeMember(name, [pinned(`${name}1`)]);
+  const one = (name: string, cpu: string) => m5xlargeMember(name, [app(`${name}1`, cpu)]);
+  const names = (step: ReturnType<typeof globalConsolidation>) => step?.candidates.map((c) => c.node.name);
+
+  it('never replaces n nodes by n new ones: two m5.xlarge each needing an m5.large of its own', () => {
+    // Two m5.large ($0.192/h) would save $0.192/h; that is single-node consolidation's move, twice.
+    const s = cluster([one('a', '1900m'), one('b', '1900m'), busy('x'), busy('y')]);
+    expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
+  });
+
+  it('grows a set past a candidate that cannot move, and keeps the set that saves most', () => {
+    // b's pod can go nowhere. Growing from a: a+b fails and b is skipped; a+c moves onto d
+    // ($0.384/h saved); a+c+d onto one m5.large ($0.480/h saved), the best.
+    const s = cluster([
+      one('a', '600m'),
+      stuck('b'),
+      one('c', '600m'),
+      one('d', '600m'),
+      busy('x'),
+      busy('y'),
+    ]);
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(names(step)).toStrictEqual(['a', 'c', 'd']);
+    expect(step?.consolidation.savings).toBeCloseTo(0.48, 9);
+  });
+
+  it('finds a prefix whose pairs do not move: three 2.5-cpu pods, then a node that cannot move', () => {
+    const s = cluster([
+      one('x', '2500m'),
+      one('y', '2500m'),
+      one('z', '2500m'),
+      stuck('zz'),
+      busy('p'),
+      busy('q'),
+    ]);
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(names(step)).toStrictEqual(['x', 'y', 'z']);
+    expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
+  });
+
+  it('looks at the first 20 candidates in its order only, whatever order they come in', () => {
+    // a and c would move together; sorted by name (the same pods per dollar) c is the 21st.
+    const blocking = Array.from({ length: 19 }, (_, i) => stuck(`b${String(i).padStart(2, '0')}`));
+    const s = cluster([one('a', '900m'), one('c', '900m'), ...blocking, busy('x'), busy('y')]);
+    const eligible = disruptionCandidates(s);
+    expect(eligible.slice(0, 2).map((c) => c.node.name)).toStrictEqual(['a', 'c']);
+    expect(globalConsolidation(eligible, s, nodePoolTotals(s))).toBeUndefined();
+  });
+
+  it('says a step that launches nothing moves its pods onto the nodes that stay', () => {
+    const s = cluster([one('a', '500m'), one('b', '500m'), m5xlargeMember('r', []), busy('x'), busy('y')]);
+    const eligible = disruptionCandidates(s).filter((c) => c.node.name !== 'r');
+    const step = globalConsolidation(eligible, s, nodePoolTotals(s));
+    expect(step?.consolidation.action).toBe('delete');
+    expect(step?.detail).toBe(
+      'global consolidation saves $0.3840/h: moves 2 pod(s) off a, b onto the nodes that stay',
+    );
+  });
+});
+
+describe('decideDisruption with GlobalConsolidation', () => {
+  const gate = { spotToSpotConsolidation: false, globalConsolidation: true };
+  /**
+   * Three m5.xlarge ($0.192/h each), one 2.5-cpu pod on each: two of them together need 5 cpu,
+   * an m5.2xlarge no cheaper than they are, so multi-node's binary search (first probe: 2 of 3)
+   * stops there and single-node finds nothing; all three fit on one m5.2xlarge and save $0.192/h.
+   */
+  const big = (n: string, annotations?: Record<string, string>) => [app(`${n}1`, '2500m', annotations)];
+  const missed = (pinned?: Record<string, string>) => [
+    m5xlargeMember('x', big('x')),
+    m5xlargeMember('y', big('y')),
+    m5xlargeMember('z', big('z', pinned)),
+    busy('p'),
+    busy('q'),
+  ];
+
+  it("moves the three that Karpenter's methods miss, in one command replacing them by an m5.2xlarge", () => {
+    const s = cluster(missed());
+    expect(decideDisruption(s, T0 + 60_000).command).toBeUndefined();
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command).toMatchObject({
+      method: 'consolidation',
+      reason: 'Underutilized',
+      candidates: ['claim-x', 'claim-y', 'claim-z'],
+      replace: true,
+    });
+    expect(command?.savings).toBeCloseTo(0.192, 9);
+    expect(command?.detail).toMatch(
+      /^global consolidation saves \$0\.1920\/h: moves 3 pod\(s\) off x, y, z onto a new m5\.2xlarge/,
+    );
+  });
+
+  it('takes nothing past the budget: two nodes of the three are not enough', () => {
+    expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
+  });
+
+  it('takes nothing when one of the three has a do-not-disrupt pod', () => {
+    const s = cluster(missed({ 'karpenter.sh/do-not-disrupt': 'true' }));
+    expect(decideDisruption(s, T0 + 60_000, gate).command).toBeUndefined();
+  });
+
+  it('takes nothing when the run is out of time', () => {
+    expect(
+      decideDisruption(cluster(missed()), T0 + 60_000, { ...gate, outOfTime: () => true }).command,
+    ).toBeUndefined();
+  });
+});
+
+describe('a Node that is not Ready, with GlobalConsolidation', () => {
+  const gate = { spotToSpotConsolidation: false, globalConsolidation: true };
+  const notReady = ([node, claim]: [StateNode, NodeClaim]): [StateNode, NodeClaim] => [
+    { ...node, ready: false },
+    claim,
+  ];
+  /** Empty nodes d (dead kubelet) and e, beside `ready` busy nodes, under a budget of one node. */
+  const withDead = (dead: number, ready = 3) =>
+    cluster(
+      [
+        ...Array.from({ length: dead }, (_, i) => notReady(m5xlargeMember(`d${i}`, []))),
+        m5xlargeMember('e', []),
+        ...Array.from({ length: ready }, (_, i) => m5xlargeMember(`r${i}`, [app(`r${i}p`, '3')])),
+      ],
+      '1',
+    );
+
+  it("is charged to the budget once: Karpenter's methods take nothing, podlift's take it (not e)", () => {
+    // 5 nodes, budget 1, the dead one already disrupting: Karpenter charges it again as a
+    // candidate; podlift does not, while e (Ready) still finds the budget spent by it.
+    expect(decideDisruption(withDead(1), T0 + 60_000).command).toBeUndefined();
+    expect(decideDisruption(withDead(1), T0 + 60_000, gate).command).toMatchObject({
+      method: 'emptiness',
+      candidates: ['claim-d0'],
+    });
+  });
+
+  it('is charged as Karpenter charges it when more than 20 % of the NodePool is not Ready', () => {
+    // 2 of 6 not Ready (33 %): a failure that wide is not the nodes'; 2 of 10 (20 %) still is.
+    expect(decideDisruption(withDead(2), T0 + 60_000, gate).command).toBeUndefined();
+    expect(decideDisruption(withDead(2, 7), T0 + 60_000, gate).command).toMatchObject({
+      candidates: ['claim-d0', 'claim-d1'],
+    });
+  });
+
+  it('leaves a Ready candidate charged: one Ready node at a time under a budget of one', () => {
+    const s = cluster(
+      [
+        m5xlargeMember('e', []),
+        m5xlargeMember('f', []),
+        ...Array.from({ length: 3 }, (_, i) => m5xlargeMember(`r${i}`, [app(`r${i}p`, '3')])),
+      ],
+      '1',
+    );
+    expect(decideDisruption(s, T0 + 60_000, gate).command?.candidates).toStrictEqual(['claim-e']);
+  });
+});
