@@ -301,7 +301,16 @@ export class KubeletStandIn {
       ?.VolumeSize;
     this.store.create(
       'nodes',
-      registeredNode({ ...t, info, image, ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}) }, boot),
+      registeredNode(
+        {
+          ...t,
+          info,
+          image,
+          registeredAt: this.clock.now(),
+          ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}),
+        },
+        boot,
+      ),
       { keepStatus: true },
     );
     return undefined;

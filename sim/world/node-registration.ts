@@ -1,5 +1,5 @@
 import type { Image, InstanceTypeInfo } from '@aws-sdk/client-ec2';
-import type { KubeObject } from '../fakes/kube';
+import { formatKubeTime, type KubeObject } from '../fakes/kube';
 import { eksAllocatable } from './eks-allocatable';
 import type { NodeBootstrap } from './node-bootstrap';
 
@@ -32,6 +32,8 @@ export interface RegisteringInstance {
   readonly image: Image | undefined;
   /** Size of the EBS volume kubelet's filesystem is on (the AMI's root device, Bottlerocket's data volume), from the launch template. @default 20 */
   readonly rootVolumeGiB?: number;
+  /** When the kubelet registers (epoch ms): the time its first Ready condition carries. */
+  readonly registeredAt: number;
 }
 
 /** Whether an AMI's or instance's `Platform` is Windows (EC2 answers `windows`, the SDK's enum says `Windows`). */
@@ -46,6 +48,11 @@ export function isWindowsPlatform(platform: string | undefined): boolean {
  * and capacity and allocatable as the EKS AMI computes them; on Windows the VPC resource
  * controller adds `vpc.amazonaws.com/PrivateIPv4Address`, one per secondary address of an ENI
  * (amazon-vpc-resource-controller-k8s, as Karpenter's instancetype/types.go privateIPv4Address).
+ * Its Ready condition is False until the CNI is up, stamped with the registration time as
+ * kubelet stamps a condition it adds (kubernetes pkg/kubelet/nodestatus/setters.go
+ * `ReadyCondition`: a new condition gets `LastTransitionTime: currentTime`). Without the stamp a
+ * reader takes the zero time, and Karpenter's node repair (pkg/controllers/node/health/controller.go)
+ * would find every booting Node NotReady for longer than its 30-minute toleration.
  */
 export function registeredNode(instance: RegisteringInstance, boot: NodeBootstrap): KubeObject {
   const { info } = instance;
@@ -90,7 +97,14 @@ export function registeredNode(instance: RegisteringInstance, boot: NodeBootstra
     status: {
       capacity,
       allocatable,
-      conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'KubeletNotReady',
+          lastTransitionTime: formatKubeTime(new Date(instance.registeredAt)),
+        },
+      ],
     },
   };
 }

@@ -35,6 +35,7 @@ describe('example scenarios', () => {
         'impaired-instance.yaml',
         'leaked-instance.yaml',
         'never-registers.yaml',
+        'node-repair-spares-booting-nodes.yaml',
         'nominated-on-existing-capacity.yaml',
         'relaunch-uses-recorded-options.yaml',
         'replacement-never-initializes.yaml',

@@ -16,6 +16,8 @@ const windows2022: Image = {
 };
 const al2023: Image = { ImageId: 'ami-00000000000000001', Name: 'al2023-x86' };
 
+const REGISTERED_AT = Date.parse('2026-01-01T00:01:30Z');
+
 function node(image: Image, rootVolumeGiB?: number) {
   return registeredNode(
     {
@@ -25,6 +27,7 @@ function node(image: Image, rootVolumeGiB?: number) {
       zone: 'us-east-1a',
       info: m5Large,
       image,
+      registeredAt: REGISTERED_AT,
       ...(rootVolumeGiB !== undefined ? { rootVolumeGiB } : {}),
     },
     { clusterName: 'demo', labels: { team: 'a' }, taints: [], maxPods: 110 },
@@ -32,6 +35,21 @@ function node(image: Image, rootVolumeGiB?: number) {
 }
 
 describe('registeredNode', () => {
+  // kubernetes pkg/kubelet/nodestatus/setters.go ReadyCondition: a condition the kubelet adds gets
+  // LastTransitionTime = now. Without it node repair reads the zero time and replaces the booting
+  // Node at once (kubernetes-sigs/karpenter pkg/controllers/node/health/controller.go Reconcile).
+  it('registers NotReady, the condition stamped with the registration time as kubelet stamps it', () => {
+    const status = node(al2023).status as { conditions: Record<string, string>[] };
+    expect(status.conditions).toStrictEqual([
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'KubeletNotReady',
+        lastTransitionTime: '2026-01-01T00:01:30Z',
+      },
+    ]);
+  });
+
   it('registers a node running a Windows AMI as kubelet does on Windows, with its build and IPv4 addresses', () => {
     const win = node(windows2022);
     expect(win.metadata.labels).toMatchObject({
