@@ -240,7 +240,12 @@ function labelSelector(selector: Json | undefined | null, extra: Json[] = []): S
   };
 }
 
-function expressionHolds(expression: Json, labels: Labels): boolean {
+/**
+ * One requirement of a label or node selector with the set operators (apimachinery
+ * labels/selector.go `Requirement.Matches`: In, NotIn, Exists, DoesNotExist); any other operator
+ * matches nothing here.
+ */
+export function expressionHolds(expression: Json, labels: Labels): boolean {
   const value = labels[expression.key];
   const values = (expression.values ?? []) as string[];
   switch (expression.operator) {

@@ -2,7 +2,7 @@ import { parseQuantity, parseQuantityMilli } from '../../shared/core/model/quant
 import type { Clock } from '../../shared/core/ports/time';
 import type { KubeObject } from '../fakes/kube';
 import type { KubeStore } from '../fakes/kube/store';
-import { type NodeInclusion, PodTopology } from './kube-scheduler-topology';
+import { expressionHolds, type NodeInclusion, PodTopology } from './kube-scheduler-topology';
 
 /**
  * A stand-in for kube-scheduler: binds pending pods to nodes where they fit and marks the rest
@@ -242,24 +242,12 @@ function termMatches(term: Json, labels: Record<string, string>): boolean {
   const expressions = (term.matchExpressions ?? []) as Json[];
   if (expressions.length === 0 && (term.matchFields ?? []).length === 0) return false;
   return expressions.every((e) => {
+    if (e.operator !== 'Gt' && e.operator !== 'Lt') return expressionHolds(e, labels);
+    // Node selectors also compare numbers (Gt, Lt); label selectors do not.
     const value = labels[e.key];
-    const values = (e.values ?? []) as string[];
-    switch (e.operator) {
-      case 'In':
-        return value !== undefined && values.includes(value);
-      case 'NotIn':
-        return value === undefined || !values.includes(value);
-      case 'Exists':
-        return value !== undefined;
-      case 'DoesNotExist':
-        return value === undefined;
-      case 'Gt':
-        return value !== undefined && Number(value) > Number(values[0]);
-      case 'Lt':
-        return value !== undefined && Number(value) < Number(values[0]);
-      default:
-        return false;
-    }
+    const bound = Number(((e.values ?? []) as string[])[0]);
+    if (value === undefined) return false;
+    return e.operator === 'Gt' ? Number(value) > bound : Number(value) < bound;
   });
 }
 

@@ -56,6 +56,32 @@ describe('the kube-scheduler stand-in', () => {
     expect(condition(store, 'selector')?.message).toContain("didn't match Pod's node affinity/selector");
   });
 
+  it('compares numbers for node affinity Gt and Lt, and a missing label matches neither', () => {
+    // The node is labelled cpus=4 (component-helpers nodeaffinity: Gt and Lt parse integers).
+    const { store, scheduler } = world();
+    const node = store.get('nodes', 'n1');
+    store.update('nodes', { ...node, metadata: { ...node.metadata, labels: { zone: 'a', cpus: '4' } } });
+    const requiring = (name: string, key: string, operator: string, value: string) =>
+      pod(store, name, {
+        spec: {
+          ...podManifest({ requests: { cpu: '100m' } }).spec,
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [{ matchExpressions: [{ key, operator, values: [value] }] }],
+              },
+            },
+          },
+        },
+      });
+    requiring('gt3', 'cpus', 'Gt', '3');
+    requiring('gt4', 'cpus', 'Gt', '4');
+    requiring('lt10', 'cpus', 'Lt', '10');
+    requiring('lt4', 'cpus', 'Lt', '4');
+    requiring('absent', 'gpus', 'Lt', '10');
+    expect([...scheduler.schedule().keys()].sort()).toEqual(['default/gt3', 'default/lt10']);
+  });
+
   it('does not rewrite the condition of a pod that stays unschedulable', () => {
     const { store, scheduler } = world();
     pod(store, 'big', { spec: podManifest({ requests: { cpu: '8' } }).spec });
