@@ -59,11 +59,12 @@ export interface BalancedScore {
   readonly approved: boolean;
 }
 
-/** Scores a move that saves `savings` $/h at `disruptionCost` (balanced.go `ScoreMove`). */
+/** Scores a move that saves `savings` $/h at `disruptionCost`, approved at 1/k (balanced.go `ScoreMove`). */
 export function scoreMove(
   savings: number,
   disruptionCost: number,
   totals: NodePoolTotals | undefined,
+  k = BALANCED_K,
 ): BalancedScore {
   const savingsFraction = totals && totals.cost > 0 ? savings / totals.cost : 0;
   const disruptionFraction = totals && totals.disruptionCost > 0 ? disruptionCost / totals.disruptionCost : 0;
@@ -73,7 +74,7 @@ export function scoreMove(
       : disruptionFraction === 0
         ? Number.POSITIVE_INFINITY
         : savingsFraction / disruptionFraction;
-  return { savingsFraction, disruptionFraction, score, approved: score >= 1 / BALANCED_K };
+  return { savingsFraction, disruptionFraction, score, approved: score >= 1 / k };
 }
 
 /**
