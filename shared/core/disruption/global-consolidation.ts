@@ -44,13 +44,13 @@ export const MAX_GLOBAL_REPLACEMENTS = 10;
  * save money and clear Balanced's threshold whatever the NodePool's policy — saving ÷ pool cost
  * at least 1/k of disruption ÷ pool disruption (balanced.go `ScoreMove`), k the NodePool's
  * `podlift.dev/global-consolidation-k` or Balanced's 2 — so the cluster never churns for cents.
- * Of the steps found, the one saving most.
+ * Of the steps found, the one saving most; `settings.outOfTime` ends the search early.
  */
 export function globalConsolidation(
   eligible: readonly Candidate[],
   snapshot: ClusterSnapshot,
   totals: ReadonlyMap<string, NodePoolTotals>,
-  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+  settings: ConsolidationSettings & { readonly outOfTime?: () => boolean } = DEFAULT_CONSOLIDATION_SETTINGS,
 ): GlobalStep | undefined {
   let best: GlobalStep | undefined;
   for (const group of byNodePool(eligible)) {
@@ -60,6 +60,9 @@ export function globalConsolidation(
     // Whether the set moves (onto the nodes that stay and at most MAX_GLOBAL_REPLACEMENTS new
     // nodes, for less); kept as the best when it also clears the threshold and saves more.
     const moves = (step: readonly Candidate[]) => {
+      // Out of the run's time (the disruption function's budget), the search stops where it is
+      // and the best step found so far stands.
+      if (settings.outOfTime?.()) return false;
       const consolidation = computeConsolidation(step, snapshot, settings, MAX_GLOBAL_REPLACEMENTS);
       if (consolidation.action === 'none') return false;
       const disruption = step.reduce((sum, c) => sum + nodeDisruptionCost(c.pods), 0);

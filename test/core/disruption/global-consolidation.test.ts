@@ -201,6 +201,23 @@ describe('globalConsolidation: the search', () => {
     expect(step?.consolidation.savings).toBeCloseTo(0.48, 9);
   });
 
+  it('stops searching once the run is out of time, keeping the best step found so far', () => {
+    // b cannot move: the first three sets tried (prefixes of a, b, c, d holding b) do not move,
+    // the fourth (a alone, onto c) does; the growth later finds a, c and d onto one m5.large.
+    const s = cluster([one('a', '600m'), stuck('b'), one('c', '600m'), one('d', '600m'), busy('x')]);
+    const within = (simulations: number) => {
+      let asked = 0;
+      const outOfTime = () => ++asked > simulations;
+      return globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s), {
+        spotToSpotConsolidation: false,
+        outOfTime,
+      });
+    };
+    expect(within(3)).toBeUndefined();
+    expect(names(within(4))).toStrictEqual(['a']);
+    expect(names(within(100))).toStrictEqual(['a', 'c', 'd']);
+  });
+
   it('finds a prefix whose pairs do not move: three 2.5-cpu pods, then a node that cannot move', () => {
     const s = cluster([
       one('x', '2500m'),
