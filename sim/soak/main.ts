@@ -5,7 +5,7 @@ import { runSoak, type SoakResult } from './soak';
 
 /**
  * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]
- * [--feature-gates <gates>] [--compare] [--budget <nodes>]`: seeded random steps
+ * [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>]`: seeded random steps
  * with injected faults against the whole loop (not part of npm test). Prints what broke, the
  * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
@@ -13,13 +13,14 @@ import { runSoak, type SoakResult } from './soak';
  * `--feature-gates` sets the functions' FEATURE_GATES; `--compare` plays the seed twice, with
  * Karpenter's consolidation (the default) and with `GlobalConsolidation=true`, and prints both
  * reports and their figures side by side (issue 23: the baseline measured in the same run).
- * `--budget` sets the NodePool's disruption budget (`nodes`, e.g. `30%`; default Karpenter's 10 %).
+ * `--budget` sets the NodePool's disruption budget (`nodes`, e.g. `30%`; default Karpenter's 10 %);
+ * `--global-k` the NodePool's `podlift.dev/global-consolidation-k` (1–10; default Balanced's 2).
  */
 // As `npm start` (sim/cli/main.ts): the SDK's Node 22 notice says nothing about clients talking
 // to local fakes, so it is not printed over the soak's report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE =
-  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>] [--compare] [--budget <nodes>]\n';
+  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -34,6 +35,13 @@ const steps = Number(flag('--steps') ?? 100);
 if (!Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1) {
   process.stderr.write(
     `--seed and --steps take whole numbers (got ${JSON.stringify(flag('--seed'))}, ${JSON.stringify(flag('--steps'))})\n${USAGE}`,
+  );
+  process.exit(2);
+}
+const globalK = flag('--global-k');
+if (globalK !== undefined && !/^(?:[1-9]|10)$/.test(globalK)) {
+  process.stderr.write(
+    `--global-k takes a whole number from 1 to 10 (got ${JSON.stringify(globalK)})\n${USAGE}`,
   );
   process.exit(2);
 }
@@ -58,6 +66,7 @@ for (const featureGates of runs) {
     keepTrace: traceFile !== undefined,
     ...(featureGates !== undefined ? { featureGates } : {}),
     ...(flag('--budget') !== undefined ? { budget: flag('--budget') } : {}),
+    ...(globalK !== undefined ? { globalConsolidationK: Number(globalK) } : {}),
     ...(args.includes('--verbose') ? { onLine: (line: string) => process.stdout.write(`${line}\n`) } : {}),
   });
   results.push({ result, wall: ((Date.now() - started) / 1000).toFixed(1) });
@@ -96,7 +105,7 @@ for (const { result, wall } of results)
       formatBoundTable(result.costOverTime),
       formatCostReport(result.cost),
       `trace digest: ${result.digest} (${result.traceEntries} entries)`,
-      `repro: npm run soak -- --seed ${seed} --steps ${steps}${flag('--budget') !== undefined ? ` --budget ${flag('--budget')}` : ''}${result.featureGates !== undefined ? ` --feature-gates ${result.featureGates}` : ''}`,
+      `repro: npm run soak -- --seed ${seed} --steps ${steps}${flag('--budget') !== undefined ? ` --budget ${flag('--budget')}` : ''}${globalK !== undefined ? ` --global-k ${globalK}` : ''}${result.featureGates !== undefined ? ` --feature-gates ${result.featureGates}` : ''}`,
       '',
     ].join('\n'),
   );

@@ -1,4 +1,5 @@
 import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
+import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { KubeObject } from '../fakes/kube';
 import { applyManifest } from '../scenario/run';
 import { ROLE } from '../world/aws/node-class-world';
@@ -29,6 +30,11 @@ export interface SoakOptions {
    * nodes at once can be measured. @default Karpenter's default, `10%`
    */
   readonly budget?: string;
+  /**
+   * The NodePool's `podlift.dev/global-consolidation-k`, the k of global consolidation's
+   * threshold. @default none (Balanced's 2)
+   */
+  readonly globalConsolidationK?: number;
 }
 
 /** What a soak found. */
@@ -138,16 +144,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   };
   try {
     applyManifest(sim, NODE_CLASS);
-    const nodePool =
-      options.budget === undefined
-        ? NODE_POOL
-        : {
-            ...NODE_POOL,
-            spec: {
+    const nodePool = {
+      ...NODE_POOL,
+      metadata:
+        options.globalConsolidationK === undefined
+          ? NODE_POOL.metadata
+          : {
+              ...NODE_POOL.metadata,
+              annotations: { [ANNOTATIONS.globalConsolidationK]: String(options.globalConsolidationK) },
+            },
+      spec:
+        options.budget === undefined
+          ? NODE_POOL.spec
+          : {
               ...NODE_POOL.spec,
               disruption: { ...NODE_POOL.spec.disruption, budgets: [{ nodes: options.budget }] },
             },
-          };
+    };
     applyManifest(sim, nodePool as unknown as KubeObject);
     for (const d of DEPLOYMENTS)
       sim.workloads.apply({

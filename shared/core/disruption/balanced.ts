@@ -59,21 +59,22 @@ export interface BalancedScore {
   readonly approved: boolean;
 }
 
-/** Scores a move that saves `savings` $/h at `disruptionCost` (balanced.go `ScoreMove`). */
+/** Scores a move that saves `savings` $/h at `disruptionCost`, approved at 1/k (balanced.go `ScoreMove`). */
 export function scoreMove(
   savings: number,
   disruptionCost: number,
   totals: NodePoolTotals | undefined,
+  k = BALANCED_K,
 ): BalancedScore {
-  const savingsFraction = totals && totals.cost > 0 ? savings / totals.cost : 0;
-  const disruptionFraction = totals && totals.disruptionCost > 0 ? disruptionCost / totals.disruptionCost : 0;
-  const score =
-    savingsFraction <= 0
-      ? 0
-      : disruptionFraction === 0
-        ? Number.POSITIVE_INFINITY
-        : savingsFraction / disruptionFraction;
-  return { savingsFraction, disruptionFraction, score, approved: score >= 1 / BALANCED_K };
+  // Zero totals leave nothing to normalize against (balanced.go `ScoreMove`): both fractions 0,
+  // so the move scores 0.
+  const normalizable = totals !== undefined && totals.cost > 0 && totals.disruptionCost > 0;
+  const savingsFraction = normalizable ? savings / totals.cost : 0;
+  const disruptionFraction = normalizable ? disruptionCost / totals.disruptionCost : 0;
+  // types.go `ScoreResult.Score`: nothing saved scores 0; a move that disrupts nothing scores
+  // +Infinity, which dividing a positive number by 0 already gives.
+  const score = savingsFraction <= 0 ? 0 : savingsFraction / disruptionFraction;
+  return { savingsFraction, disruptionFraction, score, approved: score >= 1 / k };
 }
 
 /**
@@ -92,7 +93,9 @@ export function balancedApproves(
   return [...byPool].every(([pool, group]) => {
     if (group[0].pool.disruption.consolidationPolicy !== 'Balanced') return true;
     const poolCost = group.reduce((sum, c) => sum + c.price, 0);
-    const poolSavings = byPool.size > 1 && sourceCost > 0 ? savings * (poolCost / sourceCost) : savings;
+    // Karpenter credits only cross-pool moves (`len(byPool) > 1`); a single pool's share of the
+    // source cost is all of it, the same sum in the same order, so its ratio is exactly 1.
+    const poolSavings = sourceCost > 0 ? savings * (poolCost / sourceCost) : savings;
     const disruption = group.reduce((sum, c) => sum + nodeDisruptionCost(c.pods), 0);
     return scoreMove(poolSavings, disruption, totals.get(pool)).approved;
   });

@@ -1,5 +1,5 @@
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { type NodePoolTotals, nodeDisruptionCost, scoreMove } from './balanced';
+import { BALANCED_K, type NodePoolTotals, nodeDisruptionCost, scoreMove } from './balanced';
 import type { Candidate } from './candidates';
 import { type Consolidation, computeConsolidation } from './methods';
 import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './replacement-options';
@@ -8,15 +8,18 @@ import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './re
  * Global consolidation (podlift's own, behind the `GlobalConsolidation` feature gate; issue 23):
  * Karpenter's consolidation is local — single-node takes one candidate, multi-node only prefixes
  * of candidates sorted by pod count (multinodeconsolidation.go `firstNConsolidationOption`), and
- * either launches at most one new node — so a running cluster stays well above the cheapest fleet
- * for its pods. This plans the pods of sets of a NodePool's eligible candidates afresh (the
- * planner, the nodes that stay as options) and takes one step: several candidates removed
- * together, their pods onto the nodes that stay and as many new nodes as the plan needs, fewer
- * than the candidates removed, each narrowed below its share of their price
- * (`replacementsOptions`), so whichever options EC2 picks the step saves. Budgets, PDBs,
- * do-not-disrupt, minValues, limits and the SpotToSpotConsolidation gate hold as for Karpenter's
- * methods: the caller passes only candidates those filters let through, and the plan and its
- * narrowing are `computeConsolidation`'s, which the command's validation and launch run again.
+ * either launches at most one new node (consolidation.go `computeConsolidation`: "Can't remove
+ * without creating N candidates") — so a running cluster stays well above the cheapest fleet for
+ * its pods. This plans the pods of sets of a NodePool's eligible candidates afresh (the planner,
+ * the nodes that stay as options) and takes one step: one or several candidates removed
+ * together, their pods onto the nodes that stay and as many new nodes as the cheapest plan
+ * needs (up to {@link MAX_GLOBAL_REPLACEMENTS}) — fewer, as many, or more than it removes: a big
+ * node whose pods cost less on several small ones is split — each new node narrowed below its
+ * share of the candidates' price (`replacementsOptions`), so whichever options EC2 picks the step
+ * saves. Budgets, PDBs, do-not-disrupt, minValues, limits and the SpotToSpotConsolidation gate
+ * hold as for Karpenter's methods: the caller passes only candidates those filters let through,
+ * and the plan and its narrowing are `computeConsolidation`'s, which the command's validation and
+ * launch run again.
  */
 
 /** A step of global consolidation: the candidates removed together and what that does. */
@@ -28,43 +31,58 @@ export interface GlobalStep {
 }
 
 /**
+ * The most new nodes one step launches (Karpenter's methods launch one): the command waits for
+ * all of them to initialize before it drains a candidate, so one that cannot launch holds the
+ * step back until the command times out, and its launched siblings are deleted.
+ */
+export const MAX_GLOBAL_REPLACEMENTS = 10;
+
+/**
  * One global-consolidation step, or undefined. `eligible` are the candidates consolidation may
  * take now (Consolidatable, not blocked, within their NodePools' Underutilized budgets taken
  * together); `totals` are every NodePool's cost and disruption cost (balanced.ts). A step must
- * remove at least two candidates (one alone is single-node consolidation's), save money, and clear
- * Balanced's threshold whatever the NodePool's policy — saving ÷ pool cost at least half the
- * disruption ÷ pool disruption (balanced.go `ScoreMove`, k = 2) — so the cluster never churns for
- * cents. Of the steps found, the one saving most.
+ * save money and clear Balanced's threshold whatever the NodePool's policy — saving ÷ pool cost
+ * at least 1/k of disruption ÷ pool disruption (balanced.go `ScoreMove`), k the NodePool's
+ * `podlift.dev/global-consolidation-k` or Balanced's 2 — so the cluster never churns for cents.
+ * Of the steps found, the one saving most; `settings.outOfTime` ends the search early.
  */
 export function globalConsolidation(
   eligible: readonly Candidate[],
   snapshot: ClusterSnapshot,
   totals: ReadonlyMap<string, NodePoolTotals>,
-  settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+  settings: ConsolidationSettings & { readonly outOfTime?: () => boolean } = DEFAULT_CONSOLIDATION_SETTINGS,
 ): GlobalStep | undefined {
   let best: GlobalStep | undefined;
   for (const group of byNodePool(eligible)) {
-    const pool = totals.get(group[0].pool.name);
-    // Whether the set moves (onto the nodes that stay and fewer new nodes than it removes);
-    // kept as the best when it also clears the threshold and saves more than the best so far.
+    const { pool } = group[0];
+    const poolTotals = totals.get(pool.name);
+    const k = pool.disruption.globalConsolidationK ?? BALANCED_K;
+    // Whether the set moves (onto the nodes that stay and at most MAX_GLOBAL_REPLACEMENTS new
+    // nodes, for less); kept as the best when it also clears the threshold and saves more.
     const moves = (step: readonly Candidate[]) => {
-      const consolidation = computeConsolidation(step, snapshot, settings, step.length - 1);
+      // Out of the run's time (the disruption function's budget), the search stops where it is
+      // and the best step found so far stands.
+      if (settings.outOfTime?.()) return false;
+      const consolidation = computeConsolidation(step, snapshot, settings, MAX_GLOBAL_REPLACEMENTS);
       if (consolidation.action === 'none') return false;
       const disruption = step.reduce((sum, c) => sum + nodeDisruptionCost(c.pods), 0);
       if (
-        scoreMove(consolidation.savings, disruption, pool).approved &&
+        scoreMove(consolidation.savings, disruption, poolTotals, k).approved &&
         (!best || best.consolidation.savings < consolidation.savings)
       )
         best = { candidates: step, consolidation, detail: describe(step, consolidation) };
       return true;
     };
-    const ordered = [...group].sort(byMoveCostPerDollar).slice(0, MAX_GLOBAL_SIMULATIONS / 2);
+    const ordered = [...group].sort(byMoveCostPerDollar).slice(0, MAX_GLOBAL_CANDIDATES);
     // Every prefix, largest first (multi-node's binary search assumes that a prefix that cannot
-    // move means no longer one can, and misses the moves past such a gap)...
-    for (let n = ordered.length; n >= 2; n--) moves(ordered.slice(0, n));
+    // move means no longer one can, and misses the moves past such a gap), down to the first
+    // alone...
+    for (let n = ordered.length; n >= 1; n--) moves(ordered.slice(0, n));
+    // ...every other candidate alone (single-node consolidation tried each with one new node at
+    // most; split over several, it may save)...
+    for (const c of ordered.slice(1)) moves([c]);
     // ...and grown one candidate at a time from the first, each kept only when the set still
-    // moves: a candidate that does not fit is skipped, not the end. The first is not tried alone
-    // (single-node consolidation did, and found nothing).
+    // moves: a candidate that does not fit is skipped, not the end.
     const step: Candidate[] = ordered.slice(0, 1);
     for (const c of ordered.slice(1)) if (moves([...step, c])) step.push(c);
   }
@@ -72,11 +90,11 @@ export function globalConsolidation(
 }
 
 /**
- * Simulations one NodePool's step may take, half over the prefixes, half growing a set (each is
- * one scheduling run, as one of multi-node's binary-search probes): the search looks at the first
- * half as many candidates, cheapest to move first; the others wait for a later run.
+ * Candidates of one NodePool the search looks at, cheapest to move first; the others wait for a
+ * later run. Each is one scheduling run per pass (prefixes, alone, growing a set): 3n − 2 = 40
+ * simulations, as many as two full binary searches of multi-node consolidation.
  */
-export const MAX_GLOBAL_SIMULATIONS = 40;
+export const MAX_GLOBAL_CANDIDATES = 14;
 
 /** Fewest pods per dollar of the node first: the cheapest disruption for what it saves. */
 function byMoveCostPerDollar(a: Candidate, b: Candidate): number {

@@ -34,22 +34,26 @@ export type ReplacementOptions = { readonly plan: NodeClaimPlan } | { readonly w
 
 /**
  * The replacement `plan` for `candidates` with only the options Karpenter would launch: each
- * option's worst launch price below `price`, by default the candidates' price together (and, for several
- * candidates, below the cheapest candidate whose own type is among the options:
- * `filterOutSameInstanceType`, deleting fewer nodes is the better move then), minValues still
- * satisfied, cheapest first. When every candidate is spot and the replacement may be spot, only
- * with the `SpotToSpotConsolidation` gate, only spot options, and a single candidate needs at
- * least {@link MIN_SPOT_TO_SPOT_OPTIONS} of them and launches the 15 cheapest (more when
- * minValues needs more), so the instance EC2 picks is among the cheapest and is not consolidated
- * again at once. The NodeClaim's requirements are narrowed to the options' types and capacity type.
+ * option's worst launch price below the candidates' price together, or below `share` when the
+ * plan is one of several replacements (and, for several candidates, below the cheapest candidate
+ * whose own type is among the options: `filterOutSameInstanceType`, deleting fewer nodes is the
+ * better move then), minValues still satisfied, cheapest first. When every candidate is spot and
+ * the replacement may be spot, only with the `SpotToSpotConsolidation` gate, only spot options,
+ * and the one replacement of a single candidate needs at least {@link MIN_SPOT_TO_SPOT_OPTIONS}
+ * of them and launches the 15 cheapest (more when minValues needs more), so the instance EC2
+ * picks is among the cheapest and is not consolidated again at once. A node split over several
+ * (global consolidation) is not held to that: each part is narrowed below its share, a fraction
+ * of the node's price, and no one cheaper node holds what it holds. The NodeClaim's requirements
+ * are narrowed to the options' types and capacity type.
  */
 export function replacementOptions(
   candidates: readonly Candidate[],
   plan: NodeClaimPlan,
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings,
-  price = candidates.reduce((sum, c) => sum + c.price, 0),
+  share?: number,
 ): ReplacementOptions {
+  const price = share ?? candidates.reduce((sum, c) => sum + c.price, 0);
   const types = typesByName(plan, snapshot);
   const allSpot = candidates.every((c) => c.capacityType === 'spot');
   const spotToSpot = allSpot && (plan.requirements.get(LABEL_CAPACITY_TYPE)?.has('spot') ?? true);
@@ -67,7 +71,7 @@ export function replacementOptions(
   if ('why' in bySameType) return bySameType;
   kept = bySameType.kept;
   if (kept.length === 0) return { why: "Can't replace with a cheaper node" };
-  if (spotToSpot && candidates.length === 1) {
+  if (spotToSpot && candidates.length === 1 && share === undefined) {
     if (kept.length < MIN_SPOT_TO_SPOT_OPTIONS)
       return {
         why: `SpotToSpotConsolidation requires ${MIN_SPOT_TO_SPOT_OPTIONS} cheaper instance type options than the current candidate to consolidate, got ${kept.length}`,
@@ -221,7 +225,7 @@ export function replacementsOptions(
   const planned = plans.reduce((sum, p) => sum + p.price, 0);
   const narrowedPlans: NodeClaimPlan[] = [];
   for (const plan of plans) {
-    const share = plans.length === 1 ? price : (price * plan.price) / planned;
+    const share = plans.length === 1 ? undefined : (price * plan.price) / planned;
     const options = replacementOptions(candidates, plan, snapshot, settings, share);
     if ('why' in options) return options;
     narrowedPlans.push(options.plan);

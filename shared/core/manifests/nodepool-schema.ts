@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ValidationLocation } from '../model/errors';
+import { ANNOTATIONS } from '../model/labels';
 import type { DisruptionBudget, NodePool } from '../model/nodepool';
 import { resourceValue } from '../model/quantity';
 import type { NodeSelectorRequirement } from '../model/requirements';
@@ -204,11 +205,24 @@ const NODEPOOL_KIND: ManifestKind = {
   legacyApiVersion: 'karpenter.sh/v1beta1',
 };
 
-const nodePoolManifest = z.strictObject({
-  ...manifestHeader(NODEPOOL_KIND),
-  spec,
-  status: z.unknown().optional(),
-});
+/** The values `podlift.dev/global-consolidation-k` may take. */
+const GLOBAL_CONSOLIDATION_K = /^(?:[1-9]|10)$/;
+
+const nodePoolManifest = z
+  .strictObject({
+    ...manifestHeader(NODEPOOL_KIND),
+    spec,
+    status: z.unknown().optional(),
+  })
+  .superRefine((m, ctx) => {
+    const k = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationK];
+    if (k !== undefined && !GLOBAL_CONSOLIDATION_K.test(k))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an integer from 1 to 10 (the k of the global consolidation threshold, 1/k)',
+        path: ['metadata', 'annotations', ANNOTATIONS.globalConsolidationK],
+      });
+  });
 
 type NodePoolManifest = z.infer<typeof nodePoolManifest>;
 type TaintInput = z.infer<typeof taint>;
@@ -220,6 +234,7 @@ function toTaint(t: TaintInput): Taint {
 function toNodePool(m: NodePoolManifest): NodePool {
   const t = m.spec.template;
   const d = m.spec.disruption;
+  const k = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationK];
   const requirements: NodeSelectorRequirement[] = t.spec.requirements.map((r) => ({
     key: r.key,
     operator: r.operator,
@@ -256,6 +271,7 @@ function toNodePool(m: NodePoolManifest): NodePool {
       consolidationPolicy: d?.consolidationPolicy ?? 'WhenEmptyOrUnderutilized',
       consolidateAfter: d?.consolidateAfter ?? '0s',
       budgets,
+      ...(k !== undefined ? { globalConsolidationK: Number(k) } : {}),
     },
     limits: limits satisfies Resources,
     weight: m.spec.weight ?? 0,

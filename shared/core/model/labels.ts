@@ -162,4 +162,9 @@ export const ANNOTATIONS = {
    * ran out of time (disruption/single-node-walk.ts). Lost or stale, the walk starts at the top.
    */
   consolidationResume: 'podlift.dev/consolidation-resume',
+  /**
+   * On a NodePool: the k of its global consolidation threshold, an integer from 1 to 10 (a step
+   * must save at least 1/k of the pool's cost share it disrupts; Balanced's k is 2).
+   */
+  globalConsolidationK: 'podlift.dev/global-consolidation-k',
 } as const;

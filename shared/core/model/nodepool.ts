@@ -53,6 +53,12 @@ export interface NodePool {
     readonly consolidateAfter: string;
     /** Default [{ nodes: "10%" }]. */
     readonly budgets: readonly DisruptionBudget[];
+    /**
+     * The k of podlift's global consolidation threshold (a step must score at least 1/k, as
+     * Balanced scores a move), from the NodePool's `podlift.dev/global-consolidation-k`
+     * annotation; absent, Balanced's 2.
+     */
+    readonly globalConsolidationK?: number;
   };
   /** spec.limits in canonical units (cpu millicores, memory bytes, nodes as a count, ...); absent = no limit. */
   readonly limits: Resources;

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { nodePoolTotals } from '../../../shared/core/disruption/balanced';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { decideDisruption } from '../../../shared/core/disruption/decide';
-import { globalConsolidation } from '../../../shared/core/disruption/global-consolidation';
+import {
+  globalConsolidation,
+  MAX_GLOBAL_CANDIDATES,
+  MAX_GLOBAL_REPLACEMENTS,
+} from '../../../shared/core/disruption/global-consolidation';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod } from '../../../sim/world/builders';
-import { m5xlargeMember, snapshotOf, T0 } from './snapshot';
+import { m5xlargeMember, member, snapshotOf, T0 } from './snapshot';
 
 const app = (name: string, cpu: string, annotations?: Record<string, string>): Pod => ({
   ...pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' }),
@@ -35,6 +39,23 @@ const m5Pool = (budget = '100%') => {
   });
   return { ...base, disruption: { ...base.disruption, budgets: [{ nodes: budget }] } };
 };
+/** On-demand `families`, budgets 100 %, the global consolidation threshold's k when given. */
+const pool = (families: string[], k?: number) => {
+  const base = nodePool({
+    requirements: [
+      { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: families },
+      { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+    ],
+  });
+  return {
+    ...base,
+    disruption: {
+      ...base.disruption,
+      budgets: [{ nodes: '100%' }],
+      ...(k !== undefined ? { globalConsolidationK: k } : {}),
+    },
+  };
+};
 const cluster = (members: readonly [StateNode, NodeClaim][], budget?: string) =>
   snapshotOf(members, { nodePools: [m5Pool(budget)] });
 const threeHalfEmpty = (): [StateNode, NodeClaim][] => [
@@ -58,11 +79,22 @@ describe('globalConsolidation', () => {
     );
   });
 
-  it("takes nothing under Balanced's threshold: the three are the whole pool and save a third of its cost", () => {
-    // The move causes all of the pool's disruption (fraction 1), so it must save at least half
-    // the pool's $0.576/h; the m5.2xlarge leaves $0.192/h, a third.
-    const s = cluster(threeHalfEmpty());
+  it("takes nothing under the threshold, k = 2 as Balanced's; the NodePool's k = 3 takes it", () => {
+    // x, y, z (one 2.5-cpu pod each) onto one m5.2xlarge save $0.192 of the pool's $0.768/h
+    // (0.25) for 6 of its 9 disruption (0.667): score 0.375, under 1/2, over 1/3. w (starting,
+    // full) is no candidate; no smaller set moves (two 2.5-cpu pods need an m5.2xlarge too).
+    const one = (n: string) => m5xlargeMember(n, [app(`${n}1`, '2500m')]);
+    const full = m5xlargeMember('w', [app('w1', '1900m'), app('w2', '1900m')], { starting: true });
+    const members = [one('x'), one('y'), one('z'), full];
+    const s = cluster(members);
     expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
+    const pool = m5Pool();
+    const k3 = snapshotOf(members, {
+      nodePools: [{ ...pool, disruption: { ...pool.disruption, globalConsolidationK: 3 } }],
+    });
+    const step = globalConsolidation(disruptionCandidates(k3), k3, nodePoolTotals(k3));
+    expect(step?.candidates.map((c) => c.node.name)).toStrictEqual(['x', 'y', 'z']);
+    expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
   });
 
   it('takes nothing when the planned fleet is not cheaper than the candidates', () => {
@@ -107,10 +139,50 @@ describe('globalConsolidation: the search', () => {
   const one = (name: string, cpu: string) => m5xlargeMember(name, [app(`${name}1`, cpu)]);
   const names = (step: ReturnType<typeof globalConsolidation>) => step?.candidates.map((c) => c.node.name);
 
-  it('never replaces n nodes by n new ones: two m5.xlarge each needing an m5.large of its own', () => {
-    // Two m5.large ($0.192/h) would save $0.192/h; that is single-node consolidation's move, twice.
-    const s = cluster([one('a', '1900m'), one('b', '1900m'), busy('x'), busy('y')]);
-    expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
+  it('splits a node whose pods cost less on several: an m5.xlarge ($0.192/h) onto two t3.micro', () => {
+    // Two 1.5-cpu pods: one t3.micro (2 cpu, 1 GiB) holds one; the cheapest one node for both is
+    // a t3.xlarge ($0.1664/h). Saving $0.1712/h of the pool's $0.384/h (0.45) for 3 of its 11
+    // disruption (0.27).
+    const s = snapshotOf([m5xlargeMember('a', [app('a1', '1500m'), app('a2', '1500m')]), busy('x')], {
+      nodePools: [pool(['m5', 't3'])],
+    });
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(names(step)).toStrictEqual(['a']);
+    const plans = step?.consolidation.action === 'replace' ? step.consolidation.plans : [];
+    expect(plans.map((p) => [p.instanceType, p.pods.length])).toStrictEqual([
+      ['t3.micro', 1],
+      ['t3.micro', 1],
+    ]);
+    expect(step?.consolidation.savings).toBeCloseTo(0.192 - 2 * 0.0104, 9);
+    // Each below its half of the m5.xlarge's price ($0.096/h): t3.micro to t3.large ($0.0832/h),
+    // not the m5.large at exactly $0.096/h nor a t3.xlarge that would hold both.
+    expect(plans[0].instanceTypeOptions.map((o) => o.name)).toStrictEqual([
+      't3.micro',
+      't3.small',
+      't3.medium',
+      't3.large',
+    ]);
+  });
+
+  it(`launches at most ${MAX_GLOBAL_REPLACEMENTS} new nodes in one step`, () => {
+    // 1.4-cpu pods on an m5.4xlarge ($0.768/h): a t3.medium each ($0.0416/h), k = 10 so the
+    // score (pool = this node) passes: 10 pods move, 11 would need 11 new nodes.
+    const split = (pods: number) => {
+      const s = snapshotOf(
+        [
+          member(
+            'big',
+            Array.from({ length: pods }, (_, i) => app(`big${i}`, '1400m')),
+            { instanceType: 'm5.4xlarge', cpu: '15890m', memory: '57Gi', price: 0.768 },
+          ),
+        ],
+        { nodePools: [pool(['m5', 't3'], 10)] },
+      );
+      return globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    };
+    const ten = split(MAX_GLOBAL_REPLACEMENTS);
+    expect(ten?.consolidation.action === 'replace' ? ten.consolidation.plans.length : 0).toBe(10);
+    expect(split(MAX_GLOBAL_REPLACEMENTS + 1)).toBeUndefined();
   });
 
   it('grows a set past a candidate that cannot move, and keeps the set that saves most', () => {
@@ -129,6 +201,23 @@ describe('globalConsolidation: the search', () => {
     expect(step?.consolidation.savings).toBeCloseTo(0.48, 9);
   });
 
+  it('stops searching once the run is out of time, keeping the best step found so far', () => {
+    // b cannot move: the first three sets tried (prefixes of a, b, c, d holding b) do not move,
+    // the fourth (a alone, onto c) does; the growth later finds a, c and d onto one m5.large.
+    const s = cluster([one('a', '600m'), stuck('b'), one('c', '600m'), one('d', '600m'), busy('x')]);
+    const within = (simulations: number) => {
+      let asked = 0;
+      const outOfTime = () => ++asked > simulations;
+      return globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s), {
+        spotToSpotConsolidation: false,
+        outOfTime,
+      });
+    };
+    expect(within(3)).toBeUndefined();
+    expect(names(within(4))).toStrictEqual(['a']);
+    expect(names(within(100))).toStrictEqual(['a', 'c', 'd']);
+  });
+
   it('finds a prefix whose pairs do not move: three 2.5-cpu pods, then a node that cannot move', () => {
     const s = cluster([
       one('x', '2500m'),
@@ -143,13 +232,16 @@ describe('globalConsolidation: the search', () => {
     expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
   });
 
-  it('looks at the first 20 candidates in its order only, whatever order they come in', () => {
-    // a and c would move together; sorted by name (the same pods per dollar) c is the 21st.
-    const blocking = Array.from({ length: 19 }, (_, i) => stuck(`b${String(i).padStart(2, '0')}`));
-    const s = cluster([one('a', '900m'), one('c', '900m'), ...blocking, busy('x'), busy('y')]);
-    const eligible = disruptionCandidates(s);
-    expect(eligible.slice(0, 2).map((c) => c.node.name)).toStrictEqual(['a', 'c']);
-    expect(globalConsolidation(eligible, s, nodePoolTotals(s))).toBeUndefined();
+  it(`looks at the first ${MAX_GLOBAL_CANDIDATES} candidates in its order only, whatever order they come in`, () => {
+    // z (a 900m pod, onto an m5.large) comes after the stuck nodes sorted by name (the same pods
+    // per dollar): 14th after 13 of them, 15th after 14.
+    const withStuck = (n: number) => {
+      const stuckNodes = Array.from({ length: n }, (_, i) => stuck(`s${String(i).padStart(2, '0')}`));
+      const s = cluster([one('z', '900m'), ...stuckNodes, busy('p')]);
+      return globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    };
+    expect(names(withStuck(MAX_GLOBAL_CANDIDATES - 1))).toStrictEqual(['z']);
+    expect(withStuck(MAX_GLOBAL_CANDIDATES)).toBeUndefined();
   });
 
   it('says a step that launches nothing moves its pods onto the nodes that stay', () => {
@@ -193,6 +285,22 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(command?.detail).toMatch(
       /^global consolidation saves \$0\.1920\/h: moves 3 pod\(s\) off x, y, z onto a new m5\.2xlarge/,
     );
+  });
+
+  it("splits a node Karpenter's methods leave, saying why they do: its pods need two new nodes", () => {
+    const s = snapshotOf([m5xlargeMember('a', [app('a1', '1500m'), app('a2', '1500m')]), busy('x')], {
+      nodePools: [pool(['m5', 't3'])],
+    });
+    const karpenter = decideDisruption(s, T0 + 60_000);
+    expect(karpenter.command).toBeUndefined();
+    expect(karpenter.unconsolidatable).toContainEqual({
+      nodeClaim: 'claim-a',
+      node: 'a',
+      why: "Can't remove without creating 2 candidates",
+    });
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command).toMatchObject({ candidates: ['claim-a'], replace: true, replacements: 2 });
+    expect(command?.detail).toMatch(/moves 2 pod\(s\) off a onto a new t3\.micro .*, a new t3\.micro /);
   });
 
   it('takes nothing past the budget: two nodes of the three are not enough', () => {

@@ -256,6 +256,34 @@ describe('replacement options: spot to spot', () => {
     expect(names).not.toContain('m5.xlarge');
     expect(result.plan.instanceTypeOptions.every((o) => o.capacityType === 'spot')).toBe(true);
   });
+
+  it("splits one spot node over several spot nodes without the 15-option rule (global consolidation's move)", () => {
+    // Two 1.5-cpu pods: a t3.small (2 cpu) each. With one replacement allowed the plan needs two
+    // and Karpenter's move is none; with two, each part is narrowed below half the node's price
+    // from 3 types, not held to the 15 cheaper options a one-for-one spot move needs.
+    const pool = [capacity('spot'), types(['t3.small', 't3.medium', 'm5.xlarge'])];
+    const s = world(
+      [member('a', [web('a1', '1500m'), web('a2', '1500m')], { price: 0.065, capacityType: 'spot' })],
+      pool,
+    );
+    const candidate = [onlyCandidate(s)];
+    expect(computeConsolidation(candidate, s, gateOn)).toStrictEqual({
+      action: 'none',
+      why: "Can't remove without creating 2 candidates",
+    });
+    const split = computeConsolidation(candidate, s, gateOn, 2);
+    if (split.action !== 'replace') throw new Error('expected a replacement');
+    expect(split.plans.map((p) => p.instanceTypeOptions.map((o) => [o.name, o.capacityType]))).toStrictEqual([
+      [
+        ['t3.small', 'spot'],
+        ['t3.medium', 'spot'],
+      ],
+      [
+        ['t3.small', 'spot'],
+        ['t3.medium', 'spot'],
+      ],
+    ]);
+  });
 });
 
 describe('replacement options: multi-node consolidation', () => {

@@ -53,20 +53,49 @@ const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reas
 export function m5xlargeMember(
   name: string,
   pods: readonly Pod[],
-  { price = 0.192, capacityType = 'on-demand', starting = false } = {},
+  options: { price?: number; capacityType?: string; starting?: boolean } = {},
+): [StateNode, NodeClaim] {
+  return member(name, pods, {
+    instanceType: 'm5.xlarge',
+    cpu: '3920m',
+    memory: '14Gi',
+    price: 0.192,
+    ...options,
+  });
+}
+
+/** The same for any instance type, its allocatable cpu and memory and price given. */
+export function member(
+  name: string,
+  pods: readonly Pod[],
+  {
+    instanceType,
+    cpu,
+    memory,
+    price,
+    capacityType = 'on-demand',
+    starting = false,
+  }: {
+    instanceType: string;
+    cpu: string;
+    memory: string;
+    price: number;
+    capacityType?: string;
+    starting?: boolean;
+  },
 ): [StateNode, NodeClaim] {
   const providerID = `aws:///us-east-1a/i-${name.padStart(17, '0')}`;
   const node = stateNode({
     name,
     nodePool: 'default',
-    allocatable: { cpu: '3920m', memory: '14Gi', pods: 58 },
+    allocatable: { cpu, memory, pods: 58 },
     pods: pods.map((p) => ({ ...p, nodeName: name })),
     lifecycle: { providerID, ready: true },
   });
   const claim = nodeClaim({
     name: `claim-${name}`,
     creationTimestamp: new Date(T0).toISOString(),
-    labels: { 'karpenter.sh/capacity-type': capacityType, 'node.kubernetes.io/instance-type': 'm5.xlarge' },
+    labels: { 'karpenter.sh/capacity-type': capacityType, 'node.kubernetes.io/instance-type': instanceType },
     annotations: { 'podlift.dev/hourly-price': String(price) },
     status: { providerID, conditions: starting ? [] : [initialized, consolidatable] },
   });

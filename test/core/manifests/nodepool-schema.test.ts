@@ -290,6 +290,24 @@ describe('parseNodePool', () => {
     ]);
   });
 
+  it('reads the global consolidation threshold k from podlift.dev/global-consolidation-k, 1 to 10', () => {
+    const withK = (k?: string) =>
+      nodePoolDoc((d) => {
+        if (k !== undefined) d.metadata.annotations = { 'podlift.dev/global-consolidation-k': k };
+      });
+    expect(parseNodePool(withK()).disruption.globalConsolidationK).toBeUndefined();
+    expect(parseNodePool(withK('1')).disruption.globalConsolidationK).toBe(1);
+    expect(parseNodePool(withK('10')).disruption.globalConsolidationK).toBe(10);
+    for (const bad of ['0', '11', '2.5', 'three', '', ' 3', '03']) {
+      const err = validationError(withK(bad));
+      const issue = err.issues.find(
+        (i) => i.field === 'metadata.annotations["podlift.dev/global-consolidation-k"]',
+      );
+      expect(issue?.message, bad).toMatch(/integer from 1 to 10/);
+      expect(err.message).toContain(JSON.stringify(bad));
+    }
+  });
+
   it('names the file, document and NodePool in errors', () => {
     const err = validationError(nodePoolDoc((d) => (d.spec.weight = 0)));
     expect(err.location).toEqual({ source: 'nodepools.yaml', documentIndex: 1, object: 'NodePool/default' });
