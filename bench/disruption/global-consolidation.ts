@@ -11,7 +11,7 @@ import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../sim/world/
  * `npx tsx bench/disruption/global-consolidation.ts`: what the `GlobalConsolidation` gate adds to
  * a disruption run at 1,000 nodes / 10,000 pods (issue 23's ≤ 2 s and ≤ 512 MB). It runs only
  * after Karpenter's methods found nothing, on the candidates the Underutilized budget lets go
- * (10 % of 1,000: 100), and looks at 14 of them with at most 40 scheduling runs; this times that
+ * (10 % of 1,000: 100), and looks at 11 of them with at most 40 scheduling runs; this times that
  * search alone — its CPU, the heap in use after it and the process's peak RSS — on two clusters
  * of on-demand m5.2xlarge: one under-used (10 pods a node, about 58 % of its CPU: sets move onto
  * the others, the largest is taken) and one packed (16 pods a node, 94 % of its CPU: every set

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { GLOBAL_CONSOLIDATION_K } from '../../shared/core/manifests/nodepool-schema';
 import { formatBoundTable } from './bound';
 import { formatCostComparison, formatCostReport } from './cost-report';
 import { runSoak, type SoakResult } from './soak';
@@ -39,7 +40,7 @@ if (!Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1) {
   process.exit(2);
 }
 const globalK = flag('--global-k');
-if (globalK !== undefined && !/^(?:[1-9]|10)$/.test(globalK)) {
+if (globalK !== undefined && !GLOBAL_CONSOLIDATION_K.test(globalK)) {
   process.stderr.write(
     `--global-k takes a whole number from 1 to 10 (got ${JSON.stringify(globalK)})\n${USAGE}`,
   );

@@ -82,19 +82,32 @@ export function globalConsolidation(
     // most; split over several, it may save)...
     for (const c of ordered.slice(1)) moves([c]);
     // ...and grown one candidate at a time from the first, each kept only when the set still
-    // moves: a candidate that does not fit is skipped, not the end.
-    const step: Candidate[] = ordered.slice(0, 1);
-    for (const c of ordered.slice(1)) if (moves([...step, c])) step.push(c);
+    // moves: a candidate that does not fit is skipped, not the end. When nothing joins the first
+    // (it is in every prefix too), once more from the second without it: a first candidate whose
+    // pods no set can move more cheaply — a replacement of its own type is barred, as multi-node's
+    // `filterOutSameInstanceType` bars it — must not hold back the sets of the others.
+    if (grow(ordered, moves).length === 1) grow(ordered.slice(1), moves);
   }
   return best;
 }
 
 /**
- * Candidates of one NodePool the search looks at, cheapest to move first; the others wait for a
- * later run. Each is one scheduling run per pass (prefixes, alone, growing a set): 3n − 2 = 40
- * simulations, as many as two full binary searches of multi-node consolidation.
+ * A set grown from the first of `ordered`: each next candidate kept when the set with it moves.
+ * One scheduling run per candidate after the first.
  */
-export const MAX_GLOBAL_CANDIDATES = 14;
+function grow(ordered: readonly Candidate[], moves: (step: readonly Candidate[]) => boolean): Candidate[] {
+  const step: Candidate[] = ordered.slice(0, 1);
+  for (const c of ordered.slice(1)) if (moves([...step, c])) step.push(c);
+  return step;
+}
+
+/**
+ * Candidates of one NodePool the search looks at, cheapest to move first; the others wait for a
+ * later run. Each is one scheduling run per pass (prefixes, alone, growing a set from the first
+ * and from the second): 4n − 4 = 40 simulations, as many as two full binary searches of
+ * multi-node consolidation.
+ */
+export const MAX_GLOBAL_CANDIDATES = 11;
 
 /** Fewest pods per dollar of the node first: the cheapest disruption for what it saves. */
 function byMoveCostPerDollar(a: Candidate, b: Candidate): number {

@@ -205,8 +205,8 @@ const NODEPOOL_KIND: ManifestKind = {
   legacyApiVersion: 'karpenter.sh/v1beta1',
 };
 
-/** The values `podlift.dev/global-consolidation-k` may take. */
-const GLOBAL_CONSOLIDATION_K = /^(?:[1-9]|10)$/;
+/** The values `podlift.dev/global-consolidation-k` may take: a whole number from 1 to 10. */
+export const GLOBAL_CONSOLIDATION_K = /^(?:[1-9]|10)$/;
 
 const nodePoolManifest = z
   .strictObject({

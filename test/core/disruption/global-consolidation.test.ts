@@ -201,6 +201,18 @@ describe('globalConsolidation: the search', () => {
     expect(step?.consolidation.savings).toBeCloseTo(0.48, 9);
   });
 
+  it('grows a set once more without the first candidate when nothing joins it', () => {
+    // a cannot move, so every prefix and the set grown from it fail; b and c (a 1.5-cpu pod each)
+    // move alone onto a t3.micro ($0.1816/h saved) and together onto two ($0.3632/h), which only
+    // the set grown from the second candidate finds.
+    const s = snapshotOf([stuck('a'), one('b', '1500m'), one('c', '1500m'), busy('x')], {
+      nodePools: [pool(['m5', 't3'])],
+    });
+    const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
+    expect(names(step)).toStrictEqual(['b', 'c']);
+    expect(step?.consolidation.savings).toBeCloseTo(2 * (0.192 - 0.0104), 9);
+  });
+
   it('stops searching once the run is out of time, keeping the best step found so far', () => {
     // b cannot move: the first three sets tried (prefixes of a, b, c, d holding b) do not move,
     // the fourth (a alone, onto c) does; the growth later finds a, c and d onto one m5.large.
