@@ -315,6 +315,19 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(command?.detail).toMatch(/moves 2 pod\(s\) off a onto a new t3\.micro .*, a new t3\.micro /);
   });
 
+  it("comes before Karpenter's methods, when its step saves more than theirs would", () => {
+    // Four under-used m5.xlarge: Karpenter's multi-node moves a prefix onto the rest plus at
+    // most one node; the global step moves all four onto an m5.2xlarge and an m5.large.
+    const d = m5xlargeMember('d', [app('d1', '1900m'), app('d2', '1900m')]);
+    const s = cluster([d, ...threeHalfEmpty(), busy('x'), busy('y')]);
+    const karpenter = decideDisruption(s, T0 + 60_000).command;
+    expect(karpenter?.savings).toBeLessThan(0.288);
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command?.candidates).toStrictEqual(['claim-a', 'claim-b', 'claim-c', 'claim-d']);
+    expect(command).toMatchObject({ replace: true, replacements: 2 });
+    expect(command?.savings).toBeCloseTo(0.288, 9);
+  });
+
   it('takes nothing past the budget: two nodes of the three are not enough', () => {
     expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
   });
