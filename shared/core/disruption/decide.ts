@@ -86,11 +86,11 @@ export function isConsolidatable(c: Candidate): boolean {
  * nodes of static NodePools, replaced from their template: static-drift.ts), drift (candidates with Drifted=True, the longest drifted first: every empty one the
  * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
  * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
- * balanced.ts): multi-node first (the most candidates, fewest pods first, whose pods fit on
- * the rest plus at most one cheaper node, searched only among as many of each NodePool's
- * candidates as its budget allows) — with the GlobalConsolidation gate, podlift's global step
- * (global-consolidation.ts) instead when it saves more — then single-node (delete when its pods
- * fit elsewhere, else replace it with one cheaper node).
+ * balanced.ts): with the GlobalConsolidation gate, podlift's global step first
+ * (global-consolidation.ts); multi-node (the most candidates, fewest pods first, whose pods fit
+ * on the rest plus at most one cheaper node, searched only among as many of each NodePool's
+ * candidates as its budget allows), then single-node (delete when its pods fit elsewhere, else
+ * replace it with one cheaper node).
  */
 export function decideDisruption(
   cluster: ClusterSnapshot,
@@ -235,18 +235,9 @@ export function decideDisruption(
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
-  // Multi-node searches only what the budgets allow together; single-node takes one node at a
-  // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
-  const multi = multiNodeConsolidation(
-    withinBudgetInOrder(passable, counts, now, exempt).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
-    snapshot,
-    approves,
-    settings,
-  );
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
-  // candidates, scored as Balanced scores whatever the policy, is taken instead of multi-node's
-  // command when it saves more, and before single-node's: one larger step in place of several
-  // greedy ones moves fewer pods for the same saving.
+  // candidates comes first, scored as Balanced scores whatever the policy: one larger step in
+  // place of several of Karpenter's greedy ones moves fewer pods for the same saving.
   const step = settings.globalConsolidation
     ? globalConsolidation(
         withinBudgetInOrder(underutilized, counts, now, exempt),
@@ -255,19 +246,38 @@ export function decideDisruption(
         settings,
       )
     : undefined;
-  const chosen = step && (!multi || multi.consolidation.savings < step.consolidation.savings) ? step : multi;
-  if (chosen) {
-    const { consolidation } = chosen;
+  if (step) {
+    const { consolidation } = step;
     const replacements = consolidation.action === 'replace' ? consolidation.plans.length : 0;
     return decided(
       command(
         'consolidation',
         'Underutilized',
-        chosen.candidates,
+        step.candidates,
         replacements > 0,
         consolidation.savings,
-        chosen === step ? step.detail : undefined,
+        step.detail,
         replacements,
+      ),
+    );
+  }
+  // Multi-node searches only what the budgets allow together; single-node takes one node at a
+  // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
+  const multi = multiNodeConsolidation(
+    withinBudgetInOrder(passable, counts, now, exempt).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
+    snapshot,
+    approves,
+    settings,
+  );
+  if (multi) {
+    const { consolidation } = multi;
+    return decided(
+      command(
+        'consolidation',
+        'Underutilized',
+        multi.candidates,
+        consolidation.action === 'replace',
+        consolidation.savings,
       ),
     );
   }
