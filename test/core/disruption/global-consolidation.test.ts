@@ -328,6 +328,21 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(command?.savings).toBeCloseTo(0.288, 9);
   });
 
+  it('searches past its window for the longest prefix that moves, as multi-node does: 12 of 14 deleted', () => {
+    // 14 m5.xlarge with one 500m pod each: the 11 it looks at closely could go onto the last
+    // three; the binary search past them finds 12 (their pods onto the last two), 13 do not fit.
+    const s = cluster(
+      Array.from({ length: 14 }, (_, i) => {
+        const name = `n${String(i).padStart(2, '0')}`;
+        return m5xlargeMember(name, [app(`${name}p`, '500m')]);
+      }),
+    );
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command?.candidates).toHaveLength(12);
+    expect(command?.savings).toBeCloseTo(12 * 0.192, 9);
+    expect(command?.detail).toMatch(/^global consolidation saves \$2\.3040\/h: moves 12 pod\(s\)/);
+  });
+
   it('takes nothing past the budget: two nodes of the three are not enough', () => {
     expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
   });
