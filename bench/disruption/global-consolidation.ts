@@ -9,11 +9,11 @@ import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../sim/world/
 
 /**
  * `npx tsx bench/disruption/global-consolidation.ts`: what the `GlobalConsolidation` gate adds to
- * a disruption run at 1,000 nodes / 10,000 pods (issue 23's ≤ 2 s and ≤ 512 MB). It runs only
- * after Karpenter's methods found nothing, on the candidates the Underutilized budget lets go
- * (10 % of 1,000: 100), and looks at 11 of them with at most 40 scheduling runs; this times that
- * search alone — its CPU, the heap in use after it and the process's peak RSS — on two clusters
- * of on-demand m5.2xlarge: one under-used (10 pods a node, about 58 % of its CPU: sets move onto
+ * a disruption run at 1,000 nodes / 10,000 pods (issue 23's ≤ 2 s and ≤ 512 MB). It runs after
+ * emptiness and drift, before Karpenter's consolidation, on the candidates the Underutilized
+ * budget lets go (10 % of 1,000: 100), looks closely at 11 of them with at most 40 scheduling
+ * runs and at all 100 by a binary search; this times that search alone — its CPU, the heap in use
+ * after it and the process's peak RSS — on two clusters of on-demand m5.2xlarge: one under-used (10 pods a node, about 58 % of its CPU: sets move onto
  * the others, the largest is taken) and one packed (16 pods a node, 94 % of its CPU: every set
  * is planned onto the others' last 0.5 cpu and new small nodes for its 1-cpu pods, the heaviest
  * runs of the search). Cold is the first search of a process (the scheduler's caches empty),

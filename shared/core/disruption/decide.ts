@@ -86,10 +86,11 @@ export function isConsolidatable(c: Candidate): boolean {
  * nodes of static NodePools, replaced from their template: static-drift.ts), drift (candidates with Drifted=True, the longest drifted first: every empty one the
  * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
  * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
- * balanced.ts), multi-node first (the most candidates, fewest pods first, whose pods fit on the
- * rest plus at most one cheaper node, searched only among as many of each NodePool's candidates
- * as its budget allows), then single-node (delete when its pods fit elsewhere, else replace it
- * with one cheaper node).
+ * balanced.ts): with the GlobalConsolidation gate, podlift's global step first
+ * (global-consolidation.ts); multi-node (the most candidates, fewest pods first, whose pods fit
+ * on the rest plus at most one cheaper node, searched only among as many of each NodePool's
+ * candidates as its budget allows), then single-node (delete when its pods fit elsewhere, else
+ * replace it with one cheaper node).
  */
 export function decideDisruption(
   cluster: ClusterSnapshot,
@@ -234,6 +235,32 @@ export function decideDisruption(
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
+  // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
+  // candidates comes first, scored as Balanced scores whatever the policy: one larger step in
+  // place of several of Karpenter's greedy ones moves fewer pods for the same saving.
+  const step = settings.globalConsolidation
+    ? globalConsolidation(
+        withinBudgetInOrder(underutilized, counts, now, exempt),
+        snapshot,
+        nodePoolTotals(snapshot),
+        settings,
+      )
+    : undefined;
+  if (step) {
+    const { consolidation } = step;
+    const replacements = consolidation.action === 'replace' ? consolidation.plans.length : 0;
+    return decided(
+      command(
+        'consolidation',
+        'Underutilized',
+        step.candidates,
+        replacements > 0,
+        consolidation.savings,
+        step.detail,
+        replacements,
+      ),
+    );
+  }
   // Multi-node searches only what the budgets allow together; single-node takes one node at a
   // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
   const multi = multiNodeConsolidation(
@@ -271,33 +298,7 @@ export function decideDisruption(
     settings.outOfTime ?? (() => false),
   );
   const resumeAt = walked.resumeAt ?? null;
-  if (!walked.found) {
-    // Only when Karpenter's methods found nothing and time is left: one step toward the cheapest
-    // plan of each NodePool's candidates, scored as Balanced scores whatever the policy.
-    const step =
-      settings.globalConsolidation && !settings.outOfTime?.()
-        ? globalConsolidation(
-            withinBudgetInOrder(underutilized, counts, now, exempt),
-            snapshot,
-            nodePoolTotals(snapshot),
-            settings,
-          )
-        : undefined;
-    if (!step) return decided(undefined, resumeAt);
-    const { consolidation } = step;
-    return decided(
-      command(
-        'consolidation',
-        'Underutilized',
-        step.candidates,
-        consolidation.action === 'replace',
-        consolidation.savings,
-        step.detail,
-        consolidation.action === 'replace' ? consolidation.plans.length : 0,
-      ),
-      resumeAt,
-    );
-  }
+  if (!walked.found) return decided(undefined, resumeAt);
   const { candidate, result } = walked.found;
   return decided(
     command('consolidation', 'Underutilized', [candidate], result.action === 'replace', result.savings),

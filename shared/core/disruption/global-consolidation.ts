@@ -73,10 +73,19 @@ export function globalConsolidation(
         best = { candidates: step, consolidation, detail: describe(step, consolidation) };
       return true;
     };
-    const ordered = [...group].sort(byMoveCostPerDollar).slice(0, MAX_GLOBAL_CANDIDATES);
-    // Every prefix, largest first (multi-node's binary search assumes that a prefix that cannot
-    // move means no longer one can, and misses the moves past such a gap), down to the first
-    // alone...
+    const sorted = [...group].sort(byMoveCostPerDollar).slice(0, MAX_GLOBAL_PREFIX);
+    const ordered = sorted.slice(0, MAX_GLOBAL_CANDIDATES);
+    // Past the window, the longest prefix that moves, by binary search as multi-node's
+    // (multinodeconsolidation.go `firstNConsolidationOption`), so a mass scale-down goes a
+    // budget's worth at a time...
+    for (let lo = ordered.length + 1, hi = sorted.length; lo <= hi; ) {
+      const n = Math.floor((lo + hi) / 2);
+      if (moves(sorted.slice(0, n))) lo = n + 1;
+      else hi = n - 1;
+    }
+    // ...every prefix of the window, largest first (a binary search assumes that a prefix that
+    // cannot move means no longer one can, and misses the moves past such a gap), down to the
+    // first alone...
     for (let n = ordered.length; n >= 1; n--) moves(ordered.slice(0, n));
     // ...every other candidate alone (single-node consolidation tried each with one new node at
     // most; split over several, it may save)...
@@ -102,10 +111,16 @@ function grow(ordered: readonly Candidate[], moves: (step: readonly Candidate[])
 }
 
 /**
- * Candidates of one NodePool the search looks at, cheapest to move first; the others wait for a
- * later run. Each is one scheduling run per pass (prefixes, alone, growing a set from the first
- * and from the second): 4n − 4 = 40 simulations, as many as two full binary searches of
- * multi-node consolidation.
+ * The longest prefix the search tries, as multi-node consolidation's batch
+ * (multinodeconsolidation.go `ComputeCommands`: "Only consider a maximum batch of 100 NodeClaims").
+ */
+export const MAX_GLOBAL_PREFIX = 100;
+
+/**
+ * Candidates of one NodePool the search looks at closely, cheapest to move first; past them only
+ * the longest prefix that moves is searched for, and the others wait for a later run. Each is one scheduling run per pass (prefixes, alone, growing a set from the first
+ * and from the second): 4n − 4 = 40 simulations, and at most 7 more for the binary search past
+ * them.
  */
 export const MAX_GLOBAL_CANDIDATES = 11;
 

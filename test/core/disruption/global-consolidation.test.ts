@@ -315,6 +315,34 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(command?.detail).toMatch(/moves 2 pod\(s\) off a onto a new t3\.micro .*, a new t3\.micro /);
   });
 
+  it("comes before Karpenter's methods, when its step saves more than theirs would", () => {
+    // Four under-used m5.xlarge: Karpenter's multi-node moves a prefix onto the rest plus at
+    // most one node; the global step moves all four onto an m5.2xlarge and an m5.large.
+    const d = m5xlargeMember('d', [app('d1', '1900m'), app('d2', '1900m')]);
+    const s = cluster([d, ...threeHalfEmpty(), busy('x'), busy('y')]);
+    const karpenter = decideDisruption(s, T0 + 60_000).command;
+    expect(karpenter?.savings).toBeLessThan(0.288);
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command?.candidates).toStrictEqual(['claim-a', 'claim-b', 'claim-c', 'claim-d']);
+    expect(command).toMatchObject({ replace: true, replacements: 2 });
+    expect(command?.savings).toBeCloseTo(0.288, 9);
+  });
+
+  it('searches past its window for the longest prefix that moves, as multi-node does: 12 of 14 deleted', () => {
+    // 14 m5.xlarge with one 500m pod each: the 11 it looks at closely could go onto the last
+    // three; the binary search past them finds 12 (their pods onto the last two), 13 do not fit.
+    const s = cluster(
+      Array.from({ length: 14 }, (_, i) => {
+        const name = `n${String(i).padStart(2, '0')}`;
+        return m5xlargeMember(name, [app(`${name}p`, '500m')]);
+      }),
+    );
+    const { command } = decideDisruption(s, T0 + 60_000, gate);
+    expect(command?.candidates).toHaveLength(12);
+    expect(command?.savings).toBeCloseTo(12 * 0.192, 9);
+    expect(command?.detail).toMatch(/^global consolidation saves \$2\.3040\/h: moves 12 pod\(s\)/);
+  });
+
   it('takes nothing past the budget: two nodes of the three are not enough', () => {
     expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
   });
