@@ -236,8 +236,8 @@ export function decideDisruption(
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
-  // candidates comes first, scored as Balanced scores whatever the policy: one larger step in
-  // place of several of Karpenter's greedy ones moves fewer pods for the same saving.
+  // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
+  // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
   const step = settings.globalConsolidation
     ? globalConsolidation(
         withinBudgetInOrder(underutilized, counts, now, exempt),
