@@ -54,17 +54,13 @@ export function expiredClaims(claims: readonly NodeClaim[], now: number): NodeCl
   });
 }
 
-/** What consolidating one candidate would do: delete it, or replace it with one cheaper node. */
+/**
+ * What consolidating candidates would do: delete them, or replace them with cheaper new nodes
+ * (Karpenter's methods: one; podlift's global consolidation: several).
+ */
 export type Consolidation =
   | { readonly action: 'delete'; readonly savings: number }
-  | {
-      readonly action: 'replace';
-      /** The first (for Karpenter's methods, the only) replacement. */
-      readonly plan: NodeClaimPlan;
-      /** Every replacement, `plan` first. */
-      readonly plans: readonly NodeClaimPlan[];
-      readonly savings: number;
-    };
+  | { readonly action: 'replace'; readonly plans: readonly NodeClaimPlan[]; readonly savings: number };
 
 /** Why consolidating the candidates is not possible, when Karpenter says so in an Unconsolidatable Event. */
 export interface NoConsolidation {
@@ -134,9 +130,8 @@ export function computeConsolidation(
     return { action: 'none', why: `Can't remove without creating ${result.nodeClaims.length} candidates` };
   const options = replacementsOptions(candidates, result.nodeClaims, snapshot, settings);
   if ('why' in options) return { action: 'none', why: options.why };
-  const [plan] = options.plans;
   const cost = options.plans.reduce((sum, p) => sum + p.price, 0);
-  return { action: 'replace', plan, plans: options.plans, savings: price - cost };
+  return { action: 'replace', plans: options.plans, savings: price - cost };
 }
 
 /**

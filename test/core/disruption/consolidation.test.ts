@@ -77,7 +77,7 @@ describe('simulateConsolidation', () => {
     const [a] = disruptionCandidates(s);
     const result = simulateConsolidation(a, s);
     expect(result?.action).toBe('replace');
-    expect(result && result.action === 'replace' ? result.plan.price : Number.NaN).toBeLessThan(0.192);
+    expect(result && result.action === 'replace' ? result.plans[0].price : Number.NaN).toBeLessThan(0.192);
     expect(result?.savings).toBeGreaterThan(0);
   });
 

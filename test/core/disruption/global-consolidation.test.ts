@@ -69,7 +69,7 @@ describe('globalConsolidation', () => {
     const s = cluster([...threeHalfEmpty(), busy('x'), busy('y')]);
     const step = globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s));
     expect(step?.candidates.map((c) => c.node.name)).toStrictEqual(['a', 'b', 'c']);
-    const plan = step?.consolidation.action === 'replace' ? step.consolidation.plan : undefined;
+    const plan = step?.consolidation.action === 'replace' ? step.consolidation.plans[0] : undefined;
     expect(plan).toMatchObject({ instanceType: 'm5.2xlarge', capacityType: 'on-demand' });
     expect(plan?.pods).toHaveLength(6);
     // Saving $0.192 of the pool's $0.960/h (0.2) for 9 of its 25 disruption (0.36): 0.56 ≥ 1/2.

@@ -90,14 +90,14 @@ describe('replacement options: cheaper than the candidates', () => {
     const s = world([member('a', [web('a1')])], [capacity('on-demand')]);
     const result = simulateConsolidation(onlyCandidate(s), s);
     if (result?.action !== 'replace') throw new Error(`expected a replacement, got ${result?.action}`);
-    const prices = result.plan.instanceTypeOptions.map((o) => o.price);
+    const prices = result.plans[0].instanceTypeOptions.map((o) => o.price);
     expect(Math.max(...prices)).toBeLessThan(0.192);
     expect(prices).toStrictEqual([...prices].sort((x, y) => x - y));
-    expect(result.plan.instanceTypeOptions.map((o) => o.name)).not.toContain('m5.xlarge');
+    expect(result.plans[0].instanceTypeOptions.map((o) => o.name)).not.toContain('m5.xlarge');
     expect(
-      [...(result.plan.requirements.get('node.kubernetes.io/instance-type')?.values ?? [])].sort(),
-    ).toStrictEqual(result.plan.instanceTypeOptions.map((o) => o.name).sort());
-    expect(result.plan.price).toBe(prices[0]);
+      [...(result.plans[0].requirements.get('node.kubernetes.io/instance-type')?.values ?? [])].sort(),
+    ).toStrictEqual(result.plans[0].instanceTypeOptions.map((o) => o.name).sort());
+    expect(result.plans[0].price).toBe(prices[0]);
     expect(result.savings).toBeCloseTo(0.192 - prices[0], 9);
   });
 
@@ -132,10 +132,9 @@ describe('replacement options: cheaper than the candidates', () => {
       [capacity('on-demand'), types(['t3.small', 't3.medium', 'm5.xlarge'], 2)],
     );
     const result = simulateConsolidation(onlyCandidate(two), two);
-    expect(result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => o.name)).toStrictEqual([
-      't3.small',
-      't3.medium',
-    ]);
+    expect(
+      result?.action === 'replace' && result.plans[0].instanceTypeOptions.map((o) => o.name),
+    ).toStrictEqual(['t3.small', 't3.medium']);
   });
 });
 
@@ -148,7 +147,8 @@ describe('replacement options: the launch price of each option', () => {
     );
     const result = simulateConsolidation(onlyCandidate(s), s);
     expect(
-      result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => [o.name, o.capacityType]),
+      result?.action === 'replace' &&
+        result.plans[0].instanceTypeOptions.map((o) => [o.name, o.capacityType]),
     ).toStrictEqual([['m5.large', 'spot']]);
   });
 
@@ -194,9 +194,9 @@ describe('replacement options: spot to spot', () => {
   it('still replaces an on-demand node by spot with the gate off', () => {
     const s = world([member('a', [web('a1')])], [capacity('spot', 'on-demand')]);
     const result = simulateConsolidation(onlyCandidate(s), s);
-    expect(result?.action === 'replace' && result.plan.capacityType).toBe('spot');
+    expect(result?.action === 'replace' && result.plans[0].capacityType).toBe('spot');
     expect(
-      result?.action === 'replace' && result.plan.requirements.get('karpenter.sh/capacity-type')?.values,
+      result?.action === 'replace' && result.plans[0].requirements.get('karpenter.sh/capacity-type')?.values,
     ).toStrictEqual(new Set(['spot']));
   });
 
@@ -204,8 +204,8 @@ describe('replacement options: spot to spot', () => {
     const s = world([spotMember()], spotPool);
     const result = simulateConsolidation(onlyCandidate(s), s, gateOn);
     if (result?.action !== 'replace') throw new Error('expected a replacement');
-    expect(result.plan.instanceTypeOptions).toHaveLength(MIN_SPOT_TO_SPOT_OPTIONS);
-    expect(result.plan.instanceTypeOptions.every((o) => o.capacityType === 'spot' && o.price < 0.2)).toBe(
+    expect(result.plans[0].instanceTypeOptions).toHaveLength(MIN_SPOT_TO_SPOT_OPTIONS);
+    expect(result.plans[0].instanceTypeOptions.every((o) => o.capacityType === 'spot' && o.price < 0.2)).toBe(
       true,
     );
     const unfiltered = computeConsolidation([onlyCandidate(s)], s, gateOn);
@@ -229,7 +229,7 @@ describe('replacement options: spot to spot', () => {
       gateOn,
     );
     if (wide?.action !== 'replace') throw new Error('expected a replacement');
-    const names = wide.plan.instanceTypeOptions.map((o) => o.name);
+    const names = wide.plans[0].instanceTypeOptions.map((o) => o.name);
     expect(names.length).toBe(15);
     // The same NodePool asking for 20 distinct types among the cheapest: 20 are launched.
     const many = world(
@@ -237,7 +237,7 @@ describe('replacement options: spot to spot', () => {
       [capacity('spot'), { key: 'node.kubernetes.io/instance-type', operator: 'Exists', minValues: 20 }],
     );
     const result = simulateConsolidation(onlyCandidate(many), many, gateOn);
-    expect(result?.action === 'replace' && result.plan.instanceTypeOptions.length).toBe(20);
+    expect(result?.action === 'replace' && result.plans[0].instanceTypeOptions.length).toBe(20);
   });
 
   it('moves several spot nodes to one spot node without the 15-option rule, gate on only', () => {
@@ -251,10 +251,10 @@ describe('replacement options: spot to spot', () => {
     const result = computeConsolidation(both, s, gateOn);
     if (result.action !== 'replace') throw new Error('expected a replacement');
     // Fewer than 15 options, and not the candidates' own m5.xlarge (filterOutSameInstanceType).
-    const names = result.plan.instanceTypeOptions.map((o) => o.name);
+    const names = result.plans[0].instanceTypeOptions.map((o) => o.name);
     expect(names.length).toBeGreaterThan(0);
     expect(names).not.toContain('m5.xlarge');
-    expect(result.plan.instanceTypeOptions.every((o) => o.capacityType === 'spot')).toBe(true);
+    expect(result.plans[0].instanceTypeOptions.every((o) => o.capacityType === 'spot')).toBe(true);
   });
 
   it("splits one spot node over several spot nodes without the 15-option rule (global consolidation's move)", () => {
@@ -349,7 +349,7 @@ describe('replacement options: more cases', () => {
     );
     const result = simulateConsolidation(onlyCandidate(s), s, gateOn);
     if (result?.action !== 'replace') throw new Error('expected a replacement');
-    expect(result.plan.instanceTypeOptions.map((o) => o.capacityType)).toStrictEqual(
+    expect(result.plans[0].instanceTypeOptions.map((o) => o.capacityType)).toStrictEqual(
       Array(MIN_SPOT_TO_SPOT_OPTIONS).fill('spot'),
     );
     // Several candidates launch every cheaper option, not 15: an on-demand option in the plan
@@ -368,24 +368,29 @@ describe('replacement options: more cases', () => {
       capacityType: 'on-demand' as const,
       zone: 'us-east-1a',
     };
-    const mixed = { ...several.plan, instanceTypeOptions: [...several.plan.instanceTypeOptions, onDemand] };
+    const mixed = {
+      ...several.plans[0],
+      instanceTypeOptions: [...several.plans[0].instanceTypeOptions, onDemand],
+    };
     const kept = replacementOptions(candidates, mixed, two, gateOn);
-    expect('plan' in kept && kept.plan.instanceTypeOptions).toStrictEqual(several.plan.instanceTypeOptions);
+    expect('plan' in kept && kept.plan.instanceTypeOptions).toStrictEqual(
+      several.plans[0].instanceTypeOptions,
+    );
   });
 
   it('replaces a spot node by spot with exactly 15 cheaper spot options', () => {
     const wide = world([member('a', [web('a1')], { price: 1, capacityType: 'spot' })], [capacity('spot')]);
     const first = simulateConsolidation(onlyCandidate(wide), wide, gateOn);
     if (first?.action !== 'replace') throw new Error('expected a replacement');
-    const fifteen = first.plan.instanceTypeOptions.map((o) => o.name);
+    const fifteen = first.plans[0].instanceTypeOptions.map((o) => o.name);
     const s = world(
       [member('a', [web('a1')], { price: 1, capacityType: 'spot' })],
       [capacity('spot'), types(fifteen)],
     );
     const result = simulateConsolidation(onlyCandidate(s), s, gateOn);
-    expect(result?.action === 'replace' && result.plan.instanceTypeOptions.map((o) => o.name)).toStrictEqual(
-      fifteen,
-    );
+    expect(
+      result?.action === 'replace' && result.plans[0].instanceTypeOptions.map((o) => o.name),
+    ).toStrictEqual(fifteen);
   });
 
   it('rejects a multi-node replacement whose options under the same-type ceiling miss minValues', () => {
@@ -424,9 +429,9 @@ describe('replacement options: more cases', () => {
     const candidates = disruptionCandidates(s);
     for (const order of [candidates, [...candidates].reverse()]) {
       const result = computeConsolidation(order, s);
-      expect(result.action === 'replace' && result.plan.instanceTypeOptions.map((o) => o.name)).toStrictEqual(
-        ['m5.large'],
-      );
+      expect(
+        result.action === 'replace' && result.plans[0].instanceTypeOptions.map((o) => o.name),
+      ).toStrictEqual(['m5.large']);
     }
   });
 
@@ -435,7 +440,7 @@ describe('replacement options: more cases', () => {
     const s = world([member('a', [web('a1')], { price: 0.05 })], [capacity('on-demand')]);
     const result = simulateConsolidation(onlyCandidate(s), s);
     if (result?.action !== 'replace') throw new Error('expected a replacement');
-    return { s, candidate: onlyCandidate(s), plan: result.plan };
+    return { s, candidate: onlyCandidate(s), plan: result.plans[0] };
   }
 
   it("prices an option by its own price when its type is not in the node class's catalog", () => {
