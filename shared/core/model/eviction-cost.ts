@@ -1,6 +1,7 @@
 import type { Pod } from './pod';
 
-const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+/** The ReplicaSet controller's scale-down hint (lower goes first), which EvictionCost also reads. */
+export const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
 
 /**
  * What evicting `pod` costs (kubernetes-sigs/karpenter pkg/utils/disruption `EvictionCost`): 1,

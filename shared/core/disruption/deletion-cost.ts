@@ -1,0 +1,137 @@
+import { podDisruptable } from '../model/do-not-disrupt';
+import { POD_DELETION_COST } from '../model/eviction-cost';
+import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
+import { conditionIsTrue } from '../model/nodeclaim';
+import { isStaticNodePool } from '../model/nodepool';
+import type { Pod } from '../model/pod';
+import type { ClusterSnapshot } from '../state/cluster-snapshot';
+import { joinNodesAndClaims } from '../state/cluster-snapshot';
+import type { StateNode } from '../state/cluster-state';
+import { candidatePrice } from './candidates';
+import { underCommand } from './commands-in-flight';
+
+/**
+ * Scale-down steering (the `PodDeletionCostManagement` gate): podlift writes
+ * `controller.kubernetes.io/pod-deletion-cost` on the ReplicaSet pods of the nodes it would
+ * remove first, so that a Deployment scaled down deletes their pods first and leaves those nodes
+ * empty — deleted by emptiness, with no eviction — instead of one pod from every node, which is
+ * what the ReplicaSet controller does by itself (kubernetes pkg/controller/replicaset/replica_set.go
+ * `getPodsToDelete` ranks the pods of nodes holding more of the ReplicaSet's pods first, after the
+ * deletion cost: pkg/controller/controller_utils.go `ActivePodsWithRanks.Less`).
+ *
+ * It follows the design Karpenter has under review, not in a release (kubernetes-sigs/karpenter
+ * PR #2894, RFC #2935 designs/pod-deletion-cost-controller.md): nodes of a disruption in flight
+ * first (their pods are evicted anyway), then drifted nodes, then the rest by how few pods they
+ * hold; nodes whose pods or Node say do-not-disrupt are not steered; at most 50 nodes; a cost a
+ * user set is never touched. Differences: podlift writes one annotation of its own
+ * (`podlift.dev/managed-deletion-cost`, the value it wrote) where the RFC writes two; among nodes
+ * of as many pods the pricier goes first (it saves more when it empties); the NodePool's
+ * disruption budget does not bound how many nodes are steered, since a scale-down is the user's
+ * deletion, not a disruption podlift makes.
+ */
+
+/** How many nodes' pods carry a steered cost at once (the RFC's cap of 50 ranked nodes). */
+export const MAX_STEERED_NODES = 50;
+
+/** One pod's annotations to write (a string sets one, null removes it). */
+export interface DeletionCostChange {
+  readonly namespace: string;
+  readonly name: string;
+  readonly nodeName: string;
+  readonly annotations: Readonly<Record<string, string | null>>;
+}
+
+/** A pod podlift steers: its mark is there and still equals its pod-deletion-cost. */
+function managedCost(pod: Pod): string | undefined {
+  const mark = pod.annotations?.[ANNOTATIONS.managedDeletionCost];
+  return mark !== undefined && mark === pod.annotations?.[POD_DELETION_COST] ? mark : undefined;
+}
+
+/** A pod whose pod-deletion-cost is someone else's: set without podlift's mark, or changed since. */
+function userCost(pod: Pod): boolean {
+  return pod.annotations?.[POD_DELETION_COST] !== undefined && managedCost(pod) === undefined;
+}
+
+/** Only the ReplicaSet controller reads the cost to pick whom to delete; only live pods are picked. */
+const steerable = (pod: Pod) => pod.ownerKind === 'ReplicaSet' && !pod.deleting;
+
+interface Ranked {
+  readonly node: StateNode;
+  /** 0: being disrupted or deleted; 1: drifted; 2: the rest. */
+  readonly group: number;
+  readonly pods: number;
+  readonly price: number;
+}
+
+/**
+ * The nodes to empty first, in order: podlift's nodes (an initialized NodeClaim of a NodePool it
+ * knows, not static) whose Node and pods allow disruption, by group, then fewest ReplicaSet pods,
+ * then the pricier, then by name.
+ */
+function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
+  const pools = new Map(snapshot.nodePools.map((p) => [p.name, p]));
+  const ranked: Ranked[] = [];
+  for (const { node, nodeClaim: claim } of joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims)) {
+    if (!node || !claim || !conditionIsTrue(claim, 'Initialized')) continue;
+    const pool = pools.get(claim.labels[LABEL_NODEPOOL] ?? '');
+    if (!pool || isStaticNodePool(pool)) continue;
+    if (node.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true') continue;
+    if (!node.pods.every((p) => podDisruptable(p, snapshot.now))) continue;
+    const going = node.deleting || claim.deletionTimestamp !== undefined || underCommand(claim);
+    ranked.push({
+      node,
+      group: going ? 0 : conditionIsTrue(claim, 'Drifted') ? 1 : 2,
+      pods: node.pods.filter(steerable).length,
+      price: candidatePrice(claim, node, snapshot.catalog).price,
+    });
+  }
+  return ranked.sort(
+    (a, b) =>
+      a.group - b.group ||
+      a.pods - b.pods ||
+      b.price - a.price ||
+      (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0),
+  );
+}
+
+/**
+ * The annotations to write so that pod-deletion-cost steers scale-downs (see the module comment):
+ * the i-th ranked node's ReplicaSet pods get `i - 50` (so every steered pod goes before an
+ * unannotated one, whose cost is 0, and a node's cost stays put while the nodes before it do),
+ * nodes without ReplicaSet pods take no rank, and every other pod podlift steered loses its cost.
+ * With `enabled` false every cost podlift wrote is removed. Pods whose cost a user set are left
+ * alone, and a pod already at its cost needs no write: a run in a steady cluster writes nothing.
+ * In the order to write them: the first-ranked node's pods first.
+ */
+export function deletionCostChanges(snapshot: ClusterSnapshot, enabled: boolean): DeletionCostChange[] {
+  const wanted = new Map<Pod, string>();
+  if (enabled) {
+    let rank = 0;
+    for (const { node, pods } of rankedNodes(snapshot)) {
+      if (pods === 0) continue;
+      if (rank === MAX_STEERED_NODES) break;
+      const cost = String(rank - MAX_STEERED_NODES);
+      for (const pod of node.pods) if (steerable(pod) && !userCost(pod)) wanted.set(pod, cost);
+      rank++;
+    }
+  }
+  const changes: DeletionCostChange[] = [];
+  for (const [pod, cost] of wanted) if (managedCost(pod) !== cost) changes.push(change(pod, cost));
+  for (const node of snapshot.nodes)
+    for (const pod of node.pods)
+      if (!wanted.has(pod) && pod.annotations?.[ANNOTATIONS.managedDeletionCost] !== undefined)
+        changes.push(change(pod, userCost(pod) ? undefined : null));
+  return changes;
+}
+
+/**
+ * The write for one pod: a cost and podlift's mark of it; null removes both; `undefined` (a user
+ * changed a cost podlift wrote) removes only the mark, and the user's value stays.
+ */
+function change(pod: Pod, cost: string | null | undefined): DeletionCostChange {
+  const annotations: Record<string, string | null> =
+    cost === undefined
+      ? { [ANNOTATIONS.managedDeletionCost]: null }
+      : { [POD_DELETION_COST]: cost, [ANNOTATIONS.managedDeletionCost]: cost };
+  return { namespace: pod.namespace, name: pod.name, nodeName: pod.nodeName ?? '', annotations };
+}

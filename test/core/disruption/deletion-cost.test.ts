@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type DeletionCostChange,
+  deletionCostChanges,
+  MAX_STEERED_NODES,
+} from '../../../shared/core/disruption/deletion-cost';
+import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { Pod } from '../../../shared/core/model/pod';
+import type { StateNode } from '../../../shared/core/state/cluster-state';
+import { nodePool, pod } from '../../../sim/world/builders';
+import { m5xlargeMember, snapshotOf, T0 } from './snapshot';
+
+// The design of kubernetes-sigs/karpenter PR #2894 / RFC #2935 (designs/pod-deletion-cost-controller.md):
+// nodes of a disruption first, then drifted, then by pod count; do-not-disrupt nodes unsteered;
+// at most 50 nodes; a user's cost never touched. The ReplicaSet controller deletes lower costs
+// first (kubernetes pkg/controller/controller_utils.go `ActivePodsWithRanks.Less`, key 4).
+const COST = 'controller.kubernetes.io/pod-deletion-cost';
+const MARK = 'podlift.dev/managed-deletion-cost';
+
+const web = (name: string, more: Partial<Pod> = {}): Pod => ({
+  ...pod({ name, ownerKind: 'ReplicaSet', cpu: '100m' }),
+  ...more,
+});
+const pods = (node: string, n: number) => Array.from({ length: n }, (_, i) => web(`${node}-${i}`));
+const set = (cost: number) => ({ [COST]: String(cost), [MARK]: String(cost) });
+const cleared = { [COST]: null, [MARK]: null };
+
+/** The writes as `pod → annotations`, in order. */
+const writes = (changes: readonly DeletionCostChange[]) =>
+  changes.map((c) => [`${c.nodeName}/${c.name}`, c.annotations] as const);
+
+const steer = (members: [StateNode, NodeClaim][], enabled = true, more = {}) =>
+  deletionCostChanges(snapshotOf(members, more), enabled);
+
+const condition = (type: string): Condition => ({
+  type,
+  status: 'True',
+  reason: type,
+  message: '',
+  lastTransitionTime: new Date(T0).toISOString(),
+});
+const withClaim = (
+  [node, claim]: [StateNode, NodeClaim],
+  more: Partial<NodeClaim>,
+): [StateNode, NodeClaim] => [node, { ...claim, ...more }];
+const withNode = (
+  [node, claim]: [StateNode, NodeClaim],
+  more: Partial<StateNode>,
+): [StateNode, NodeClaim] => [{ ...node, ...more }, claim];
+const drifted = (m: [StateNode, NodeClaim]) =>
+  withClaim(m, {
+    status: { ...m[1].status, conditions: [...(m[1].status.conditions ?? []), condition('Drifted')] },
+  });
+
+describe('deletionCostChanges: which nodes scale-downs empty first', () => {
+  it('ranks nodes by how few ReplicaSet pods they hold, from -50, the first-ranked written first', () => {
+    const changes = steer([
+      m5xlargeMember('a', pods('a', 3)),
+      m5xlargeMember('b', pods('b', 1)),
+      m5xlargeMember('c', pods('c', 2)),
+    ]);
+    expect(writes(changes)).toEqual([
+      ['b/b-0', set(-50)],
+      ['c/c-0', set(-49)],
+      ['c/c-1', set(-49)],
+      ['a/a-0', set(-48)],
+      ['a/a-1', set(-48)],
+      ['a/a-2', set(-48)],
+    ]);
+  });
+
+  it('puts the pricier of nodes with as many pods first, then goes by name', () => {
+    const changes = steer([
+      m5xlargeMember('a', pods('a', 1), { price: 0.1 }),
+      m5xlargeMember('b', pods('b', 1), { price: 0.3 }),
+      m5xlargeMember('d', pods('d', 1), { price: 0.2 }),
+      m5xlargeMember('c', pods('c', 1), { price: 0.2 }),
+    ]);
+    expect(writes(changes).map(([p, a]) => [p, a[COST]])).toEqual([
+      ['b/b-0', '-50'],
+      ['c/c-0', '-49'],
+      ['d/d-0', '-48'],
+      ['a/a-0', '-47'],
+    ]);
+  });
+
+  it('puts nodes being disrupted or deleted first, then drifted ones, whatever their pods', () => {
+    const changes = steer([
+      m5xlargeMember('plain', pods('plain', 1)),
+      drifted(m5xlargeMember('drifted', pods('drifted', 2))),
+      withClaim(m5xlargeMember('commanded', pods('commanded', 4)), {
+        annotations: { 'podlift.dev/disruption-command': '{"id":"x"}', 'podlift.dev/hourly-price': '0.192' },
+      }),
+      withNode(m5xlargeMember('deleting', pods('deleting', 3)), { deleting: true }),
+      withClaim(m5xlargeMember('claimgoing', pods('claimgoing', 5)), {
+        deletionTimestamp: new Date(T0).toISOString(),
+      }),
+    ]);
+    const firstOf = (node: string) => writes(changes).find(([p]) => p.startsWith(`${node}/`))?.[1][COST];
+    expect(['deleting', 'commanded', 'claimgoing', 'drifted', 'plain'].map(firstOf)).toEqual([
+      '-50',
+      '-49',
+      '-48',
+      '-47',
+      '-46',
+    ]);
+  });
+
+  it('steers no node whose Node or a pod says do-not-disrupt, of a static NodePool, uninitialized or not podlift’s', () => {
+    const pinnedPod = web('pinned-0', { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+    const [bare] = m5xlargeMember('bare', pods('bare', 1));
+    const changes = steer(
+      [
+        withNode(m5xlargeMember('pinned', pods('pinned', 1)), {
+          annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+        }),
+        m5xlargeMember('guarded', [...pods('guarded', 1), pinnedPod]),
+        withClaim(m5xlargeMember('static', pods('static', 1)), {
+          labels: { 'karpenter.sh/nodepool': 'fixed' },
+        }),
+        m5xlargeMember('starting', pods('starting', 1), { starting: true }),
+        m5xlargeMember('ok', pods('ok', 2)),
+        [bare, m5xlargeMember('other', [])[1]],
+      ],
+      true,
+      { nodePools: [nodePool(), nodePool({ name: 'fixed', replicas: 2 })] },
+    );
+    expect(writes(changes)).toEqual([
+      ['ok/ok-0', set(-50)],
+      ['ok/ok-1', set(-50)],
+    ]);
+  });
+
+  it('lets a do-not-disrupt duration that is over steer again', () => {
+    const over = web('x-0', {
+      annotations: { 'karpenter.sh/do-not-disrupt': '1m' },
+      startTime: new Date(T0 - 60_000).toISOString(),
+    });
+    expect(writes(steer([m5xlargeMember('x', [over])]))).toEqual([['x/x-0', set(-50)]]);
+  });
+});
+
+describe('deletionCostChanges: which pods, and what is left alone', () => {
+  it('writes only live ReplicaSet pods; a node with none takes no rank', () => {
+    const others = [
+      pod({ name: 'o-ds', ownerKind: 'DaemonSet' }),
+      pod({ name: 'o-job', ownerKind: 'Job' }),
+      pod({ name: 'o-sts', ownerKind: 'StatefulSet' }),
+      web('o-going', { deleting: true }),
+    ];
+    const changes = steer([m5xlargeMember('o', others), m5xlargeMember('p', pods('p', 2))]);
+    expect(writes(changes)).toEqual([
+      ['p/p-0', set(-50)],
+      ['p/p-1', set(-50)],
+    ]);
+  });
+
+  it('never touches a cost a user set, and lets a user take over one podlift wrote', () => {
+    const user = web('u-0', { annotations: { [COST]: '100' } });
+    const takenOver = web('u-1', { annotations: { [COST]: '7', [MARK]: '-50' } });
+    const changes = steer([m5xlargeMember('u', [user, takenOver, web('u-2')])]);
+    expect(writes(changes)).toEqual([
+      ['u/u-2', set(-50)],
+      ['u/u-1', { [MARK]: null }],
+    ]);
+  });
+
+  it('writes nothing in a cluster already steered', () => {
+    const steered = (name: string, cost: number) => web(name, { annotations: set(cost) });
+    const changes = steer([
+      m5xlargeMember('a', [steered('a-0', -50)]),
+      m5xlargeMember('b', [steered('b-0', -49), steered('b-1', -49)]),
+    ]);
+    expect(changes).toEqual([]);
+  });
+
+  it('moves a steered pod whose node changed rank, and clears one whose node left the ranking', () => {
+    const changes = steer([
+      m5xlargeMember('a', [web('a-0', { annotations: set(-50) }), web('a-1', { annotations: set(-50) })]),
+      m5xlargeMember('b', pods('b', 1)),
+      withNode(m5xlargeMember('c', [web('c-0', { annotations: set(-49) })]), {
+        annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+      }),
+    ]);
+    expect(writes(changes)).toEqual([
+      ['b/b-0', set(-50)],
+      ['a/a-0', set(-49)],
+      ['a/a-1', set(-49)],
+      ['c/c-0', cleared],
+    ]);
+  });
+
+  it('with the gate off removes every cost podlift wrote and writes none', () => {
+    const changes = steer(
+      [
+        m5xlargeMember('a', [
+          web('a-0', { annotations: set(-50) }),
+          web('a-1', { annotations: { [COST]: '3' } }),
+          web('a-2'),
+        ]),
+      ],
+      false,
+    );
+    expect(writes(changes)).toEqual([['a/a-0', cleared]]);
+  });
+
+  it(`steers at most ${MAX_STEERED_NODES} nodes, the rest unannotated`, () => {
+    const many = Array.from({ length: MAX_STEERED_NODES + 1 }, (_, i) => {
+      const name = `n${String(i).padStart(2, '0')}`;
+      return m5xlargeMember(name, [
+        web(`${name}-0`, i === MAX_STEERED_NODES ? { annotations: set(-1) } : {}),
+      ]);
+    });
+    const changes = writes(steer(many));
+    expect(changes).toHaveLength(MAX_STEERED_NODES + 1);
+    expect(changes[0]).toEqual(['n00/n00-0', set(-50)]);
+    expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-1)]);
+    expect(changes[MAX_STEERED_NODES]).toEqual(['n50/n50-0', cleared]);
+  });
+});
