@@ -29,7 +29,7 @@ export async function steerScaleDowns(
   const enabled = runtime.ports.config.featureGates.podDeletionCostManagement;
   const changes = deletionCostChanges(snapshot, enabled).slice(0, MAX_DELETION_COST_WRITES);
   let written = 0;
-  for (const { namespace, name, annotations } of changes) {
+  for (const { namespace, name, nodeName, annotations } of changes) {
     checkpoint(invocation);
     try {
       await runtime.ports.cluster.patchPodMetadata({ namespace, name }, { annotations });
@@ -38,6 +38,7 @@ export async function steerScaleDowns(
       if (isNotFoundError(error)) continue;
       invocation.log.warn('writing pod-deletion-cost failed; the next run tries again', {
         pod: `${namespace}/${name}`,
+        node: nodeName,
         error: String(error),
       });
       break;

@@ -44,7 +44,7 @@ export interface DeletionCostChange {
 /** A pod podlift steers: its mark is there and still equals its pod-deletion-cost. */
 function managedCost(pod: Pod): string | undefined {
   const mark = pod.annotations?.[ANNOTATIONS.managedDeletionCost];
-  return mark !== undefined && mark === pod.annotations?.[POD_DELETION_COST] ? mark : undefined;
+  return mark === pod.annotations?.[POD_DELETION_COST] ? mark : undefined;
 }
 
 /** A pod whose pod-deletion-cost is someone else's: set without podlift's mark, or changed since. */
@@ -87,10 +87,7 @@ function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
   }
   return ranked.sort(
     (a, b) =>
-      a.group - b.group ||
-      a.pods - b.pods ||
-      b.price - a.price ||
-      (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0),
+      a.group - b.group || a.pods - b.pods || b.price - a.price || (a.node.name < b.node.name ? -1 : 1),
   );
 }
 
@@ -104,23 +101,25 @@ function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
  * In the order to write them: the first-ranked node's pods first.
  */
 export function deletionCostChanges(snapshot: ClusterSnapshot, enabled: boolean): DeletionCostChange[] {
-  const wanted = new Map<Pod, string>();
+  const wanted = new Map<Pod, { node: string; cost: string }>();
   if (enabled) {
     let rank = 0;
     for (const { node, pods } of rankedNodes(snapshot)) {
       if (pods === 0) continue;
       if (rank === MAX_STEERED_NODES) break;
       const cost = String(rank - MAX_STEERED_NODES);
-      for (const pod of node.pods) if (steerable(pod) && !userCost(pod)) wanted.set(pod, cost);
+      for (const pod of node.pods)
+        if (steerable(pod) && !userCost(pod)) wanted.set(pod, { node: node.name, cost });
       rank++;
     }
   }
   const changes: DeletionCostChange[] = [];
-  for (const [pod, cost] of wanted) if (managedCost(pod) !== cost) changes.push(change(pod, cost));
+  for (const [pod, { node, cost }] of wanted)
+    if (managedCost(pod) !== cost) changes.push(change(pod, node, cost));
   for (const node of snapshot.nodes)
     for (const pod of node.pods)
       if (!wanted.has(pod) && pod.annotations?.[ANNOTATIONS.managedDeletionCost] !== undefined)
-        changes.push(change(pod, userCost(pod) ? undefined : null));
+        changes.push(change(pod, node.name, userCost(pod) ? undefined : null));
   return changes;
 }
 
@@ -128,10 +127,10 @@ export function deletionCostChanges(snapshot: ClusterSnapshot, enabled: boolean)
  * The write for one pod: a cost and podlift's mark of it; null removes both; `undefined` (a user
  * changed a cost podlift wrote) removes only the mark, and the user's value stays.
  */
-function change(pod: Pod, cost: string | null | undefined): DeletionCostChange {
+function change(pod: Pod, nodeName: string, cost: string | null | undefined): DeletionCostChange {
   const annotations: Record<string, string | null> =
     cost === undefined
       ? { [ANNOTATIONS.managedDeletionCost]: null }
       : { [POD_DELETION_COST]: cost, [ANNOTATIONS.managedDeletionCost]: cost };
-  return { namespace: pod.namespace, name: pod.name, nodeName: pod.nodeName ?? '', annotations };
+  return { namespace: pod.namespace, name: pod.name, nodeName, annotations };
 }

@@ -84,6 +84,28 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
     ]);
   });
 
+  it('goes by name among nodes alike in pods and price', () => {
+    const changes = steer([
+      m5xlargeMember('d', pods('d', 1)),
+      m5xlargeMember('c', pods('c', 1)),
+      m5xlargeMember('e', pods('e', 1)),
+    ]);
+    expect(writes(changes).map(([p]) => p)).toEqual(['c/c-0', 'd/d-0', 'e/e-0']);
+  });
+
+  it('counts only the ReplicaSet pods a scale-down could take', () => {
+    const daemons = [0, 1, 2].map((i) => pod({ name: `ds-${i}`, ownerKind: 'DaemonSet' }));
+    const changes = steer([
+      m5xlargeMember('b', pods('b', 2)),
+      m5xlargeMember('a', [...pods('a', 1), ...daemons]),
+    ]);
+    expect(writes(changes).map(([p, a]) => [p, a[COST]])).toEqual([
+      ['a/a-0', '-50'],
+      ['b/b-0', '-49'],
+      ['b/b-1', '-49'],
+    ]);
+  });
+
   it('puts nodes being disrupted or deleted first, then drifted ones, whatever their pods', () => {
     const changes = steer([
       m5xlargeMember('plain', pods('plain', 1)),
