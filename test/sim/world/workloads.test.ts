@@ -115,6 +115,14 @@ describe('the workload stand-in scaling a Deployment down', () => {
     expect(w.podsPerNode()).toEqual({ a: 5, c: 2 });
   });
 
+  it('deletes at most burstReplicas (500) pods in one sync, the rest on the next', () => {
+    const w = world();
+    w.workloads.scale('default', 'web', 502);
+    w.workloads.step();
+    expect(w.scaleTo(0)).toEqual([{ workload: 'Deployment/web', created: 0, deleted: 500 }]);
+    expect(w.workloads.step()).toEqual([{ workload: 'Deployment/web', created: 0, deleted: 2 }]);
+  });
+
   it('takes pods not yet scheduled before any running one', () => {
     const w = world();
     w.grow(2, 'a');
