@@ -4,7 +4,7 @@ import type { KubeObject } from '../fakes/kube';
  * Which surplus pods the ReplicaSet controller deletes on a scale-down, ranked as kubernetes
  * pkg/controller/replicaset/replica_set.go `getPodsToDelete` → `getPodsRankedByRelatedPodsOnSameNode`
  * and pkg/controller/controller_utils.go `ActivePodsWithRanks.Less` rank them, with the feature
- * gates PodDeletionCost (beta, on since 1.22) and LogarithmicScaleDown (on since 1.22, GA 1.31)
+ * gates PodDeletionCost and LogarithmicScaleDown (both on by default since 1.22)
  * in their default state.
  */
 
