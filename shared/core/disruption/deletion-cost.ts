@@ -7,7 +7,7 @@ import type { Pod } from '../model/pod';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { StateNode } from '../state/cluster-state';
-import { candidatePrice } from './candidates';
+import { candidatePrice, disruptionCandidates } from './candidates';
 import { underCommand } from './commands-in-flight';
 
 /**
@@ -21,13 +21,16 @@ import { underCommand } from './commands-in-flight';
  *
  * It follows the design Karpenter has under review, not in a release (kubernetes-sigs/karpenter
  * PR #2894, RFC #2935 designs/pod-deletion-cost-controller.md): nodes of a disruption in flight
- * first (their pods are evicted anyway), then drifted nodes, then the rest by how few pods they
- * hold; nodes whose pods or Node say do-not-disrupt are not steered; at most 50 nodes; a cost a
- * user set is never touched. Differences: podlift writes one annotation of its own
- * (`podlift.dev/managed-deletion-cost`, the value it wrote) where the RFC writes two; among nodes
- * of as many pods the pricier goes first (it saves more when it empties); the NodePool's
- * disruption budget does not bound how many nodes are steered, since a scale-down is the user's
- * deletion, not a disruption podlift makes.
+ * first (their pods are evicted anyway), then drifted nodes, then the rest; nodes whose pods or
+ * Node say do-not-disrupt are not steered; at most 50 nodes; a cost a user set is never touched.
+ * Differences: the rest go by the dollars an hour emptying them saves per pod the scale-down must
+ * delete, the most first, where the RFC goes by fewest pods (consolidation's order): a scale-down
+ * deletes a given number of pods, and the nodes it can empty with them should be those that cost
+ * the most — an m5.2xlarge with two pods before a t3.medium with one; podlift writes one annotation
+ * of its own (`podlift.dev/managed-deletion-cost`, the value it wrote) where the RFC writes two;
+ * the NodePool's disruption budget does not bound how many nodes are steered, since a scale-down
+ * is the user's deletion, not a disruption podlift makes. And a node a scale-down emptied is left
+ * to emptiness: {@link leaveEmptyNodesEmpty}.
  */
 
 /** How many nodes' pods carry a steered cost at once (the RFC's cap of 50 ranked nodes). */
@@ -65,8 +68,9 @@ interface Ranked {
 
 /**
  * The nodes to empty first, in order: podlift's nodes (an initialized NodeClaim of a NodePool it
- * knows, not static) whose Node and pods allow disruption, by group, then fewest ReplicaSet pods,
- * then the pricier, then by name.
+ * knows, not static) whose Node and pods allow disruption, by group, then by what emptying them
+ * saves for each pod a scale-down must take (price ÷ ReplicaSet pods, the most first), then the
+ * fewer pods, then by name. Nodes without ReplicaSet pods are never steered.
  */
 function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
   const pools = new Map(snapshot.nodePools.map((p) => [p.name, p]));
@@ -87,7 +91,10 @@ function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
   }
   return ranked.sort(
     (a, b) =>
-      a.group - b.group || a.pods - b.pods || b.price - a.price || (a.node.name < b.node.name ? -1 : 1),
+      a.group - b.group ||
+      b.price / b.pods - a.price / a.pods ||
+      a.pods - b.pods ||
+      (a.node.name < b.node.name ? -1 : 1),
   );
 }
 
@@ -133,4 +140,26 @@ function change(pod: Pod, nodeName: string, cost: string | null | undefined): De
       ? { [ANNOTATIONS.managedDeletionCost]: null }
       : { [POD_DELETION_COST]: cost, [ANNOTATIONS.managedDeletionCost]: cost };
   return { namespace: pod.namespace, name: pod.name, nodeName, annotations };
+}
+
+/**
+ * The snapshot as consolidation should simulate it with scale-down steering: the Nodes of empty
+ * candidates (no pod that would move, not blocked, of a NodePool that consolidates) take no pods,
+ * as those of commands in flight take none (commands-in-flight.ts `besideCommandsInFlight`).
+ * Emptiness deletes such a node once it has been empty for consolidateAfter and the budget allows;
+ * until then Karpenter's consolidation may move another node's pods onto it — a scale-down that
+ * steering emptied would then be refilled by evictions, the churn steering is there to spare.
+ * Provisioning still places pending pods there (only the disruption simulation changes).
+ */
+export function leaveEmptyNodesEmpty(snapshot: ClusterSnapshot): ClusterSnapshot {
+  const empty = new Set(
+    disruptionCandidates(snapshot)
+      .filter((c) => c.pods.length === 0 && !c.blocked && c.pool.disruption.consolidateAfter !== 'Never')
+      .map((c) => c.node),
+  );
+  if (empty.size === 0) return snapshot;
+  return {
+    ...snapshot,
+    nodes: snapshot.nodes.map((n) => (empty.has(n) ? { ...n, unschedulable: true } : n)),
+  };
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
   type DeletionCostChange,
   deletionCostChanges,
+  leaveEmptyNodesEmpty,
   MAX_STEERED_NODES,
 } from '../../../shared/core/disruption/deletion-cost';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
@@ -82,6 +84,31 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       ['d/d-0', '-48'],
       ['a/a-0', '-47'],
     ]);
+  });
+
+  it('empties first the node that saves the most per pod a scale-down takes, not the one with fewest pods', () => {
+    const changes = steer([
+      m5xlargeMember('small', pods('small', 1), { price: 0.05 }),
+      m5xlargeMember('big', pods('big', 2), { price: 0.384 }),
+      m5xlargeMember('mid', pods('mid', 4), { price: 0.4 }),
+    ]);
+    expect(writes(changes).map(([p, a]) => [p.split('/')[0], a[COST]])).toEqual([
+      ['big', '-50'],
+      ['big', '-50'],
+      ['mid', '-49'],
+      ['mid', '-49'],
+      ['mid', '-49'],
+      ['mid', '-49'],
+      ['small', '-48'],
+    ]);
+  });
+
+  it('puts the node with fewer pods first when they save as much per pod', () => {
+    const changes = steer([
+      m5xlargeMember('two', pods('two', 2), { price: 0.2 }),
+      m5xlargeMember('one', pods('one', 1), { price: 0.1 }),
+    ]);
+    expect(writes(changes).map(([p]) => p)).toEqual(['one/one-0', 'two/two-0', 'two/two-1']);
   });
 
   it('goes by name among nodes alike in pods and price', () => {
@@ -238,5 +265,54 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     expect(changes[0]).toEqual(['n00/n00-0', set(-50)]);
     expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-1)]);
     expect(changes[MAX_STEERED_NODES]).toEqual(['n50/n50-0', cleared]);
+  });
+});
+
+// A node a scale-down just emptied is not Consolidatable until consolidateAfter has passed since
+// its last pod event; Karpenter's consolidation may meanwhile move another node's pods onto it.
+describe('leaveEmptyNodesEmpty: consolidation does not refill a node a scale-down emptied', () => {
+  const notYetConsolidatable = (m: [StateNode, NodeClaim]): [StateNode, NodeClaim] =>
+    withClaim(m, {
+      status: {
+        ...m[1].status,
+        conditions: (m[1].status.conditions ?? []).filter((c) => c.type !== 'Consolidatable'),
+      },
+    });
+  const heavy = (name: string) => ({ ...web(name), requests: { ...web(name).requests, cpu: 1000 } });
+  const busy = m5xlargeMember('busy', [heavy('busy-0'), heavy('busy-1'), heavy('busy-2')], { price: 0.05 });
+  const emptied = notYetConsolidatable(m5xlargeMember('emptied', []));
+  const gates = { spotToSpotConsolidation: false, podDeletionCostManagement: true };
+
+  it('Karpenter moves the busy node onto it; with the gate nothing moves', () => {
+    const s = snapshotOf([busy, emptied]);
+    expect(decideDisruption(s, T0 + 60_000).command).toMatchObject({
+      candidates: ['claim-busy'],
+      replace: false,
+    });
+    expect(decideDisruption(s, T0 + 60_000, gates).command).toBeUndefined();
+  });
+
+  it('cancels at validation a command that relied on it', () => {
+    const s = snapshotOf([busy, emptied]);
+    const { command } = decideDisruption(s, T0 + 60_000);
+    if (!command) throw new Error('expected a command');
+    expect(commandStillValid(command, s)).toBe(true);
+    expect(commandStillValid(command, s, gates)).toBe(false);
+  });
+
+  it('keeps a node that stays as room: its Node says do-not-disrupt, or its NodePool never consolidates', () => {
+    const pinned = withNode(emptied, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+    expect(leaveEmptyNodesEmpty(snapshotOf([busy, pinned])).nodes.map((n) => n.unschedulable)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    const never = nodePool({ name: 'keep', consolidateAfter: 'Never' });
+    const kept = withClaim(emptied, { labels: { ...emptied[1].labels, 'karpenter.sh/nodepool': 'keep' } });
+    const s = snapshotOf([busy, kept], { nodePools: [nodePool(), never] });
+    expect(leaveEmptyNodesEmpty(s)).toBe(s);
+    expect(leaveEmptyNodesEmpty(snapshotOf([busy, emptied])).nodes.map((n) => n.unschedulable)).toEqual([
+      undefined,
+      true,
+    ]);
   });
 });
