@@ -98,11 +98,28 @@ function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
   );
 }
 
+/** Dollars an hour per pod, in the cost's units: $0.0001/h, up to {@link GROUP_SPAN} − 1. */
+const COST_PER_DOLLAR = 10_000;
+/** Each group's costs lie below the next group's: {@link GROUP_SPAN} apart. */
+const GROUP_SPAN = 100_000;
+
+/**
+ * A node's pods' pod-deletion-cost: `-(3 - group) × 100,000 - (price ÷ pods in $0.0001/h)`,
+ * capped within the group. It depends on the node alone — its group, its price and its pod
+ * count — not on its position among the others, so a run rewrites only the pods of nodes whose
+ * own pods changed: the ReplicaSet documentation warns against updating the annotation often.
+ * Every steered pod goes before an unannotated one (cost 0), and so little of 2^27 that
+ * Balanced's EvictionCost (cost ÷ 2^27) moves by under 0.003.
+ */
+export function steeredCost(group: number, price: number, pods: number): number {
+  const perPod = Math.min(GROUP_SPAN - 1, Math.round((price / pods) * COST_PER_DOLLAR));
+  return -(3 - group) * GROUP_SPAN - perPod;
+}
+
 /**
  * The annotations to write so that pod-deletion-cost steers scale-downs (see the module comment):
- * the i-th ranked node's ReplicaSet pods get `i - 50` (so every steered pod goes before an
- * unannotated one, whose cost is 0, and a node's cost stays put while the nodes before it do),
- * nodes without ReplicaSet pods take no rank, and every other pod podlift steered loses its cost.
+ * the ReplicaSet pods of the 50 first-ranked nodes get their node's {@link steeredCost}, nodes
+ * without ReplicaSet pods take no rank, and every other pod podlift steered loses its cost.
  * With `enabled` false every cost podlift wrote is removed. Pods whose cost a user set are left
  * alone, and a pod already at its cost needs no write: a run in a steady cluster writes nothing.
  * In the order to write them: the first-ranked node's pods first.
@@ -110,14 +127,13 @@ function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
 export function deletionCostChanges(snapshot: ClusterSnapshot, enabled: boolean): DeletionCostChange[] {
   const wanted = new Map<Pod, { node: string; cost: string }>();
   if (enabled) {
-    let rank = 0;
-    for (const { node, pods } of rankedNodes(snapshot)) {
-      if (pods === 0) continue;
-      if (rank === MAX_STEERED_NODES) break;
-      const cost = String(rank - MAX_STEERED_NODES);
+    const steered = rankedNodes(snapshot)
+      .filter((r) => r.pods > 0)
+      .slice(0, MAX_STEERED_NODES);
+    for (const { node, group, price, pods } of steered) {
+      const cost = String(steeredCost(group, price, pods));
       for (const pod of node.pods)
         if (steerable(pod) && !userCost(pod)) wanted.set(pod, { node: node.name, cost });
-      rank++;
     }
   }
   const changes: DeletionCostChange[] = [];

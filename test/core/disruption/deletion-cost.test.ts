@@ -5,6 +5,7 @@ import {
   deletionCostChanges,
   leaveEmptyNodesEmpty,
   MAX_STEERED_NODES,
+  steeredCost,
 } from '../../../shared/core/disruption/deletion-cost';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
@@ -55,19 +56,19 @@ const drifted = (m: [StateNode, NodeClaim]) =>
   });
 
 describe('deletionCostChanges: which nodes scale-downs empty first', () => {
-  it('ranks nodes by how few ReplicaSet pods they hold, from -50, the first-ranked written first', () => {
+  it('costs each node by the dollars an hour its emptying saves per ReplicaSet pod, the first-ranked written first', () => {
     const changes = steer([
       m5xlargeMember('a', pods('a', 3)),
       m5xlargeMember('b', pods('b', 1)),
       m5xlargeMember('c', pods('c', 2)),
     ]);
     expect(writes(changes)).toEqual([
-      ['b/b-0', set(-50)],
-      ['c/c-0', set(-49)],
-      ['c/c-1', set(-49)],
-      ['a/a-0', set(-48)],
-      ['a/a-1', set(-48)],
-      ['a/a-2', set(-48)],
+      ['b/b-0', set(-101920)],
+      ['c/c-0', set(-100960)],
+      ['c/c-1', set(-100960)],
+      ['a/a-0', set(-100640)],
+      ['a/a-1', set(-100640)],
+      ['a/a-2', set(-100640)],
     ]);
   });
 
@@ -79,10 +80,10 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('c', pods('c', 1), { price: 0.2 }),
     ]);
     expect(writes(changes).map(([p, a]) => [p, a[COST]])).toEqual([
-      ['b/b-0', '-50'],
-      ['c/c-0', '-49'],
-      ['d/d-0', '-48'],
-      ['a/a-0', '-47'],
+      ['b/b-0', '-103000'],
+      ['c/c-0', '-102000'],
+      ['d/d-0', '-102000'],
+      ['a/a-0', '-101000'],
     ]);
   });
 
@@ -93,13 +94,13 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('mid', pods('mid', 4), { price: 0.4 }),
     ]);
     expect(writes(changes).map(([p, a]) => [p.split('/')[0], a[COST]])).toEqual([
-      ['big', '-50'],
-      ['big', '-50'],
-      ['mid', '-49'],
-      ['mid', '-49'],
-      ['mid', '-49'],
-      ['mid', '-49'],
-      ['small', '-48'],
+      ['big', '-101920'],
+      ['big', '-101920'],
+      ['mid', '-101000'],
+      ['mid', '-101000'],
+      ['mid', '-101000'],
+      ['mid', '-101000'],
+      ['small', '-100500'],
     ]);
   });
 
@@ -127,9 +128,9 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('a', [...pods('a', 1), ...daemons]),
     ]);
     expect(writes(changes).map(([p, a]) => [p, a[COST]])).toEqual([
-      ['a/a-0', '-50'],
-      ['b/b-0', '-49'],
-      ['b/b-1', '-49'],
+      ['a/a-0', '-101920'],
+      ['b/b-0', '-100960'],
+      ['b/b-1', '-100960'],
     ]);
   });
 
@@ -147,11 +148,11 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
     ]);
     const firstOf = (node: string) => writes(changes).find(([p]) => p.startsWith(`${node}/`))?.[1][COST];
     expect(['deleting', 'commanded', 'claimgoing', 'drifted', 'plain'].map(firstOf)).toEqual([
-      '-50',
-      '-49',
-      '-48',
-      '-47',
-      '-46',
+      '-300640',
+      '-300480',
+      '-300384',
+      '-200960',
+      '-101920',
     ]);
   });
 
@@ -175,8 +176,8 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       { nodePools: [nodePool(), nodePool({ name: 'fixed', replicas: 2 })] },
     );
     expect(writes(changes)).toEqual([
-      ['ok/ok-0', set(-50)],
-      ['ok/ok-1', set(-50)],
+      ['ok/ok-0', set(-100960)],
+      ['ok/ok-1', set(-100960)],
     ]);
   });
 
@@ -185,7 +186,19 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       annotations: { 'karpenter.sh/do-not-disrupt': '1m' },
       startTime: new Date(T0 - 60_000).toISOString(),
     });
-    expect(writes(steer([m5xlargeMember('x', [over])]))).toEqual([['x/x-0', set(-50)]]);
+    expect(writes(steer([m5xlargeMember('x', [over])]))).toEqual([['x/x-0', set(-101920)]]);
+  });
+});
+
+describe('steeredCost', () => {
+  it('is the group’s base less the dollars per pod in $0.0001/h, kept within the group', () => {
+    expect(steeredCost(2, 0.192, 3)).toBe(-100_640);
+    expect(steeredCost(1, 0.192, 3)).toBe(-200_640);
+    expect(steeredCost(0, 0.192, 3)).toBe(-300_640);
+    expect(steeredCost(2, 0, 1)).toBe(-100_000);
+    expect(steeredCost(2, 9.99985, 1)).toBe(-199_999);
+    expect(steeredCost(2, 50, 1)).toBe(-199_999);
+    expect(steeredCost(1, 0, 1)).toBeLessThan(steeredCost(2, 50, 1));
   });
 });
 
@@ -199,17 +212,17 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     ];
     const changes = steer([m5xlargeMember('o', others), m5xlargeMember('p', pods('p', 2))]);
     expect(writes(changes)).toEqual([
-      ['p/p-0', set(-50)],
-      ['p/p-1', set(-50)],
+      ['p/p-0', set(-100960)],
+      ['p/p-1', set(-100960)],
     ]);
   });
 
   it('never touches a cost a user set, and lets a user take over one podlift wrote', () => {
     const user = web('u-0', { annotations: { [COST]: '100' } });
-    const takenOver = web('u-1', { annotations: { [COST]: '7', [MARK]: '-50' } });
+    const takenOver = web('u-1', { annotations: { [COST]: '7', [MARK]: '-100640' } });
     const changes = steer([m5xlargeMember('u', [user, takenOver, web('u-2')])]);
     expect(writes(changes)).toEqual([
-      ['u/u-2', set(-50)],
+      ['u/u-2', set(-100640)],
       ['u/u-1', { [MARK]: null }],
     ]);
   });
@@ -217,24 +230,27 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
   it('writes nothing in a cluster already steered', () => {
     const steered = (name: string, cost: number) => web(name, { annotations: set(cost) });
     const changes = steer([
-      m5xlargeMember('a', [steered('a-0', -50)]),
-      m5xlargeMember('b', [steered('b-0', -49), steered('b-1', -49)]),
+      m5xlargeMember('a', [steered('a-0', -101920)]),
+      m5xlargeMember('b', [steered('b-0', -100960), steered('b-1', -100960)]),
     ]);
     expect(changes).toEqual([]);
   });
 
-  it('moves a steered pod whose node changed rank, and clears one whose node left the ranking', () => {
+  it('rewrites a steered pod whose node’s cost changed, and clears one whose node left the ranking', () => {
     const changes = steer([
-      m5xlargeMember('a', [web('a-0', { annotations: set(-50) }), web('a-1', { annotations: set(-50) })]),
+      m5xlargeMember('a', [
+        web('a-0', { annotations: set(-101920) }),
+        web('a-1', { annotations: set(-101920) }),
+      ]),
       m5xlargeMember('b', pods('b', 1)),
-      withNode(m5xlargeMember('c', [web('c-0', { annotations: set(-49) })]), {
+      withNode(m5xlargeMember('c', [web('c-0', { annotations: set(-101920) })]), {
         annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
       }),
     ]);
     expect(writes(changes)).toEqual([
-      ['b/b-0', set(-50)],
-      ['a/a-0', set(-49)],
-      ['a/a-1', set(-49)],
+      ['b/b-0', set(-101920)],
+      ['a/a-0', set(-100960)],
+      ['a/a-1', set(-100960)],
       ['c/c-0', cleared],
     ]);
   });
@@ -243,7 +259,7 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     const changes = steer(
       [
         m5xlargeMember('a', [
-          web('a-0', { annotations: set(-50) }),
+          web('a-0', { annotations: set(-101920) }),
           web('a-1', { annotations: { [COST]: '3' } }),
           web('a-2'),
         ]),
@@ -257,13 +273,13 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     const many = Array.from({ length: MAX_STEERED_NODES + 1 }, (_, i) => {
       const name = `n${String(i).padStart(2, '0')}`;
       return m5xlargeMember(name, [
-        web(`${name}-0`, i === MAX_STEERED_NODES ? { annotations: set(-1) } : {}),
+        web(`${name}-0`, i === MAX_STEERED_NODES ? { annotations: set(-101920) } : {}),
       ]);
     });
     const changes = writes(steer(many));
     expect(changes).toHaveLength(MAX_STEERED_NODES + 1);
-    expect(changes[0]).toEqual(['n00/n00-0', set(-50)]);
-    expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-1)]);
+    expect(changes[0]).toEqual(['n00/n00-0', set(-101920)]);
+    expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-101920)]);
     expect(changes[MAX_STEERED_NODES]).toEqual(['n50/n50-0', cleared]);
   });
 });

@@ -20,7 +20,8 @@ describe('the disruption loop steers scale-downs with pod-deletion-cost', () => 
       podDeletionCostManagement: true,
     });
     await w.disrupt();
-    expect(annotationsOf(w, 'web-1')).toMatchObject({ [COST]: '-50', [MARK]: '-50' });
+    // The m5.large's $0.096/h over its two ReplicaSet pods: $0.048/h a pod (steeredCost).
+    expect(annotationsOf(w, 'web-1')).toMatchObject({ [COST]: '-100480', [MARK]: '-100480' });
     expect(annotationsOf(w, 'web-2')).toEqual({ [COST]: '5' });
     expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(1);
     await w.disrupt();
@@ -51,7 +52,10 @@ describe('the disruption loop steers scale-downs with pod-deletion-cost', () => 
       undefined,
     ]);
     await w.disrupt();
-    expect([annotationsOf(w, 'web-1')[COST], annotationsOf(w, 'web-2')[COST]]).toEqual(['-50', '-50']);
+    expect([annotationsOf(w, 'web-1')[COST], annotationsOf(w, 'web-2')[COST]]).toEqual([
+      '-100480',
+      '-100480',
+    ]);
   });
 
   it(`writes at most ${MAX_DELETION_COST_WRITES} pods a run`, async () => {
