@@ -26,11 +26,12 @@ import { underCommand } from './commands-in-flight';
  * Differences: the rest go by the dollars an hour emptying them saves per pod the scale-down must
  * delete, the most first, where the RFC goes by fewest pods (consolidation's order): a scale-down
  * deletes a given number of pods, and the nodes it can empty with them should be those that cost
- * the most — an m5.2xlarge with two pods before a t3.medium with one; podlift writes one annotation
- * of its own (`podlift.dev/managed-deletion-cost`, the value it wrote) where the RFC writes two;
- * the NodePool's disruption budget does not bound how many nodes are steered, since a scale-down
- * is the user's deletion, not a disruption podlift makes. And a node a scale-down emptied is left
- * to emptiness: {@link leaveEmptyNodesEmpty}.
+ * the most — an m5.2xlarge with two pods before a t3.medium with one; a node's cost is its own
+ * ({@link steeredCost}), not its position from −n, so it stays put as other nodes change; podlift
+ * writes one annotation of its own (`podlift.dev/managed-deletion-cost`, the value it wrote) where
+ * the RFC writes two; the NodePool's disruption budget does not bound how many nodes are steered,
+ * since a scale-down is the user's deletion, not a disruption podlift makes. And a node a
+ * scale-down emptied is left to emptiness: {@link leaveEmptyNodesEmpty}.
  */
 
 /** How many nodes' pods carry a steered cost at once (the RFC's cap of 50 ranked nodes). */
