@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LABEL_INSTANCE_TYPE, LABEL_ZONE } from '../../../shared/core/model/labels';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
@@ -147,5 +148,56 @@ describe('schedule with a NodeClaim whose launch is not recorded', () => {
       expect(r.placements).toEqual([]);
       expect(r.nodeClaims.map((c) => c.pods)).toEqual([[zonal]]);
     });
+  });
+});
+
+describe('schedule with NodeClaims whose launch is not recorded (property)', () => {
+  const TYPES = ['m5.large', 'm5.xlarge', 'm5.2xlarge', 'm5.4xlarge'];
+  const claimSpec = fc.record({
+    // Its options: the types from `smallest` up to `smallest + spread`.
+    smallest: fc.integer({ min: 0, max: 3 }),
+    spread: fc.integer({ min: 0, max: 3 }),
+    pods: fc.integer({ min: 1, max: 3 }),
+  });
+  const scenario = fc.record({
+    limit: fc.integer({ min: 4, max: 48 }),
+    claims: fc.array(claimSpec, { minLength: 1, maxLength: 3 }),
+    extra: fc.integer({ min: 0, max: 12 }),
+    extraCpuM: fc.integer({ min: 1, max: 6 }).map((n) => n * 500),
+  });
+
+  it('launches no more than the limits leave once each counts its largest option', () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const pool = nodePool({ limits: { cpu: s.limit } });
+        const claims = s.claims.map((c, i) => {
+          const options = TYPES.slice(c.smallest, Math.min(TYPES.length, c.smallest + c.spread + 1));
+          // Pods of 500m that fit the smallest option with room to spare.
+          const mine = pods(c.pods, { name: `c${i}`, cpu: '500m' });
+          return { claim: unlaunched(`default-c${i}`, pool, mine, options), options, mine };
+        });
+        const extra = pods(s.extra, { name: 'extra', cpu: `${s.extraCpuM}m` });
+        const r = run(
+          pool,
+          [],
+          claims.map((c) => c.claim),
+          [...claims.flatMap((c) => c.mine), ...extra],
+        );
+        const held = claims.reduce(
+          (sum, c) => sum + Math.max(...c.options.map((o) => instanceType(o).capacity.cpu ?? 0)),
+          0,
+        );
+        const launched = r.nodeClaims.reduce((sum, c) => sum + (largest(c).cpu ?? 0), 0);
+        expect(launched).toBeLessThanOrEqual(Math.max(0, s.limit * 1000 - held));
+        // Every pod is accounted for once: on a claim (its own or another's pods, which one
+        // takes the room does not matter), on a new NodeClaim, or unschedulable.
+        const accounted =
+          r.placements.flatMap((p) => p.pods).length +
+          r.nodeClaims.flatMap((c) => c.pods).length +
+          r.unschedulable.length;
+        expect(accounted).toBe(claims.flatMap((c) => c.mine).length + extra.length);
+      }),
+      { seed: 20_261_127, numRuns: 60 },
+    );
   });
 });
