@@ -99,22 +99,32 @@ function rankedNodes(snapshot: ClusterSnapshot): Ranked[] {
   );
 }
 
-/** Dollars an hour per pod, in the cost's units: $0.0001/h, up to {@link GROUP_SPAN} − 1. */
-const COST_PER_DOLLAR = 10_000;
-/** Each group's costs lie below the next group's: {@link GROUP_SPAN} apart. */
-const GROUP_SPAN = 100_000;
+/** Steps of $0.0001/h per pod, at most 99,999 ($10/h a pod). */
+const PER_POD_STEPS = 100_000;
+/** Nodes that save as much per pod are told apart by a hash of their name, 0 to 999. */
+const TIE_STEPS = 1_000;
+/** Each group's costs lie below the next group's. */
+const GROUP_SPAN = PER_POD_STEPS * TIE_STEPS;
 
 /**
- * A node's pods' pod-deletion-cost: `-(3 - group) × 100,000 - (price ÷ pods in $0.0001/h)`,
- * capped within the group. It depends on the node alone — its group, its price and its pod
- * count — not on its position among the others, so a run rewrites only the pods of nodes whose
- * own pods changed: the ReplicaSet documentation warns against updating the annotation often.
- * Every steered pod goes before an unannotated one (cost 0), and so little of 2^27 that
- * Balanced's EvictionCost (cost ÷ 2^27) moves by under 0.003.
+ * A node's pods' pod-deletion-cost: `-(3 - group) × 10^8 - (price ÷ pods in $0.0001/h) × 1,000 -
+ * (a hash of the node's name, 0-999)`, the dollars capped within the group. It depends on the node
+ * alone, not on its position among the others, so a run rewrites only the pods of nodes whose own
+ * pods changed: the ReplicaSet documentation warns against updating the annotation often. Every
+ * steered pod goes before an unannotated one (cost 0); nodes alike in group and dollars per pod
+ * still differ, so a scale-down empties one of them rather than taking a pod from each (the
+ * ReplicaSet's next key spreads). Within int32, as the ReplicaSet controller reads it.
  */
-export function steeredCost(group: number, price: number, pods: number): number {
-  const perPod = Math.min(GROUP_SPAN - 1, Math.round((price / pods) * COST_PER_DOLLAR));
-  return -(3 - group) * GROUP_SPAN - perPod;
+export function steeredCost(group: number, price: number, pods: number, node: string): number {
+  const perPod = Math.min(PER_POD_STEPS - 1, Math.round((price / pods) * 10_000));
+  return -(3 - group) * GROUP_SPAN - perPod * TIE_STEPS - (fnv1a(node) % TIE_STEPS);
+}
+
+/** FNV-1a over the UTF-16 code units: a stable, well-spread hash of a short name. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
 }
 
 /**
@@ -132,7 +142,7 @@ export function deletionCostChanges(snapshot: ClusterSnapshot, enabled: boolean)
       .filter((r) => r.pods > 0)
       .slice(0, MAX_STEERED_NODES);
     for (const { node, group, price, pods } of steered) {
-      const cost = String(steeredCost(group, price, pods));
+      const cost = String(steeredCost(group, price, pods, node.name));
       for (const pod of node.pods)
         if (steerable(pod) && !userCost(pod)) wanted.set(pod, { node: node.name, cost });
     }

@@ -63,12 +63,12 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('c', pods('c', 2)),
     ]);
     expect(writes(changes)).toEqual([
-      ['b/b-0', set(-101920)],
-      ['c/c-0', set(-100960)],
-      ['c/c-1', set(-100960)],
-      ['a/a-0', set(-100640)],
-      ['a/a-1', set(-100640)],
-      ['a/a-2', set(-100640)],
+      ['b/b-0', set(-101_920_077)],
+      ['c/c-0', set(-100_960_458)],
+      ['c/c-1', set(-100_960_458)],
+      ['a/a-0', set(-100_640_220)],
+      ['a/a-1', set(-100_640_220)],
+      ['a/a-2', set(-100_640_220)],
     ]);
   });
 
@@ -80,10 +80,10 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('c', pods('c', 1), { price: 0.2 }),
     ]);
     expect(writes(changes).map(([p, a]) => [p, a[COST]])).toEqual([
-      ['b/b-0', '-103000'],
-      ['c/c-0', '-102000'],
-      ['d/d-0', '-102000'],
-      ['a/a-0', '-101000'],
+      ['b/b-0', '-103000077'],
+      ['c/c-0', '-102000458'],
+      ['d/d-0', '-102000363'],
+      ['a/a-0', '-101000220'],
     ]);
   });
 
@@ -94,13 +94,13 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('mid', pods('mid', 4), { price: 0.4 }),
     ]);
     expect(writes(changes).map(([p, a]) => [p.split('/')[0], a[COST]])).toEqual([
-      ['big', '-101920'],
-      ['big', '-101920'],
-      ['mid', '-101000'],
-      ['mid', '-101000'],
-      ['mid', '-101000'],
-      ['mid', '-101000'],
-      ['small', '-100500'],
+      ['big', '-101920865'],
+      ['big', '-101920865'],
+      ['mid', '-101000101'],
+      ['mid', '-101000101'],
+      ['mid', '-101000101'],
+      ['mid', '-101000101'],
+      ['small', '-100500652'],
     ]);
   });
 
@@ -128,9 +128,9 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       m5xlargeMember('a', [...pods('a', 1), ...daemons]),
     ]);
     expect(writes(changes).map(([p, a]) => [p, a[COST]])).toEqual([
-      ['a/a-0', '-101920'],
-      ['b/b-0', '-100960'],
-      ['b/b-1', '-100960'],
+      ['a/a-0', '-101920220'],
+      ['b/b-0', '-100960077'],
+      ['b/b-1', '-100960077'],
     ]);
   });
 
@@ -148,11 +148,11 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
     ]);
     const firstOf = (node: string) => writes(changes).find(([p]) => p.startsWith(`${node}/`))?.[1][COST];
     expect(['deleting', 'commanded', 'claimgoing', 'drifted', 'plain'].map(firstOf)).toEqual([
-      '-300640',
-      '-300480',
-      '-300384',
-      '-200960',
-      '-101920',
+      '-300640605',
+      '-300480099',
+      '-300384003',
+      '-200960157',
+      '-101920647',
     ]);
   });
 
@@ -176,8 +176,8 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       { nodePools: [nodePool(), nodePool({ name: 'fixed', replicas: 2 })] },
     );
     expect(writes(changes)).toEqual([
-      ['ok/ok-0', set(-100960)],
-      ['ok/ok-1', set(-100960)],
+      ['ok/ok-0', set(-100_960_159)],
+      ['ok/ok-1', set(-100_960_159)],
     ]);
   });
 
@@ -186,19 +186,25 @@ describe('deletionCostChanges: which nodes scale-downs empty first', () => {
       annotations: { 'karpenter.sh/do-not-disrupt': '1m' },
       startTime: new Date(T0 - 60_000).toISOString(),
     });
-    expect(writes(steer([m5xlargeMember('x', [over])]))).toEqual([['x/x-0', set(-101920)]]);
+    expect(writes(steer([m5xlargeMember('x', [over])]))).toEqual([['x/x-0', set(-101_920_695)]]);
   });
 });
 
 describe('steeredCost', () => {
-  it('is the group’s base less the dollars per pod in $0.0001/h, kept within the group', () => {
-    expect(steeredCost(2, 0.192, 3)).toBe(-100_640);
-    expect(steeredCost(1, 0.192, 3)).toBe(-200_640);
-    expect(steeredCost(0, 0.192, 3)).toBe(-300_640);
-    expect(steeredCost(2, 0, 1)).toBe(-100_000);
-    expect(steeredCost(2, 9.99985, 1)).toBe(-199_999);
-    expect(steeredCost(2, 50, 1)).toBe(-199_999);
-    expect(steeredCost(1, 0, 1)).toBeLessThan(steeredCost(2, 50, 1));
+  // The hashes (FNV-1a of the name, mod 1000) worked out by hand: "a" 220, "b" 77.
+  it('is the group’s base less the dollars per pod in $0.0001/h, then a hash of the name', () => {
+    expect(steeredCost(2, 0.192, 3, 'a')).toBe(-100_640_220);
+    expect(steeredCost(1, 0.192, 3, 'a')).toBe(-200_640_220);
+    expect(steeredCost(0, 0.192, 3, 'a')).toBe(-300_640_220);
+    expect(steeredCost(2, 0.192, 3, 'b')).toBe(-100_640_077);
+    expect(steeredCost(2, 0, 1, 'a')).toBe(-100_000_220);
+  });
+
+  it('keeps the dollars within the group, and the groups apart', () => {
+    expect(steeredCost(2, 9.99985, 1, 'a')).toBe(-199_999_220);
+    expect(steeredCost(2, 50, 1, 'a')).toBe(-199_999_220);
+    expect(steeredCost(1, 0, 1, 'a')).toBeLessThan(steeredCost(2, 50, 1, 'zz'));
+    expect(steeredCost(0, 50, 1, 'a')).toBeGreaterThanOrEqual(-(2 ** 31));
   });
 });
 
@@ -212,17 +218,17 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     ];
     const changes = steer([m5xlargeMember('o', others), m5xlargeMember('p', pods('p', 2))]);
     expect(writes(changes)).toEqual([
-      ['p/p-0', set(-100960)],
-      ['p/p-1', set(-100960)],
+      ['p/p-0', set(-100_960_743)],
+      ['p/p-1', set(-100_960_743)],
     ]);
   });
 
   it('never touches a cost a user set, and lets a user take over one podlift wrote', () => {
     const user = web('u-0', { annotations: { [COST]: '100' } });
-    const takenOver = web('u-1', { annotations: { [COST]: '7', [MARK]: '-100640' } });
+    const takenOver = web('u-1', { annotations: { [COST]: '7', [MARK]: '-100640648' } });
     const changes = steer([m5xlargeMember('u', [user, takenOver, web('u-2')])]);
     expect(writes(changes)).toEqual([
-      ['u/u-2', set(-100640)],
+      ['u/u-2', set(-100_640_648)],
       ['u/u-1', { [MARK]: null }],
     ]);
   });
@@ -230,8 +236,8 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
   it('writes nothing in a cluster already steered', () => {
     const steered = (name: string, cost: number) => web(name, { annotations: set(cost) });
     const changes = steer([
-      m5xlargeMember('a', [steered('a-0', -101920)]),
-      m5xlargeMember('b', [steered('b-0', -100960), steered('b-1', -100960)]),
+      m5xlargeMember('a', [steered('a-0', -101_920_220)]),
+      m5xlargeMember('b', [steered('b-0', -100_960_077), steered('b-1', -100_960_077)]),
     ]);
     expect(changes).toEqual([]);
   });
@@ -239,18 +245,18 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
   it('rewrites a steered pod whose node’s cost changed, and clears one whose node left the ranking', () => {
     const changes = steer([
       m5xlargeMember('a', [
-        web('a-0', { annotations: set(-101920) }),
-        web('a-1', { annotations: set(-101920) }),
+        web('a-0', { annotations: set(-101_920_220) }),
+        web('a-1', { annotations: set(-101_920_220) }),
       ]),
       m5xlargeMember('b', pods('b', 1)),
-      withNode(m5xlargeMember('c', [web('c-0', { annotations: set(-101920) })]), {
+      withNode(m5xlargeMember('c', [web('c-0', { annotations: set(-101_920_458) })]), {
         annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
       }),
     ]);
     expect(writes(changes)).toEqual([
-      ['b/b-0', set(-101920)],
-      ['a/a-0', set(-100960)],
-      ['a/a-1', set(-100960)],
+      ['b/b-0', set(-101_920_077)],
+      ['a/a-0', set(-100_960_220)],
+      ['a/a-1', set(-100_960_220)],
       ['c/c-0', cleared],
     ]);
   });
@@ -259,7 +265,7 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     const changes = steer(
       [
         m5xlargeMember('a', [
-          web('a-0', { annotations: set(-101920) }),
+          web('a-0', { annotations: set(-101_920_220) }),
           web('a-1', { annotations: { [COST]: '3' } }),
           web('a-2'),
         ]),
@@ -273,13 +279,13 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     const many = Array.from({ length: MAX_STEERED_NODES + 1 }, (_, i) => {
       const name = `n${String(i).padStart(2, '0')}`;
       return m5xlargeMember(name, [
-        web(`${name}-0`, i === MAX_STEERED_NODES ? { annotations: set(-101920) } : {}),
+        web(`${name}-0`, i === MAX_STEERED_NODES ? { annotations: set(-101_920_684) } : {}),
       ]);
     });
     const changes = writes(steer(many));
     expect(changes).toHaveLength(MAX_STEERED_NODES + 1);
-    expect(changes[0]).toEqual(['n00/n00-0', set(-101920)]);
-    expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-101920)]);
+    expect(changes[0]).toEqual(['n00/n00-0', set(-101_920_321)]);
+    expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-101_920_922)]);
     expect(changes[MAX_STEERED_NODES]).toEqual(['n50/n50-0', cleared]);
   });
 });

@@ -20,8 +20,8 @@ describe('the disruption loop steers scale-downs with pod-deletion-cost', () => 
       podDeletionCostManagement: true,
     });
     await w.disrupt();
-    // The m5.large's $0.096/h over its two ReplicaSet pods: $0.048/h a pod (steeredCost).
-    expect(annotationsOf(w, 'web-1')).toMatchObject({ [COST]: '-100480', [MARK]: '-100480' });
+    // The m5.large's $0.096/h over its two ReplicaSet pods, $0.048/h a pod, and its name's hash (steeredCost).
+    expect(annotationsOf(w, 'web-1')).toMatchObject({ [COST]: '-100480907', [MARK]: '-100480907' });
     expect(annotationsOf(w, 'web-2')).toEqual({ [COST]: '5' });
     expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(1);
     await w.disrupt();
@@ -53,8 +53,8 @@ describe('the disruption loop steers scale-downs with pod-deletion-cost', () => 
     ]);
     await w.disrupt();
     expect([annotationsOf(w, 'web-1')[COST], annotationsOf(w, 'web-2')[COST]]).toEqual([
-      '-100480',
-      '-100480',
+      '-100480907',
+      '-100480907',
     ]);
   });
 
