@@ -288,6 +288,14 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     expect(changes[MAX_STEERED_NODES - 1]).toEqual(['n49/n49-0', set(-101_920_922)]);
     expect(changes[MAX_STEERED_NODES]).toEqual(['n50/n50-0', cleared]);
   });
+
+  it(`gives none of the ${MAX_STEERED_NODES} places to a node without ReplicaSet pods`, () => {
+    const empties = Array.from({ length: MAX_STEERED_NODES }, (_, i) =>
+      m5xlargeMember(`e${String(i).padStart(2, '0')}`, [pod({ name: `ds-${i}`, ownerKind: 'DaemonSet' })]),
+    );
+    const changes = writes(steer([...empties, m5xlargeMember('z', pods('z', 1))]));
+    expect(changes).toEqual([['z/z-0', set(-101_920_933)]]);
+  });
 });
 
 // A node a scale-down just emptied is not Consolidatable until consolidateAfter has passed since
