@@ -17,11 +17,8 @@ export function evictionCost(pod: Pick<Pod, 'annotations' | 'priority'>): number
   let cost = 1;
   const text = pod.annotations?.[POD_DELETION_COST];
   const deletion = Number(text);
-  if (
-    text !== undefined &&
-    Number.isFinite(deletion) &&
-    pod.annotations?.[ANNOTATIONS.managedDeletionCost] !== text
-  )
+  // Number(undefined) is NaN: no annotation adds nothing.
+  if (Number.isFinite(deletion) && pod.annotations?.[ANNOTATIONS.managedDeletionCost] !== text)
     cost += deletion / 2 ** 27;
   cost += (pod.priority ?? 0) / 2 ** 25;
   return Math.min(10, Math.max(-10, cost));
