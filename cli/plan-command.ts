@@ -131,8 +131,9 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
 }
 
 /**
- * A live cluster's plan input: its Nodes plus the NodeClaims launched but not yet registered,
- * which the provisioner counts as capacity too (shared/core/state/cluster-snapshot.ts
+ * A live cluster's plan input: its Nodes plus the NodeClaims not yet registered (launched, or
+ * still to launch: sized from their spec), which the provisioner counts as capacity too
+ * (shared/core/state/cluster-snapshot.ts
  * `schedulingCapacity`; kubernetes-sigs/karpenter pkg/controllers/provisioning/provisioner.go
  * `Provisioner.Schedule` schedules onto `cluster.DeepCopyNodes()`, whose state nodes include
  * NodeClaims not yet registered).

@@ -78,6 +78,8 @@ export const METRICS = {
   savingsPerHour: 'DisruptionSavingsDollarsPerHour',
   costPerHour: 'NodePoolDollarsPerHour',
   podsEvicted: 'PodsEvicted',
+  /** Pods whose pod-deletion-cost the disruption loop wrote or removed (scale-down steering). */
+  podDeletionCostsWritten: 'PodDeletionCostsWritten',
   evictionsBlocked: 'EvictionsBlocked',
   instancesGarbageCollected: 'InstancesGarbageCollected',
   /** NodeClaims deleted for an unhealthy instance, by category (Karpenter's karpenter_interruption_instance_status_unhealthy_total). */

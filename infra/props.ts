@@ -71,7 +71,8 @@ export interface PodliftProps {
    * conditions stay unhealthy (Karpenter's `NodeRepair`); `spotToSpotConsolidation` lets
    * consolidation replace spot nodes by cheaper spot nodes (Karpenter's `SpotToSpotConsolidation`);
    * `reservedCapacity` launches into capacity reservations (Karpenter's `ReservedCapacity`);
-   * `globalConsolidation` adds podlift's global consolidation after Karpenter's methods.
+   * `globalConsolidation` adds podlift's global consolidation after Karpenter's methods;
+   * `podDeletionCostManagement` steers scale-downs toward the nodes podlift would remove first.
    * @default Karpenter's defaults: `reservedCapacity` on, the others off
    */
   readonly featureGates?: FeatureGateProps;
@@ -136,6 +137,15 @@ export interface FeatureGateProps {
    * @default false
    */
   readonly globalConsolidation?: boolean;
+  /**
+   * `PodDeletionCostManagement` (the gate Karpenter's PR #2894 proposes): the disruption function
+   * writes `controller.kubernetes.io/pod-deletion-cost` on the ReplicaSet pods of the nodes it
+   * would remove first, so a Deployment scaled down empties them (deleted without evictions)
+   * instead of taking one pod from each node. Uses the functions' `patch` on pods. Off: it
+   * removes the costs it wrote.
+   * @default false
+   */
+  readonly podDeletionCostManagement?: boolean;
 }
 
 /** {@link PodliftProps} with every default applied. */
@@ -180,6 +190,7 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
     spotToSpotConsolidation: props.featureGates?.spotToSpotConsolidation ?? false,
     reservedCapacity: props.featureGates?.reservedCapacity ?? true,
     globalConsolidation: props.featureGates?.globalConsolidation ?? false,
+    podDeletionCostManagement: props.featureGates?.podDeletionCostManagement ?? false,
   };
   for (const [gate, value] of Object.entries(featureGates))
     if (typeof value !== 'boolean') throw bad(`featureGates.${gate}`, value, 'must be true or false');

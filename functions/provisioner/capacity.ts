@@ -33,7 +33,8 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
   return {
     async provision(plans, snapshot, invocation, options = {}) {
       const outcomes: ProvisionOutcome[] = [];
-      const launched: Launched[] = [];
+      // NodeClaims made in this invocation that launched, or stay to be launched by the next run.
+      const made: Made[] = [];
       let round = plans;
       for (let r = 0; r < MAX_ROUNDS && round.length > 0; r++) {
         const results = await mapConcurrently(round, CONCURRENCY, (plan) =>
@@ -44,21 +45,23 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
           const plan = round[i];
           if (result.kind === 'launched') {
             outcomes.push({ plan, launched: result.nodeClaim });
-            launched.push({ plan, nodeClaim: result.nodeClaim });
+            made.push({ plan, nodeClaim: result.nodeClaim });
           } else if (
             result.kind === 'insufficient-capacity' &&
             r + 1 < MAX_ROUNDS &&
             options.replan !== false
           )
             refused.push(plan);
-          else
+          else {
             outcomes.push({
               plan,
               failed: result.message,
               ...(result.claimName ? { nodeClaim: result.claimName } : {}),
             });
+            if (result.kind === 'retry-later') made.push({ plan, nodeClaim: result.nodeClaim });
+          }
         }
-        round = refused.length > 0 ? replan(runtime, snapshot, refused, launched) : [];
+        round = refused.length > 0 ? replan(runtime, snapshot, refused, made) : [];
       }
       return outcomes;
     },
@@ -111,33 +114,37 @@ async function provisionOne(
   });
 }
 
-/** A NodeClaim this invocation launched, and the plan it was launched for. */
-interface Launched {
+/**
+ * A NodeClaim this invocation made that stays: launched, or throttled and left for the next
+ * run to launch; and the plan it was made for.
+ */
+interface Made {
   readonly plan: NodeClaimPlan;
   readonly nodeClaim: NodeClaim;
 }
 
 /**
  * The refused plans' pods planned again, the offerings marked since excluded, as Karpenter's
- * next batch would plan them: with the NodeClaims launched in this invocation as in-flight
- * capacity and their pods planned again with the refused ones, so topology counts them (a
- * zonal spread planned without them would pile the refused zone's pods into the others) and
- * they stay where they are (the in-flight claims were sized for them).
+ * next batch would plan them: with the NodeClaims made in this invocation that stay as in-flight
+ * capacity (a throttled one sized from its spec and counted against its NodePool's limits, see
+ * `schedulingCapacity`) and their pods planned again with the refused ones, so topology counts
+ * them (a zonal spread planned without them would pile the refused zone's pods into the others)
+ * and they stay where they are (the in-flight claims were sized for them).
  */
 function replan(
   runtime: LoopRuntime,
   snapshot: ClusterSnapshot,
   refused: readonly NodeClaimPlan[],
-  launched: readonly Launched[],
+  made: readonly Made[],
 ): NodeClaimPlan[] {
   if (!snapshot.catalog) return [];
   const now: ClusterSnapshot = {
     ...snapshot,
-    nodeClaims: [...snapshot.nodeClaims, ...launched.map((l) => l.nodeClaim)],
+    nodeClaims: [...snapshot.nodeClaims, ...made.map((m) => m.nodeClaim)],
   };
   const result = planCapacity(
     {
-      pods: [...launched.map((l) => l.plan), ...refused].flatMap((plan) => plan.pods),
+      pods: [...made.map((m) => m.plan), ...refused].flatMap((plan) => plan.pods),
       daemonSets: snapshot.daemonSets,
       nodes: schedulingCapacity(now),
       nodePools: snapshot.nodePools,

@@ -29,8 +29,16 @@ export type LaunchResult =
   | { readonly kind: 'insufficient-capacity'; readonly message: string; readonly claimName?: string }
   /** Will not work by trying again: the NodeClaim is deleted with an Event saying why. */
   | { readonly kind: 'failed'; readonly message: string; readonly claimName?: string }
-  /** Throttled or unavailable: the NodeClaim stays, and the next run launches it. */
-  | { readonly kind: 'retry-later'; readonly message: string; readonly claimName: string };
+  /**
+   * Throttled or unavailable: the NodeClaim stays, and the next run launches it; until then it
+   * holds its pods and its room under the NodePool's limits (`schedulingCapacity`).
+   */
+  | {
+      readonly kind: 'retry-later';
+      readonly message: string;
+      readonly claimName: string;
+      readonly nodeClaim: NodeClaim;
+    };
 
 /**
  * Launches NodeClaim `claim` and records the launch on it (labels, price, instance profile, then
@@ -101,7 +109,7 @@ async function launchFailed(
       nodeClaim: claim.name,
       error: message,
     });
-    return { kind: 'retry-later', message, claimName: claim.name };
+    return { kind: 'retry-later', message, claimName: claim.name, nodeClaim: claim };
   }
   const insufficient = error instanceof InsufficientCapacityError;
   invocation.metrics.add(

@@ -32,7 +32,7 @@ import {
 } from './finalizers';
 import { KubeApi } from './kube-api';
 import type { KubeConfigSource } from './kubeconfig-source';
-import { patchNodeClaimMetadata, patchNodeMetadata } from './metadata-patches';
+import { patchNodeClaimMetadata, patchNodeMetadata, patchPodMetadata } from './metadata-patches';
 import { readNodes } from './node-reads';
 import { deleteNode, labelNode, taintNode } from './node-writes';
 import {
@@ -203,6 +203,10 @@ export class KubeCluster implements ClusterReader, ClusterWriter {
 
   patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void> {
     return patchNodeMetadata(this.api, name, patch);
+  }
+
+  patchPodMetadata(pod: PodRef, patch: MetadataPatch): Promise<void> {
+    return patchPodMetadata(this.api, pod, patch);
   }
 
   writeNodePoolStatus(name: string, status: NodePoolStatusUpdate): Promise<void> {

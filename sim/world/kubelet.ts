@@ -393,9 +393,10 @@ export class KubeletStandIn {
       const since = this.boundAt.get(key) ?? now;
       this.boundAt.set(key, since);
       if (now < since + this.timings.podStartMs) continue;
+      // Stamped as pkg/kubelet/status/status_manager.go `updateLastTransitionTime` does (read by scale-downs).
       const conditions = [
         ...(((pod as Json).status?.conditions ?? []) as { type: string }[]).filter((c) => c.type !== 'Ready'),
-        { type: 'Ready', status: 'True' },
+        { type: 'Ready', status: 'True', lastTransitionTime: formatKubeTime(new Date(now)) },
       ];
       this.store.updateStatus('pods', {
         ...pod,

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/core/ports/time';
 import type { KubeObject } from '../fakes/kube';
 import { budgetSelects, expectedPodsAnnotation } from '../fakes/kube/disruption';
 import type { KubeStore } from '../fakes/kube/store';
+import { BURST_REPLICAS, isPodActive, podsToDelete } from './replicaset-ranking';
 
 /** The pod template of a workload, in Kubernetes' own field names. */
 export interface PodTemplate {
@@ -39,8 +40,8 @@ export interface WorkloadChange {
 /**
  * A stand-in for the Deployment, ReplicaSet and Job controllers (kube-controller-manager): keeps
  * each Deployment's ReplicaSet at its replica count — creating pods when some are missing,
- * evicted or deleted, and deleting surplus ones when scaled down, unscheduled ones first then
- * the newest, as `getPodsToDelete` ranks them (kubernetes pkg/controller/replicaset) — and runs
+ * evicted or deleted, and deleting surplus ones when scaled down in the order the real
+ * controller picks them (see {@link podsToDelete}: spread over the nodes, not the newest) — and runs
  * a Job's pods until each has run `runForMs`, then marks it Succeeded and does not replace it.
  * The apps/v1 objects themselves live here, not in the fake API server, which podlift never
  * asks for them.
@@ -176,17 +177,18 @@ export class WorkloadController {
   }
 
   private stepDeployment(workload: Workload, owned: KubeObject[]): WorkloadChange {
-    const live = owned.filter((p) => !p.metadata.deletionTimestamp);
+    // replica_set.go `syncReplicaSet` counts only active pods (`FilterActivePods`).
+    const active = owned.filter(isPodActive);
     let created = 0;
     let deleted = 0;
-    for (let i = live.length; i < workload.replicas; i++) {
+    for (let i = active.length; i < workload.replicas; i++) {
       this.createPod(workload);
       created++;
     }
-    const surplus = live.length - workload.replicas;
+    const surplus = Math.min(active.length - workload.replicas, BURST_REPLICAS);
     if (surplus > 0) {
-      const ranked = [...live].sort((a, b) => deletionRank(a) - deletionRank(b) || newestFirst(a, b));
-      for (const pod of ranked.slice(0, surplus)) {
+      // The Deployment has one ReplicaSet here, so its related pods are its own.
+      for (const pod of podsToDelete(active, owned, surplus, this.clock.now())) {
         this.store.delete('pods', pod.metadata.name ?? '', { namespace: pod.metadata.namespace });
         deleted++;
       }
@@ -288,14 +290,4 @@ function templateHash(template: PodTemplate): string {
   let h = 2166136261;
   for (const ch of JSON.stringify(template)) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
   return h.toString(36).slice(0, 8);
-}
-
-/** Unassigned before assigned, pending before running (ActivePodsWithRanks' first keys). */
-function deletionRank(pod: KubeObject): number {
-  if (!(pod.spec as { nodeName?: string } | undefined)?.nodeName) return 0;
-  return (pod.status as { phase?: string } | undefined)?.phase === 'Running' ? 2 : 1;
-}
-
-function newestFirst(a: KubeObject, b: KubeObject): number {
-  return String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp));
 }

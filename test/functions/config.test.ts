@@ -29,6 +29,7 @@ describe('parseFunctionConfig', () => {
         spotToSpotConsolidation: false,
         reservedCapacity: true,
         globalConsolidation: false,
+        podDeletionCostManagement: false,
       },
     });
   });
@@ -69,6 +70,7 @@ describe('parseFunctionConfig', () => {
       spotToSpotConsolidation: false,
       reservedCapacity: true,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     };
     expect(gates('NodeRepair=true')).toStrictEqual({ ...off, nodeRepair: true });
     expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({
@@ -76,8 +78,13 @@ describe('parseFunctionConfig', () => {
       spotToSpotConsolidation: true,
       reservedCapacity: true,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     });
     expect(gates('GlobalConsolidation=true')).toStrictEqual({ ...off, globalConsolidation: true });
+    expect(gates('PodDeletionCostManagement=true')).toStrictEqual({
+      ...off,
+      podDeletionCostManagement: true,
+    });
     expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual(off);
     expect(gates('ReservedCapacity=false')).toStrictEqual({ ...off, reservedCapacity: false });
     expect(gates('StaticCapacity=true')).toStrictEqual(off);

@@ -68,6 +68,7 @@ describe('props', () => {
         spotToSpotConsolidation: false,
         reservedCapacity: true,
         globalConsolidation: false,
+        podDeletionCostManagement: false,
       },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
@@ -84,6 +85,7 @@ describe('props', () => {
       spotToSpotConsolidation: false,
       reservedCapacity: true,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     });
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { reservedCapacity: false } }).featureGates
@@ -96,6 +98,7 @@ describe('props', () => {
       spotToSpotConsolidation: true,
       reservedCapacity: true,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     });
     expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
       'props.featureGates.nodeRepair "yes" must be true or false',
@@ -112,14 +115,17 @@ describe('props', () => {
       spotToSpotConsolidation: false,
       reservedCapacity: true,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     });
     expect(fromContext('SpotToSpotConsolidation=true,ReservedCapacity=false').featureGates).toEqual({
       nodeRepair: false,
       spotToSpotConsolidation: true,
       reservedCapacity: false,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     });
     expect(fromContext('GlobalConsolidation=true').featureGates?.globalConsolidation).toBe(true);
+    expect(fromContext('PodDeletionCostManagement=true').featureGates?.podDeletionCostManagement).toBe(true);
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { globalConsolidation: true } }).featureGates
         .globalConsolidation,

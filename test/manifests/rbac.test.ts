@@ -58,7 +58,7 @@ const sorted = (table: Record<string, readonly string[]>) =>
 
 /** What the launching functions may do cluster-wide (see the comment in functions-rbac.yaml). */
 const FUNCTIONS_CLUSTER_RIGHTS = sorted({
-  'core/pods': ['list'],
+  'core/pods': ['list', 'patch'],
   'core/nodes': ['get', 'list', 'patch'],
   'core/persistentvolumes': ['list'],
   'core/persistentvolumeclaims': ['list'],

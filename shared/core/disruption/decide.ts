@@ -5,6 +5,7 @@ import type { DisruptionReason } from './budgets';
 import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
+import { leaveEmptyNodesEmpty } from './deletion-cost';
 import { driftedCondition, driftOrder } from './drift';
 import { globalConsolidation } from './global-consolidation';
 import {
@@ -235,13 +236,15 @@ export function decideDisruption(
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
+  // With scale-down steering, nodes a scale-down emptied are left to emptiness, not refilled.
+  const room = settings.podDeletionCostManagement ? leaveEmptyNodesEmpty(snapshot) : snapshot;
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
   // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
   // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
   const step = settings.globalConsolidation
     ? globalConsolidation(
         withinBudgetInOrder(underutilized, counts, now, exempt),
-        snapshot,
+        room,
         nodePoolTotals(snapshot),
         settings,
       )
@@ -265,7 +268,7 @@ export function decideDisruption(
   // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
   const multi = multiNodeConsolidation(
     withinBudgetInOrder(passable, counts, now, exempt).slice(0, MAX_CONSOLIDATION_SIMULATIONS),
-    snapshot,
+    room,
     approves,
     settings,
   );
@@ -287,7 +290,7 @@ export function decideDisruption(
   const walked = walkCandidates(
     resumeOrder(interleaveByNodePool(passable)),
     (c) => {
-      const consolidation = computeConsolidation([c], snapshot, settings);
+      const consolidation = computeConsolidation([c], room, settings);
       if (consolidation.action === 'none') {
         if (consolidation.why)
           unconsolidatable.push({ nodeClaim: c.claim.name, node: c.node.name, why: consolidation.why });
@@ -387,7 +390,8 @@ function consolidationHolds(
 ): boolean {
   if (command.method !== 'consolidation') return true;
   const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
-  const consolidation = simulateRemoval(chosen, snapshot, settings, command.replacements);
+  const room = settings.podDeletionCostManagement ? leaveEmptyNodesEmpty(snapshot) : snapshot;
+  const consolidation = simulateRemoval(chosen, room, settings, command.replacements);
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }
 

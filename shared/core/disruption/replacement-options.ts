@@ -24,6 +24,11 @@ export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
 export interface ConsolidationSettings {
   /** The `SpotToSpotConsolidation` feature gate: replace spot nodes by spot nodes. Off in Karpenter by default. */
   readonly spotToSpotConsolidation: boolean;
+  /**
+   * The `PodDeletionCostManagement` gate (scale-down steering): consolidation moves no pods onto
+   * a node a scale-down emptied (deletion-cost.ts `leaveEmptyNodesEmpty`). @default false
+   */
+  readonly podDeletionCostManagement?: boolean;
 }
 
 /** Karpenter's defaults: every feature gate off. */

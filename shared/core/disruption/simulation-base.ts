@@ -7,7 +7,7 @@ import type { StateNode } from '../state/cluster-state';
 /**
  * What every disruption simulation over one snapshot starts from, worked out once per snapshot:
  * the scheduler's capacity (every Node and in-flight NodeClaim, methods.ts leaves the candidates
- * out of each run) and which of it is not initialized yet.
+ * out of each run) and which of it is not initialized yet (NodeClaims not launched included).
  */
 export interface SimulationBase {
   readonly planner: CapacityPlanner;
@@ -47,13 +47,19 @@ export function simulationBase(snapshot: ClusterSnapshot, catalog: Catalog): Sim
 }
 
 function uninitializedCapacity(snapshot: ClusterSnapshot, nodes: readonly StateNode[]): Set<string> {
-  // A NodeClaim not launched yet has no providerID, so no Node can be its.
+  // A NodeClaim whose launch is not recorded is capacity sized from its spec
+  // (schedulingCapacity): it is not initialized either, and may never launch.
   const starting = new Set(
     snapshot.nodeClaims
       .filter((c) => !c.status.conditions?.some((k) => k.type === 'Initialized' && k.status === 'True'))
       .map((c) => c.status.providerID),
   );
   return new Set(
-    nodes.filter((n) => n.providerID !== undefined && starting.has(n.providerID)).map((n) => n.name),
+    nodes
+      .filter(
+        (n) =>
+          n.launchRequirements !== undefined || (n.providerID !== undefined && starting.has(n.providerID)),
+      )
+      .map((n) => n.name),
   );
 }

@@ -25,18 +25,26 @@ export interface FeatureGates {
    * consolidation strategy is Karpenter's alone.
    */
   readonly globalConsolidation: boolean;
+  /**
+   * `PodDeletionCostManagement` (the gate Karpenter's PR #2894 proposes, not in a Karpenter
+   * release): the disruption loop writes `controller.kubernetes.io/pod-deletion-cost` on the
+   * ReplicaSet pods of the nodes it would remove first, so scale-downs empty them
+   * (disruption/deletion-cost.ts). Off: podlift removes every cost it wrote and writes none.
+   */
+  readonly podDeletionCostManagement: boolean;
 }
 
 /**
  * Every gate at Karpenter's default (options.go's `FEATURE_GATES` default
  * `NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,…`), and podlift's own
- * `GlobalConsolidation` off.
+ * `GlobalConsolidation` and `PodDeletionCostManagement` off.
  */
 export const DEFAULT_FEATURE_GATES: FeatureGates = {
   nodeRepair: false,
   spotToSpotConsolidation: false,
   reservedCapacity: true,
   globalConsolidation: false,
+  podDeletionCostManagement: false,
 };
 
 /** strconv.ParseBool's spellings, which Karpenter's `--feature-gates` map accepts. */
@@ -71,6 +79,7 @@ export function parseFeatureGates(text: string): FeatureGates | undefined {
     if (name?.trim() === 'SpotToSpotConsolidation') gates.spotToSpotConsolidation = enabled;
     if (name?.trim() === 'ReservedCapacity') gates.reservedCapacity = enabled;
     if (name?.trim() === 'GlobalConsolidation') gates.globalConsolidation = enabled;
+    if (name?.trim() === 'PodDeletionCostManagement') gates.podDeletionCostManagement = enabled;
   }
   return gates;
 }

@@ -167,4 +167,9 @@ export const ANNOTATIONS = {
    * must save at least 1/k of the pool's cost share it disrupts; Balanced's k is 2).
    */
   globalConsolidationK: 'podlift.dev/global-consolidation-k',
+  /**
+   * On a pod: the `controller.kubernetes.io/pod-deletion-cost` podlift wrote to steer scale-downs
+   * (disruption/deletion-cost.ts); a cost that no longer equals it is the user's.
+   */
+  managedDeletionCost: 'podlift.dev/managed-deletion-cost',
 } as const;

@@ -209,6 +209,8 @@ export interface ClusterWriter {
   patchNodeClaimMetadata(name: string, patch: MetadataPatch): Promise<void>;
   /** Sets and removes a Node's labels and annotations. @throws NotFoundError when gone. */
   patchNodeMetadata(name: string, patch: MetadataPatch): Promise<void>;
+  /** Sets and removes a pod's labels and annotations. @throws NotFoundError when gone. */
+  patchPodMetadata(pod: PodRef, patch: MetadataPatch): Promise<void>;
   /** Writes a NodePool's resources in use and conditions. @throws NotFoundError when gone. */
   writeNodePoolStatus(name: string, status: NodePoolStatusUpdate): Promise<void>;
   /**

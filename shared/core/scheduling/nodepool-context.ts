@@ -10,8 +10,8 @@ import {
   WELL_KNOWN_LABELS,
 } from '../model/labels';
 import { NODES_LIMIT, type NodePool } from '../model/nodepool';
-import { Requirement, Requirements } from '../model/requirements';
-import { addInto, fits, type MutableResources, type Resources } from '../model/resources';
+import { type NodeSelectorRequirement, Requirement, Requirements } from '../model/requirements';
+import { addInto, fits, type MutableResources, maxResources, type Resources } from '../model/resources';
 import { firstUntoleratedTaint } from '../model/taints';
 import type { DaemonSet, StateNode } from '../state/cluster-state';
 import type { NodePoolRejection } from './unschedulable-reason';
@@ -93,9 +93,12 @@ export class NodePoolContext {
     for (const [k, v] of Object.entries(nodePool.limits)) this.remaining[k] = v;
     this.limitKeys = Object.keys(this.remaining);
     for (const n of nodes) {
-      if (n.nodePool !== nodePool.name) continue;
-      for (const k of Object.keys(this.remaining)) {
-        this.remaining[k] -= k === NODES_LIMIT ? 1 : ((n.capacity ?? n.allocatable)[k] ?? 0);
+      if (n.nodePool !== nodePool.name || this.limitKeys.length === 0) continue;
+      const counted = n.launchRequirements
+        ? largestLaunch(n, n.launchRequirements, instanceTypes)
+        : (n.capacity ?? n.allocatable);
+      for (const k of this.limitKeys) {
+        this.remaining[k] -= k === NODES_LIMIT ? 1 : (counted[k] ?? 0);
       }
     }
     // DaemonSet pods that tolerate the pool's taints and can run on its nodes add overhead to
@@ -224,6 +227,25 @@ function daemonSetRequirementTerms(ds: DaemonSet): Requirements[] {
     dsTermCache.set(ds, terms);
   }
   return terms;
+}
+
+/**
+ * What a NodeClaim whose launch is not recorded counts against its NodePool's limits: the
+ * largest capacity among the instance types its requirements allow (offerings marked
+ * unavailable included: the claim may still launch as one), and at least what it requests. This
+ * is what the scheduler reserved for it when it planned it (finalise.ts: "Any option may
+ * launch, so the largest counts against the limits"; kubernetes-sigs/karpenter
+ * pkg/controllers/provisioning/scheduling/scheduler.go `subtractMax` over the new NodeClaim's
+ * `InstanceTypeOptions`), so a later run does not hand the same room out again.
+ */
+function largestLaunch(
+  node: StateNode,
+  launchRequirements: readonly NodeSelectorRequirement[],
+  instanceTypes: readonly InstanceType[],
+): Resources {
+  const requirements = Requirements.from(launchRequirements);
+  const allowed = instanceTypes.filter((it) => requirements.intersects(it.requirements) === undefined);
+  return maxResources(maxOf(allowed), node.capacity ?? node.allocatable);
 }
 
 /** Element-wise maximum capacity over instance types. */

@@ -82,12 +82,22 @@ export function joinNodesAndClaims(
 
 /**
  * The capacity the scheduler may place pending pods on: every registered Node, plus every
- * NodeClaim that launched but whose Node has not registered yet (in flight) and is not being
- * deleted. An in-flight claim is a node whose labels are the claim's own plus what its
- * requirements pin to one value, whose taints are its taints (startup taints are lifted before
- * pods run), whose allocatable is what its launch recorded, and which already runs the
+ * NodeClaim not being deleted whose Node has not registered yet (in flight). An in-flight claim
+ * is a node whose labels are the claim's own plus what its requirements pin to one value, whose
+ * taints are its taints (startup taints are lifted before pods run), and which already runs the
  * DaemonSets that will land on it — so the next invocation places pending pods onto capacity
  * already on its way instead of launching more (Karpenter's in-flight nodes).
+ *
+ * A claim whose launch is recorded has the allocatable the launch recorded. A claim of a
+ * NodePool whose launch is not recorded yet — created, then throttled, or launched but the
+ * record failed — is in flight too, sized from its spec: allocatable its requests (what its
+ * pods and DaemonSets were planned to take), and {@link StateNode.launchRequirements} so its
+ * NodePool's limits count the largest type it may launch as. Karpenter has no such node: its
+ * provisioner plans nothing while any NodeClaim lacks a providerID (kubernetes-sigs/karpenter
+ * pkg/controllers/state/cluster.go `Synced`, checked by provisioning/provisioner.go `Reconcile`).
+ * podlift keeps planning for everything else, and the claim stops holding its room when it
+ * launches, or when it is deleted (launch.ts on a permanent error; termination after
+ * `LAUNCH_TTL_MS`, liveness.go's launch timeout).
  */
 export function schedulingCapacity(
   snapshot: Pick<ClusterSnapshot, 'nodes' | 'nodeClaims' | 'daemonSets'>,
@@ -95,10 +105,9 @@ export function schedulingCapacity(
   const registered = new Set(snapshot.nodes.flatMap((n) => (n.providerID ? [n.providerID] : [])));
   const inFlight = snapshot.nodeClaims.filter(
     (c) =>
-      c.status.providerID !== undefined &&
-      !registered.has(c.status.providerID) &&
       c.deletionTimestamp === undefined &&
-      c.status.allocatable !== undefined,
+      (c.status.providerID === undefined || !registered.has(c.status.providerID)) &&
+      (c.status.allocatable !== undefined || c.labels[LABEL_NODEPOOL] !== undefined),
   );
   const initializing = new Map(
     snapshot.nodeClaims.flatMap((c) =>
@@ -135,7 +144,11 @@ function initializingNode(node: StateNode, claim: NodeClaim): StateNode {
   };
 }
 
-/** An in-flight NodeClaim as the scheduler's {@link StateNode} (see {@link schedulingCapacity}). */
+/**
+ * An in-flight NodeClaim as the scheduler's {@link StateNode} (see {@link schedulingCapacity}):
+ * with its recorded allocatable, or, while no launch is recorded, its requests and its
+ * requirements to size its NodePool's limits by.
+ */
 export function inFlightNode(nodeClaim: NodeClaim, daemonSets: readonly DaemonSet[]): StateNode {
   const labels: Record<string, string> = { ...nodeClaim.labels };
   const requirements = Requirements.from(nodeClaim.spec.requirements);
@@ -152,13 +165,15 @@ export function inFlightNode(nodeClaim: NodeClaim, daemonSets: readonly DaemonSe
     .filter((ds) => Object.entries(ds.pod.nodeSelector).every(([k, v]) => labels[k] === v))
     .map((ds) => ({ ...ds.pod, name: `${ds.name}-${nodeClaim.name}`, nodeName: nodeClaim.name }));
   const nodePool = labels[LABEL_NODEPOOL];
+  const recorded = nodeClaim.status.allocatable;
   return {
     kind: 'nodeclaim',
     name: nodeClaim.name,
     labels,
     taints,
-    allocatable: nodeClaim.status.allocatable ?? {},
+    allocatable: recorded ?? nodeClaim.spec.resources.requests,
     ...(nodeClaim.status.capacity ? { capacity: nodeClaim.status.capacity } : {}),
+    ...(recorded ? {} : { launchRequirements: nodeClaim.spec.requirements }),
     pods: daemonPods,
     ...(nodePool !== undefined ? { nodePool } : {}),
     ...(nodeClaim.status.providerID ? { providerID: nodeClaim.status.providerID } : {}),

@@ -1,5 +1,6 @@
 import type { LabelSelector } from '../model/label-selector';
 import type { Pod } from '../model/pod';
+import type { NodeSelectorRequirement } from '../model/requirements';
 import type { Resources } from '../model/resources';
 import type { Taint } from '../model/taints';
 
@@ -28,7 +29,7 @@ export interface NodeCondition {
 /**
  * Capacity that already exists or is being created: a registered Node, or an in-flight
  * NodeClaim not yet registered (its labels are those its requirements pin, its allocatable
- * the smallest among its instance type options).
+ * what its launch recorded, or its requests while no launch is recorded).
  */
 export interface StateNode {
   readonly kind: 'node' | 'nodeclaim';
@@ -39,6 +40,13 @@ export interface StateNode {
   readonly allocatable: Resources;
   /** What counts against NodePool limits (Karpenter counts capacity); defaults to allocatable. */
   readonly capacity?: Resources;
+  /**
+   * Set on a NodeClaim whose launch is not recorded yet: the requirements it launches under
+   * (instance type options among them). Which type it becomes is not known, so its NodePool's
+   * limits count the largest type they allow (scheduling/nodepool-context.ts), as the scheduler
+   * reserved when it created the claim.
+   */
+  readonly launchRequirements?: readonly NodeSelectorRequirement[];
   /** Pods bound (or, for in-flight claims, nominated) to it, DaemonSet pods included. */
   readonly pods: readonly Pod[];
   /** The NodePool it belongs to (label karpenter.sh/nodepool), if Karpenter-managed. */

@@ -6,6 +6,7 @@ import {
 } from '../../../shared/core/model/labels';
 import type { NodeClaim, NodeClaimStatus } from '../../../shared/core/model/nodeclaim';
 import type { NodeSelectorRequirement } from '../../../shared/core/model/requirements';
+import type { Resources } from '../../../shared/core/model/resources';
 import type { Taint } from '../../../shared/core/model/taints';
 
 /** Options of {@link nodeClaim}; every field is optional. */
@@ -23,6 +24,8 @@ export interface NodeClaimOptions {
   readonly zones?: readonly string[];
   /** Further requirements, after capacity type and zone. */
   readonly requirements?: readonly NodeSelectorRequirement[];
+  /** spec.resources.requests: what its pods and DaemonSets were planned to take. @default none */
+  readonly requests?: Resources;
   readonly taints?: readonly Taint[];
   readonly startupTaints?: readonly Taint[];
   readonly annotations?: Readonly<Record<string, string>>;
@@ -60,7 +63,7 @@ export function nodeClaim(options: NodeClaimOptions = {}): NodeClaim {
     spec: {
       nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
       requirements,
-      resources: { requests: {} },
+      resources: { requests: options.requests ?? {} },
       taints: options.taints ?? [],
       startupTaints: options.startupTaints ?? [],
     },

@@ -61,6 +61,17 @@ describe('evictionCost', () => {
       evictionCost({ priority: 0, annotations: { 'controller.kubernetes.io/pod-deletion-cost': 'x' } }),
     ).toBe(1);
   });
+
+  it('leaves out a pod-deletion-cost podlift wrote to steer scale-downs, not one a user changed since', () => {
+    const cost = String(-(2 ** 27));
+    const steered = {
+      'controller.kubernetes.io/pod-deletion-cost': cost,
+      'podlift.dev/managed-deletion-cost': cost,
+    };
+    expect(evictionCost({ priority: 0, annotations: steered })).toBe(1);
+    const changed = { ...steered, 'controller.kubernetes.io/pod-deletion-cost': String(2 ** 27) };
+    expect(evictionCost({ priority: 0, annotations: changed })).toBe(2);
+  });
 });
 
 describe('scoreMove', () => {

@@ -4,7 +4,7 @@ import { computeConsolidation, replacementPlans } from '../../../shared/core/dis
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
-import { pod } from '../../../sim/world/builders';
+import { nodeClaim, pod, resources } from '../../../sim/world/builders';
 import { m5xlargeMember, snapshotOf } from './snapshot';
 
 /** A registered m5.xlarge ($0.192/h) running `pods`; `starting`: not initialized. */
@@ -54,6 +54,23 @@ describe('computeConsolidation', () => {
         snapshotOf(withStarting, { pendingPods: pending }),
       ),
     ).toStrictEqual({ action: 'none' });
+  });
+
+  it("does nothing when a candidate's pod would land on a NodeClaim whose launch is not recorded", () => {
+    // It is capacity the provisioner counts (state/cluster-snapshot.ts schedulingCapacity) but
+    // not initialized, and it may never launch: Karpenter's disruption waits on cluster.go
+    // `Synced` while any NodeClaim has no providerID.
+    const alone = [member('a', [web('a1')])];
+    const throttled = nodeClaim({
+      name: 'throttled',
+      requests: resources({ cpu: '2', memory: '2Gi', pods: 4 }),
+    });
+    const s = snapshotOf(alone);
+    expect(
+      computeConsolidation([candidate(alone, 'a')], { ...s, nodeClaims: [...s.nodeClaims, throttled] }),
+    ).toStrictEqual({
+      action: 'none',
+    });
   });
 
   it('says why when the pods need more than one new node (consolidation.go Unconsolidatable Event)', () => {

@@ -67,12 +67,12 @@ describe('simulationBase', () => {
     expect(planner.plan([p], new Set(['a', 'b'])).nodeClaims).toHaveLength(1);
   });
 
-  it('names no Node without a providerID, though a NodeClaim not launched yet has none either', () => {
+  it('names no Node without a providerID, and names a NodeClaim not launched yet (it may never launch)', () => {
     const [node, claim] = member('starting', false);
     const bare = stateNode({ name: 'bare', nodePool: 'default', lifecycle: { ready: true } });
     const unlaunched = nodeClaim({ name: 'claim-unlaunched', status: {} });
     const snapshot = { ...snapshotOf([[node, claim]]), nodes: [node, bare], nodeClaims: [claim, unlaunched] };
-    expect([...simulationBase(snapshot, catalog).uninitialized]).toEqual(['starting']);
+    expect([...simulationBase(snapshot, catalog).uninitialized]).toEqual(['starting', 'claim-unlaunched']);
   });
 
   it('plans as if the offerings EC2 recently refused were not there, as the provisioner does', () => {

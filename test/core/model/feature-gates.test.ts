@@ -7,6 +7,7 @@ const off = {
   spotToSpotConsolidation: false,
   reservedCapacity: true,
   globalConsolidation: false,
+  podDeletionCostManagement: false,
 };
 
 // kubernetes-sigs/karpenter pkg/operator/options/options.go `FeatureGates` parsed as a
@@ -31,6 +32,7 @@ describe('parseFeatureGates', () => {
       spotToSpotConsolidation: true,
       reservedCapacity: true,
       globalConsolidation: false,
+      podDeletionCostManagement: false,
     });
   });
 
@@ -43,8 +45,19 @@ describe('parseFeatureGates', () => {
     expect(parseFeatureGates('GlobalConsolidation=true')).toStrictEqual({
       ...off,
       globalConsolidation: true,
+      podDeletionCostManagement: false,
     });
     expect(parseFeatureGates('GlobalConsolidation=true,GlobalConsolidation=0')).toStrictEqual(off);
+  });
+
+  it('turns PodDeletionCostManagement (Karpenter PR #2894’s gate) on and off (off by default)', () => {
+    expect(parseFeatureGates('PodDeletionCostManagement=true')).toStrictEqual({
+      ...off,
+      podDeletionCostManagement: true,
+    });
+    expect(parseFeatureGates('PodDeletionCostManagement=t,PodDeletionCostManagement=false')).toStrictEqual(
+      off,
+    );
   });
 
   it('leaves every gate off for an empty value and ignores gates podlift does not have', () => {

@@ -47,7 +47,7 @@ describe('joinNodesAndClaims', () => {
 });
 
 describe('schedulingCapacity', () => {
-  it('adds launched, unregistered, undeleted NodeClaims to the Nodes', () => {
+  it('adds the NodeClaims not registered and not being deleted to the Nodes, launched or not', () => {
     const node = stateNode({
       name: 'ip-a',
       lifecycle: { providerID: 'aws:///us-east-1a/i-0000000000000000a' },
@@ -58,17 +58,85 @@ describe('schedulingCapacity', () => {
       deletionTimestamp: '2026-01-01T00:00:00Z',
     });
     const unlaunched = nodeClaim({ name: 'default-d' });
+    const unlaunchedDeleting = nodeClaim({ name: 'default-e', deletionTimestamp: '2026-01-01T00:00:00Z' });
 
     const capacity = schedulingCapacity({
       nodes: [node],
-      nodeClaims: [registered, inFlight, deleting, unlaunched],
+      nodeClaims: [registered, inFlight, deleting, unlaunched, unlaunchedDeleting],
       daemonSets: [],
     });
 
     expect(capacity.map((n) => [n.kind, n.name])).toEqual([
       ['node', 'ip-a'],
       ['nodeclaim', 'default-b'],
+      ['nodeclaim', 'default-d'],
     ]);
+  });
+
+  it('leaves out a NodeClaim of no NodePool whose launch is not recorded: nothing to count it against', () => {
+    const foreign = nodeClaim({ name: 'foreign' });
+    const unowned = { ...foreign, labels: { team: 'a' } };
+    expect(schedulingCapacity({ nodes: [], nodeClaims: [unowned], daemonSets: [] })).toEqual([]);
+  });
+});
+
+describe('schedulingCapacity of a NodeClaim whose launch is not recorded', () => {
+  // Created and then throttled, or launched with the record failing: podlift's stand-in for
+  // Karpenter's wait on cluster.go `Synced` (no scheduling while a NodeClaim has no providerID).
+  const requests = resources({ cpu: '2100m', memory: '2Gi', pods: 3 });
+  const options = [{ key: LABEL_INSTANCE_TYPE, operator: 'In' as const, values: ['m5.large', 'm5.2xlarge'] }];
+
+  it('is in flight with its requests as allocatable and its requirements to size its limits by', () => {
+    const claim = nodeClaim({ name: 'default-d', zones: ['us-east-1b'], requirements: options, requests });
+    const [node] = schedulingCapacity({ nodes: [], nodeClaims: [claim], daemonSets: [logging] });
+    expect(node).toMatchObject({
+      kind: 'nodeclaim',
+      name: 'default-d',
+      nodePool: 'default',
+      allocatable: requests,
+      launchRequirements: claim.spec.requirements,
+    });
+    expect(node.labels[LABEL_ZONE]).toBe('us-east-1b');
+    expect(node.capacity).toBeUndefined();
+    expect(node.providerID).toBeUndefined();
+    // The DaemonSet pods its requests include run on it, so the room left is its pods'.
+    expect(node.pods.map((p) => p.name)).toEqual(['logging-default-d']);
+  });
+
+  it('is sized the same when it has a providerID but no allocatable recorded and no Node yet', () => {
+    const claim = nodeClaim({
+      name: 'default-f',
+      requirements: options,
+      requests,
+      status: { providerID: 'aws:///us-east-1a/i-0000000000000000f' },
+    });
+    const [node] = schedulingCapacity({ nodes: [], nodeClaims: [claim], daemonSets: [] });
+    expect(node).toMatchObject({
+      allocatable: requests,
+      launchRequirements: claim.spec.requirements,
+      providerID: 'aws:///us-east-1a/i-0000000000000000f',
+    });
+  });
+
+  it('is not counted twice once its Node registered', () => {
+    const claim = nodeClaim({
+      name: 'default-f',
+      requests,
+      status: { providerID: 'aws:///us-east-1a/i-0000000000000000f' },
+    });
+    const node = stateNode({
+      name: 'ip-f',
+      lifecycle: { providerID: 'aws:///us-east-1a/i-0000000000000000f' },
+    });
+    const capacity = schedulingCapacity({ nodes: [node], nodeClaims: [claim], daemonSets: [] });
+    expect(capacity.map((n) => n.name)).toEqual(['ip-f']);
+    expect(capacity[0].launchRequirements).toBeUndefined();
+  });
+
+  it('loses its spec sizing once its launch is recorded', () => {
+    const node = inFlightNode(launched('default-b', 'i-0000000000000000b', { requests }), []);
+    expect(node.allocatable).toEqual(resources({ cpu: '1930m', memory: '7Gi', pods: 29 }));
+    expect(node.launchRequirements).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { makeDisruptionHandler } from '../../../functions/disruption/handler';
 import { runtimeOf } from '../../../functions/runtime';
+import type { FeatureGates } from '../../../shared/core/model/feature-gates';
 import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
 import { podManifest } from '../../../sim/world/builders';
 import {
@@ -15,12 +16,14 @@ export type Json = Record<string, any>;
 
 /**
  * One initialized node running `pods`, the default NodePool changed by `pool`, and the
- * disruption handler; EC2 sells `instanceTypes` (the node is the cheapest of them).
+ * disruption handler; EC2 sells `instanceTypes` (the node is the cheapest of them); `gates`
+ * changes the function's feature gates.
  */
 export async function disruptionWorld(
   pods: readonly object[],
   pool: (spec: Json) => Json = (s) => s,
   instanceTypes?: readonly string[],
+  gates: Partial<FeatureGates> = {},
 ) {
   const one = await withOneNode(pods, instanceTypes);
   const pw = one.pw;
@@ -29,7 +32,12 @@ export async function disruptionWorld(
   const current = store.get('nodepools.karpenter.sh', 'default') as Json;
   store.update('nodepools.karpenter.sh', { ...current, spec: pool(structuredClone(current.spec)) });
   const seen = new RecordingObservability();
-  const runtime = runtimeOf('disruption', pw.world.ports, pw.world.time, seen.log, seen.metricsPort);
+  const { config } = pw.world.ports;
+  const ports = {
+    ...pw.world.ports,
+    config: { ...config, featureGates: { ...config.featureGates, ...gates } },
+  };
+  const runtime = runtimeOf('disruption', ports, pw.world.time, seen.log, seen.metricsPort);
   let n = 0;
   const disrupt = () =>
     makeDisruptionHandler(() => runtime)(scheduledEvent(`d${++n}`), lambdaContext(`d${n}`));

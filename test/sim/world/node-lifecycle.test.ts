@@ -73,6 +73,34 @@ describe('kubelet stand-in: pod deletion', () => {
   });
 });
 
+describe('kubelet stand-in: pod start', () => {
+  it('turns a bound pod Running with a Ready condition stamped when it became Ready', () => {
+    // pkg/kubelet/status/status_manager.go `updateLastTransitionTime`: the ReplicaSet controller
+    // reads it (controller_utils.go `podReadyTime`) to delete the pods Ready for the least time first.
+    const { name } = nodeOnInstance();
+    store().seed('pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { nodeName: name, containers: [{ name: 'app' }] },
+      status: { phase: 'Pending' },
+    });
+    run(1000);
+    const bound = world.time.now();
+    run(3000);
+    expect(pod('web')?.status).toMatchObject({
+      phase: 'Running',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          lastTransitionTime: new Date(bound + 3000).toISOString().replace('.000', ''),
+        },
+      ],
+    });
+  });
+});
+
 describe('node lifecycle stand-in: a node whose kubelet died', () => {
   it('turns Unknown after the node-monitor grace period, tainted unreachable, its pods not Ready', () => {
     const { id, name } = nodeOnInstance();

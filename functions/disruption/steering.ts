@@ -1,0 +1,52 @@
+import { deletionCostChanges } from '../../shared/core/disruption/deletion-cost';
+import { isNotFoundError } from '../../shared/core/model/errors';
+import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
+import type { Invocation } from '../invocation';
+import { checkpoint } from '../lease';
+import { METRICS } from '../observability';
+import type { LoopRuntime } from '../runtime';
+
+/**
+ * Pod writes one run makes at most: the API server's write load stays bounded (the ReplicaSet
+ * documentation warns against updating pod-deletion-cost often) and the run short; the next run,
+ * a minute later, goes on with the rest, the first-ranked nodes' pods having gone first.
+ */
+export const MAX_DELETION_COST_WRITES = 100;
+
+/**
+ * Brings the pods' pod-deletion-cost to what scale-down steering wants
+ * (shared/core/disruption/deletion-cost.ts), or removes the costs podlift wrote when the
+ * `PodDeletionCostManagement` gate is off. A pod gone meanwhile is skipped; any other refusal
+ * (a role without `patch` on pods, the server busy) stops the writes for this run, logged once:
+ * steering is a hint, the next run tries again, and nothing else the run does depends on it.
+ * @returns how many pods were written.
+ */
+export async function steerScaleDowns(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+): Promise<number> {
+  const enabled = runtime.ports.config.featureGates.podDeletionCostManagement;
+  const changes = deletionCostChanges(snapshot, enabled).slice(0, MAX_DELETION_COST_WRITES);
+  let written = 0;
+  for (const { namespace, name, nodeName, annotations } of changes) {
+    checkpoint(invocation);
+    try {
+      await runtime.ports.cluster.patchPodMetadata({ namespace, name }, { annotations });
+      written++;
+    } catch (error) {
+      if (isNotFoundError(error)) continue;
+      invocation.log.warn('writing pod-deletion-cost failed; the next run tries again', {
+        pod: `${namespace}/${name}`,
+        node: nodeName,
+        error: String(error),
+      });
+      break;
+    }
+  }
+  if (written > 0) {
+    invocation.metrics.add(METRICS.podDeletionCostsWritten, 'Count', written);
+    invocation.log.info('pod-deletion-cost written to steer scale-downs', { pods: written, enabled });
+  }
+  return written;
+}

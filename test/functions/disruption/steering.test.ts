@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_DELETION_COST_WRITES } from '../../../functions/disruption/steering';
+import { METRICS } from '../../../functions/observability';
+import { bound, disruptionWorld, type Json } from './world';
+
+// Scale-down steering through the real client and the fake API server, with the functions' RBAC
+// (manifests/functions-rbac.yaml: patch on pods): shared/core/disruption/deletion-cost.ts decides.
+const COST = 'controller.kubernetes.io/pod-deletion-cost';
+const MARK = 'podlift.dev/managed-deletion-cost';
+
+const annotationsOf = (w: Awaited<ReturnType<typeof disruptionWorld>>, name: string) =>
+  ((w.pw.world.fakes.kube.store.get('pods', name, 'default') as Json).metadata.annotations ?? {}) as Record<
+    string,
+    string
+  >;
+
+describe('the disruption loop steers scale-downs with pod-deletion-cost', () => {
+  it('with PodDeletionCostManagement writes the cost on the ReplicaSet pods, once', async () => {
+    const w = await disruptionWorld([bound('web-1'), bound('web-2', { [COST]: '5' })], undefined, undefined, {
+      podDeletionCostManagement: true,
+    });
+    await w.disrupt();
+    // The m5.large's $0.096/h over its two ReplicaSet pods, $0.048/h a pod, and its name's hash (steeredCost).
+    expect(annotationsOf(w, 'web-1')).toMatchObject({ [COST]: '-100480907', [MARK]: '-100480907' });
+    expect(annotationsOf(w, 'web-2')).toEqual({ [COST]: '5' });
+    expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(1);
+    await w.disrupt();
+    expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(1);
+  });
+
+  it('with the gate off removes the costs it wrote and leaves a user’s', async () => {
+    const w = await disruptionWorld([
+      bound('web-1', { [COST]: '-50', [MARK]: '-50' }),
+      bound('web-2', { [COST]: '5' }),
+    ]);
+    await w.disrupt();
+    expect(annotationsOf(w, 'web-1')).toEqual({});
+    expect(annotationsOf(w, 'web-2')).toEqual({ [COST]: '5' });
+    expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(1);
+  });
+
+  it('stops writing for the run on a refusal, logs it once and finishes the run; the next run writes', async () => {
+    const w = await disruptionWorld([bound('web-1'), bound('web-2')], undefined, undefined, {
+      podDeletionCostManagement: true,
+    });
+    w.pw.world.fakes.kube.failNext('patch', /\/pods\/web-/, 503);
+    const summary = (await w.disrupt()) as Json;
+    expect(summary.ran).toBe(true);
+    expect(w.seen.linesSaying('writing pod-deletion-cost failed; the next run tries again')).toHaveLength(1);
+    expect([annotationsOf(w, 'web-1')[COST], annotationsOf(w, 'web-2')[COST]]).toEqual([
+      undefined,
+      undefined,
+    ]);
+    await w.disrupt();
+    expect([annotationsOf(w, 'web-1')[COST], annotationsOf(w, 'web-2')[COST]]).toEqual([
+      '-100480907',
+      '-100480907',
+    ]);
+  });
+
+  it(`writes at most ${MAX_DELETION_COST_WRITES} pods a run`, async () => {
+    const many = Array.from({ length: MAX_DELETION_COST_WRITES + 2 }, (_, i) => bound(`web-${i}`));
+    const w = await disruptionWorld(many, undefined, undefined, { podDeletionCostManagement: true });
+    await w.disrupt();
+    expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(MAX_DELETION_COST_WRITES);
+    await w.disrupt();
+    expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(MAX_DELETION_COST_WRITES + 2);
+  });
+});
