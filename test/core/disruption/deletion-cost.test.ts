@@ -7,11 +7,11 @@ import {
   MAX_STEERED_NODES,
   steeredCost,
 } from '../../../shared/core/disruption/deletion-cost';
-import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod } from '../../../sim/world/builders';
-import { m5xlargeMember, snapshotOf, T0 } from './snapshot';
+import { condition, m5xlargeMember, snapshotOf, T0 } from './snapshot';
 
 // The design of kubernetes-sigs/karpenter PR #2894 / RFC #2935 (designs/pod-deletion-cost-controller.md):
 // nodes of a disruption first, then drifted, then by pod count; do-not-disrupt nodes unsteered;
@@ -35,13 +35,6 @@ const writes = (changes: readonly DeletionCostChange[]) =>
 const steer = (members: [StateNode, NodeClaim][], enabled = true, more = {}) =>
   deletionCostChanges(snapshotOf(members, more), enabled);
 
-const condition = (type: string): Condition => ({
-  type,
-  status: 'True',
-  reason: type,
-  message: '',
-  lastTransitionTime: new Date(T0).toISOString(),
-});
 const withClaim = (
   [node, claim]: [StateNode, NodeClaim],
   more: Partial<NodeClaim>,

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { decideDisruption } from '../../../shared/core/disruption/decide';
-import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClaim, nodePool, stateNode } from '../../../sim/world/builders';
-import { snapshotOf, T0 } from './snapshot';
-
-const condition = (type: string): Condition => ({
-  type,
-  status: 'True',
-  reason: type,
-  message: '',
-  lastTransitionTime: new Date(T0).toISOString(),
-});
+import { condition, snapshotOf, T0 } from './snapshot';
 
 /** An empty, initialized, Consolidatable m5.xlarge `name` of NodePool `pool` (default). */
 function empty(

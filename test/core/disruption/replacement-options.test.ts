@@ -12,26 +12,18 @@ import {
   MIN_SPOT_TO_SPOT_OPTIONS,
   replacementOptions,
 } from '../../../shared/core/disruption/replacement-options';
-import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import { type NodeSelectorRequirement, Requirement } from '../../../shared/core/model/requirements';
 import type { ClusterSnapshot } from '../../../shared/core/state/cluster-snapshot';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClaim, nodeClass, nodePool, pod, stateNode } from '../../../sim/world/builders';
-import { catalog, snapshotOf, T0 } from './snapshot';
+import { catalog, condition, snapshotOf, T0 } from './snapshot';
 
 // kubernetes-sigs/karpenter pkg/controllers/disruption/consolidation.go `computeConsolidation`,
 // `computeSpotToSpotConsolidation`; multinodeconsolidation.go `filterOutSameInstanceType`;
 // scheduling/nodeclaim.go `RemoveInstanceTypeOptionsByPriceAndMinValues`. Cases follow
 // consolidation_test.go's "Replace" and "Spot to spot" contexts.
-
-const condition = (type: string): Condition => ({
-  type,
-  status: 'True',
-  reason: type,
-  message: '',
-  lastTransitionTime: new Date(T0).toISOString(),
-});
 
 /** A registered, initialized node of NodePool default, of `type` (4 cpu), costing `price` an hour. */
 function member(

@@ -36,14 +36,16 @@ export function snapshotOf(
   };
 }
 
-const initialized: Condition = {
-  type: 'Initialized',
+/** A NodeClaim condition `type` that is True since {@link T0}, its reason its type. */
+export const condition = (type: string): Condition => ({
+  type,
   status: 'True',
-  reason: 'Initialized',
+  reason: type,
   message: '',
   lastTransitionTime: new Date(T0).toISOString(),
-};
-const consolidatable: Condition = { ...initialized, type: 'Consolidatable', reason: 'Consolidatable' };
+});
+const initialized = condition('Initialized');
+const consolidatable = condition('Consolidatable');
 
 /**
  * A registered m5.xlarge (3.92 cpu allocatable) of NodePool default running `pods`, its NodeClaim
