@@ -5,7 +5,7 @@ import type { DisruptionReason } from './budgets';
 import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
-import { leaveEmptyNodesEmpty } from './deletion-cost';
+import { consolidationRoom } from './deletion-cost';
 import { driftedCondition, driftOrder } from './drift';
 import { globalConsolidation } from './global-consolidation';
 import {
@@ -236,8 +236,7 @@ export function decideDisruption(
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
-  // With scale-down steering, nodes a scale-down emptied are left to emptiness, not refilled.
-  const room = settings.podDeletionCostManagement ? leaveEmptyNodesEmpty(snapshot) : snapshot;
+  const room = consolidationRoom(snapshot, settings);
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
   // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
   // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
@@ -390,7 +389,7 @@ function consolidationHolds(
 ): boolean {
   if (command.method !== 'consolidation') return true;
   const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
-  const room = settings.podDeletionCostManagement ? leaveEmptyNodesEmpty(snapshot) : snapshot;
+  const room = consolidationRoom(snapshot, settings);
   const consolidation = simulateRemoval(chosen, room, settings, command.replacements);
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }

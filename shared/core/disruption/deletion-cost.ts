@@ -9,6 +9,7 @@ import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { StateNode } from '../state/cluster-state';
 import { candidatePrice, disruptionCandidates } from './candidates';
 import { underCommand } from './commands-in-flight';
+import type { ConsolidationSettings } from './replacement-options';
 
 /**
  * Scale-down steering (the `PodDeletionCostManagement` gate): podlift writes
@@ -189,4 +190,16 @@ export function leaveEmptyNodesEmpty(snapshot: ClusterSnapshot): ClusterSnapshot
     ...snapshot,
     nodes: snapshot.nodes.map((n) => (empty.has(n) ? { ...n, unschedulable: true } : n)),
   };
+}
+
+/**
+ * The snapshot consolidation and its validation simulate on: with scale-down steering (the
+ * `PodDeletionCostManagement` gate), nodes a scale-down emptied are left to emptiness, not
+ * refilled ({@link leaveEmptyNodesEmpty}); without it, the snapshot as it is, as in Karpenter.
+ */
+export function consolidationRoom(
+  snapshot: ClusterSnapshot,
+  settings: Pick<ConsolidationSettings, 'podDeletionCostManagement'>,
+): ClusterSnapshot {
+  return settings.podDeletionCostManagement ? leaveEmptyNodesEmpty(snapshot) : snapshot;
 }
