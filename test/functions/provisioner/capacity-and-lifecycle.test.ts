@@ -10,8 +10,10 @@ import {
   lambdaContext,
   type ProvisionerWorld,
   provisionerWorld,
+  running,
   scheduledEvent,
   seedPendingPods,
+  seedZonalSpread,
 } from './world';
 
 let w: ProvisionerWorld | undefined;
@@ -27,8 +29,6 @@ const claims = (pw: ProvisionerWorld) =>
   (pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items as Json[]).filter(
     (c) => !c.metadata.deletionTimestamp,
   );
-const running = (pw: ProvisionerWorld) =>
-  pw.world.fakes.ec2.listInstances().filter((i) => i.State?.Name !== 'terminated');
 const condition = (claim: Json, type: string) =>
   (claim.status?.conditions ?? []).find((c: Json) => c.type === type)?.status as string | undefined;
 const run = (pw: ProvisionerWorld, id: string) => pw.handler(scheduledEvent(id), lambdaContext(id));
@@ -52,35 +52,7 @@ describe('provisioner: insufficient capacity', () => {
     // Karpenter plans refused pods in its next batch, where the NodeClaims just launched are
     // in-flight capacity holding their nominated pods (scheduling/topology.go counts them).
     w = await provisionerWorld(['m5.large']);
-    const store = w.world.fakes.kube.store;
-    const pool = store.get('nodepools.karpenter.sh', 'default') as Json;
-    const spec = structuredClone(pool.spec);
-    spec.template.spec.requirements.push({
-      key: 'topology.kubernetes.io/zone',
-      operator: 'In',
-      values: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
-    });
-    store.update('nodepools.karpenter.sh', { ...pool, spec });
-    w.world.fakes.ec2.capacity.setCapacity({ availabilityZone: 'us-east-1c' }, 0);
-    for (let i = 0; i < 6; i++)
-      store.seed(
-        'pods',
-        podManifest({
-          name: `web-${i}`,
-          labels: { app: 'web' },
-          requests: { cpu: '1' },
-          topologySpreadConstraints: [
-            {
-              maxSkew: 1,
-              topologyKey: 'topology.kubernetes.io/zone',
-              whenUnsatisfiable: 'DoNotSchedule',
-              labelSelector: { matchLabels: { app: 'web' } },
-            },
-          ],
-          unschedulable: true,
-          ownerKind: 'ReplicaSet',
-        }),
-      );
+    seedZonalSpread(w, 1);
     await run(w, 'r1');
     const zones = running(w)
       .map((i) => i.Placement?.AvailabilityZone)

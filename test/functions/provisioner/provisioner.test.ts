@@ -12,10 +12,12 @@ import type { KubeObject } from '../../../sim/fakes/kube';
 import { RecordingObservability } from '../../../sim/fakes/ports/recording-observability';
 import { clusterWorld } from '../../../sim/world/cluster-world';
 import {
+  claims,
   lambdaContext,
   type ProvisionerWorld,
   podsPendingEvent,
   provisionerWorld,
+  running,
   scheduledEvent,
   seedPendingPods,
   settle,
@@ -27,9 +29,6 @@ afterEach(async () => {
   w = undefined;
 });
 
-const claims = (pw: ProvisionerWorld) => pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items;
-const running = (pw: ProvisionerWorld) =>
-  pw.world.fakes.ec2.listInstances().filter((i) => i.State?.Name !== 'terminated');
 const isLaunched = (claim: KubeObject) =>
   (
     ((claim as Record<string, unknown>).status as { conditions?: { type: string; status: string }[] })

@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../sim/fakes/kube';
 import { nodePoolManifest, podManifest } from '../../../sim/world/builders';
 import type { ClusterWorld } from '../../../sim/world/cluster-world';
-import { lambdaContext, type ProvisionerWorld, provisionerWorld, scheduledEvent, settle } from './world';
+import {
+  claims,
+  lambdaContext,
+  type ProvisionerWorld,
+  provisionerWorld,
+  running,
+  scheduledEvent,
+  seedZonalSpread,
+  settle,
+} from './world';
 
 /**
  * The soak's path to a NodePool over its limits (seed 1, PodDeletionCostManagement): run A
@@ -14,18 +23,12 @@ import { lambdaContext, type ProvisionerWorld, provisionerWorld, scheduledEvent,
  * pkg/controllers/state/cluster.go `Synced`).
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: the test edits the API server's untyped JSON
-type Json = Record<string, any>;
-
 let w: ProvisionerWorld | undefined;
 afterEach(async () => {
   await w?.world.close();
   w = undefined;
 });
 
-const claims = (pw: ProvisionerWorld) => pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items;
-const running = (pw: ProvisionerWorld) =>
-  pw.world.fakes.ec2.listInstances().filter((i) => i.State?.Name !== 'terminated');
 const providerID = (claim: KubeObject) =>
   ((claim as Record<string, unknown>).status as { providerID?: string } | undefined)?.providerID;
 
@@ -125,35 +128,7 @@ describe('provisioner: a NodeClaim whose launch is not recorded', () => {
     // us-east-1c pod would go to that NodeClaim's zone: three pods there against none in
     // us-east-1c.
     w = await provisionerWorld(['m5.large']);
-    const { store } = w.world.fakes.kube;
-    const pool = store.get('nodepools.karpenter.sh', 'default') as KubeObject & { spec: Json };
-    const spec = structuredClone(pool.spec);
-    spec.template.spec.requirements.push({
-      key: 'topology.kubernetes.io/zone',
-      operator: 'In',
-      values: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
-    });
-    store.update('nodepools.karpenter.sh', { ...pool, spec });
-    w.world.fakes.ec2.capacity.setCapacity({ availabilityZone: 'us-east-1c' }, 0);
-    for (let i = 0; i < 6; i++)
-      store.seed(
-        'pods',
-        podManifest({
-          name: `web-${i}`,
-          labels: { app: 'web' },
-          requests: { cpu: '1' },
-          topologySpreadConstraints: [
-            {
-              maxSkew: 2,
-              topologyKey: 'topology.kubernetes.io/zone',
-              whenUnsatisfiable: 'DoNotSchedule',
-              labelSelector: { matchLabels: { app: 'web' } },
-            },
-          ],
-          unschedulable: true,
-          ownerKind: 'ReplicaSet',
-        }),
-      );
+    seedZonalSpread(w, 2);
     w.world.fakes.kube.failNext('patch', /\/nodeclaims\//, 500);
     await settle(w.world, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
     const live = claims(w).filter((c) => !c.metadata.deletionTimestamp);

@@ -165,3 +165,50 @@ export async function withOneNode(
   const instanceId = claim.status.providerID.split('/').pop() ?? '';
   return { pw, claimName: claim.metadata.name ?? '', instanceId };
 }
+
+/**
+ * The zonal-spread setup of the provisioner's replanning tests: the default NodePool allowed
+ * us-east-1a, b and c, no capacity for any offering in us-east-1c, and six pending 1-cpu `web`
+ * pods of a ReplicaSet spread over the zones with `maxSkew` (DoNotSchedule).
+ */
+export function seedZonalSpread(pw: ProvisionerWorld, maxSkew: number): void {
+  const { store } = pw.world.fakes.kube;
+  const pool = store.get('nodepools.karpenter.sh', 'default') as KubeObject & {
+    spec: { template: { spec: { requirements: object[] } } };
+  };
+  const spec = structuredClone(pool.spec);
+  spec.template.spec.requirements.push({
+    key: 'topology.kubernetes.io/zone',
+    operator: 'In',
+    values: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
+  });
+  store.update('nodepools.karpenter.sh', { ...pool, spec });
+  pw.world.fakes.ec2.capacity.setCapacity({ availabilityZone: 'us-east-1c' }, 0);
+  for (let i = 0; i < 6; i++)
+    store.seed(
+      'pods',
+      podManifest({
+        name: `web-${i}`,
+        labels: { app: 'web' },
+        requests: { cpu: '1' },
+        topologySpreadConstraints: [
+          {
+            maxSkew,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: { app: 'web' } },
+          },
+        ],
+        unschedulable: true,
+        ownerKind: 'ReplicaSet',
+      }),
+    );
+}
+
+/** Every NodeClaim the API server stores. */
+export const claims = (pw: ProvisionerWorld) =>
+  pw.world.fakes.kube.store.list('nodeclaims.karpenter.sh').items;
+
+/** The EC2 instances not terminated. */
+export const running = (pw: ProvisionerWorld) =>
+  pw.world.fakes.ec2.listInstances().filter((i) => i.State?.Name !== 'terminated');
