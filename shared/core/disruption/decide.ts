@@ -5,7 +5,7 @@ import type { DisruptionReason } from './budgets';
 import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
-import { consolidationRoom } from './deletion-cost';
+import { consolidationRoom, waitsForEmptiness } from './deletion-cost';
 import { driftedCondition, driftOrder } from './drift';
 import { globalConsolidation } from './global-consolidation';
 import {
@@ -237,6 +237,8 @@ export function decideDisruption(
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
   const room = consolidationRoom(snapshot, settings);
+  const waits = (chosen: readonly Candidate[], c: Consolidation) =>
+    waitsForEmptiness(chosen, c, snapshot, settings);
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
   // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
   // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
@@ -248,7 +250,7 @@ export function decideDisruption(
         settings,
       )
     : undefined;
-  if (step) {
+  if (step && !waits(step.candidates, step.consolidation)) {
     const { consolidation } = step;
     const replacements = consolidation.action === 'replace' ? consolidation.plans.length : 0;
     return decided(
@@ -271,7 +273,7 @@ export function decideDisruption(
     approves,
     settings,
   );
-  if (multi) {
+  if (multi && !waits(multi.candidates, multi.consolidation)) {
     const { consolidation } = multi;
     return decided(
       command(
@@ -295,7 +297,7 @@ export function decideDisruption(
           unconsolidatable.push({ nodeClaim: c.claim.name, node: c.node.name, why: consolidation.why });
         return undefined;
       }
-      return approves([c], consolidation) ? consolidation : undefined;
+      return approves([c], consolidation) && !waits([c], consolidation) ? consolidation : undefined;
     },
     settings.outOfTime ?? (() => false),
   );
