@@ -33,7 +33,7 @@ import type { ConsolidationSettings } from './replacement-options';
  * writes one annotation of its own (`podlift.dev/managed-deletion-cost`, the value it wrote) where
  * the RFC writes two; the NodePool's disruption budget does not bound how many nodes are steered,
  * since a scale-down is the user's deletion, not a disruption podlift makes. And a node a
- * scale-down emptied is left to emptiness: {@link leaveEmptyNodesEmpty}.
+ * scale-down emptied is left to emptiness: {@link leaveEmptyNodesEmpty}, {@link waitsForEmptiness}.
  */
 
 /** How many nodes' pods carry a steered cost at once (the RFC's cap of 50 ranked nodes). */
