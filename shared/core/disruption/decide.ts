@@ -79,19 +79,20 @@ export function isConsolidatable(c: Candidate): boolean {
 }
 
 /**
- * The next command, trying the methods in Karpenter's order and stopping at the first that
- * finds one. Candidates already under a command are not taken again, their nodes take no pods in
- * the simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with
- * the pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness
- * (every empty Consolidatable candidate, within budget, in one command), static drift (drifted
- * nodes of static NodePools, replaced from their template: static-drift.ts), drift (candidates with Drifted=True, the longest drifted first: every empty one the
- * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
- * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
- * balanced.ts): with the GlobalConsolidation gate, podlift's global step first
- * (global-consolidation.ts); multi-node (the most candidates, fewest pods first, whose pods fit
- * on the rest plus at most one cheaper node, searched only among as many of each NodePool's
- * candidates as its budget allows), then single-node (delete when its pods fit elsewhere, else
- * replace it with one cheaper node).
+ * The next command, trying the methods in Karpenter's order and stopping at the first that finds
+ * one. Candidates already under a command are not taken again, their nodes take no pods in the
+ * simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with the
+ * pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness (every
+ * empty Consolidatable candidate, within budget, in one command), static drift (drifted nodes of
+ * static NodePools, replaced from their template: static-drift.ts), drift (Drifted=True, the
+ * longest drifted first: every empty one the budget allows in one command, deleted, else one
+ * non-empty one, replaced), then consolidation for NodePools with WhenEmptyOrUnderutilized or
+ * Balanced (a Balanced move must also score; balanced.ts): with the GlobalConsolidation gate,
+ * podlift's global step first (global-consolidation.ts); multi-node (the most candidates, fewest
+ * pods first, whose pods fit on the rest plus at most one cheaper node, searched only among as
+ * many of each NodePool's candidates as its budget allows), then single-node (delete when its pods
+ * fit elsewhere, else replace it with one cheaper node). With the PodDeletionCostManagement gate,
+ * nodes a scale-down emptied are left to emptiness (deletion-cost.ts).
  */
 export function decideDisruption(
   cluster: ClusterSnapshot,
