@@ -5,7 +5,7 @@ import type { DisruptionReason } from './budgets';
 import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
-import { consolidationRoom } from './deletion-cost';
+import { consolidationRoom, waitsForEmptiness } from './deletion-cost';
 import { driftedCondition, driftOrder } from './drift';
 import { globalConsolidation } from './global-consolidation';
 import {
@@ -79,19 +79,20 @@ export function isConsolidatable(c: Candidate): boolean {
 }
 
 /**
- * The next command, trying the methods in Karpenter's order and stopping at the first that
- * finds one. Candidates already under a command are not taken again, their nodes take no pods in
- * the simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with
- * the pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness
- * (every empty Consolidatable candidate, within budget, in one command), static drift (drifted
- * nodes of static NodePools, replaced from their template: static-drift.ts), drift (candidates with Drifted=True, the longest drifted first: every empty one the
- * budget allows in one command, deleted, else one non-empty one, replaced), then consolidation
- * for NodePools with WhenEmptyOrUnderutilized or Balanced (a Balanced move must also score;
- * balanced.ts): with the GlobalConsolidation gate, podlift's global step first
- * (global-consolidation.ts); multi-node (the most candidates, fewest pods first, whose pods fit
- * on the rest plus at most one cheaper node, searched only among as many of each NodePool's
- * candidates as its budget allows), then single-node (delete when its pods fit elsewhere, else
- * replace it with one cheaper node).
+ * The next command, trying the methods in Karpenter's order and stopping at the first that finds
+ * one. Candidates already under a command are not taken again, their nodes take no pods in the
+ * simulations and their pods are placed first, as Karpenter's `SimulateScheduling` does with the
+ * pods of nodes marked for deletion (helpers.go), so commands run side by side. Emptiness (every
+ * empty Consolidatable candidate, within budget, in one command), static drift (drifted nodes of
+ * static NodePools, replaced from their template: static-drift.ts), drift (Drifted=True, the
+ * longest drifted first: every empty one the budget allows in one command, deleted, else one
+ * non-empty one, replaced), then consolidation for NodePools with WhenEmptyOrUnderutilized or
+ * Balanced (a Balanced move must also score; balanced.ts): with the GlobalConsolidation gate,
+ * podlift's global step first (global-consolidation.ts); multi-node (the most candidates, fewest
+ * pods first, whose pods fit on the rest plus at most one cheaper node, searched only among as
+ * many of each NodePool's candidates as its budget allows), then single-node (delete when its pods
+ * fit elsewhere, else replace it with one cheaper node). With the PodDeletionCostManagement gate,
+ * nodes a scale-down emptied are left to emptiness (deletion-cost.ts).
  */
 export function decideDisruption(
   cluster: ClusterSnapshot,
@@ -237,6 +238,8 @@ export function decideDisruption(
     balancedApproves(chosen, consolidation.savings, totals);
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
   const room = consolidationRoom(snapshot, settings);
+  const waits = (chosen: readonly Candidate[], c: Consolidation) =>
+    waitsForEmptiness(chosen, c, snapshot, settings);
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
   // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
   // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
@@ -248,7 +251,7 @@ export function decideDisruption(
         settings,
       )
     : undefined;
-  if (step) {
+  if (step && !waits(step.candidates, step.consolidation)) {
     const { consolidation } = step;
     const replacements = consolidation.action === 'replace' ? consolidation.plans.length : 0;
     return decided(
@@ -271,7 +274,7 @@ export function decideDisruption(
     approves,
     settings,
   );
-  if (multi) {
+  if (multi && !waits(multi.candidates, multi.consolidation)) {
     const { consolidation } = multi;
     return decided(
       command(
@@ -295,7 +298,7 @@ export function decideDisruption(
           unconsolidatable.push({ nodeClaim: c.claim.name, node: c.node.name, why: consolidation.why });
         return undefined;
       }
-      return approves([c], consolidation) ? consolidation : undefined;
+      return approves([c], consolidation) && !waits([c], consolidation) ? consolidation : undefined;
     },
     settings.outOfTime ?? (() => false),
   );

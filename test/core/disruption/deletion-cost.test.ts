@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
   type DeletionCostChange,
@@ -6,6 +7,7 @@ import {
   leaveEmptyNodesEmpty,
   MAX_STEERED_NODES,
   steeredCost,
+  waitsForEmptiness,
 } from '../../../shared/core/disruption/deletion-cost';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
@@ -321,6 +323,29 @@ describe('leaveEmptyNodesEmpty: consolidation does not refill a node a scale-dow
     if (!command) throw new Error('expected a command');
     expect(commandStillValid(command, s)).toBe(true);
     expect(commandStillValid(command, s, gates)).toBe(false);
+  });
+
+  it('waits for emptiness rather than replacing a node it could delete onto the emptied one', () => {
+    // At $0.40/h the busy node's one 3-cpu pod has a cheaper node to go to, so kept off the
+    // emptied node consolidation would replace it: an eviction and a launch, then emptiness
+    // deletes the emptied node too. It waits instead.
+    const big = pod({ name: 'busy-0', ownerKind: 'ReplicaSet', cpu: '3', memory: '12Gi' });
+    const pricey = m5xlargeMember('busy', [big], { price: 0.4 });
+    const s = snapshotOf([pricey, emptied]);
+    expect(decideDisruption(s, T0 + 60_000).command).toMatchObject({
+      candidates: ['claim-busy'],
+      replace: false,
+    });
+    expect(decideDisruption(s, T0 + 60_000, gates).command).toBeUndefined();
+    const [busyCandidate] = disruptionCandidates(s).filter((c) => c.node.name === 'busy');
+    const replace = { action: 'replace', savings: 0.01, plans: [] } as never;
+    expect(waitsForEmptiness([busyCandidate], replace, s, gates)).toBe(true);
+    expect(waitsForEmptiness([busyCandidate], { action: 'delete', savings: 0.192 } as never, s, gates)).toBe(
+      false,
+    );
+    // With no emptied node there is nothing to wait for: the replacement goes ahead.
+    const alone = snapshotOf([pricey]);
+    expect(decideDisruption(alone, T0 + 60_000, gates).command).toMatchObject({ replace: true });
   });
 
   it('keeps a node that stays as room: its Node says do-not-disrupt, or its NodePool never consolidates', () => {
