@@ -220,6 +220,5 @@ export function waitsForEmptiness(
   settings: Pick<ConsolidationSettings, 'podDeletionCostManagement' | 'spotToSpotConsolidation'>,
 ): boolean {
   if (consolidation.action !== 'replace' || consolidationRoom(snapshot, settings) === snapshot) return false;
-  const asIs = { ...settings, podDeletionCostManagement: false };
-  return simulateRemoval(chosen, snapshot, asIs)?.action === 'delete';
+  return simulateRemoval(chosen, snapshot, settings)?.action === 'delete';
 }

@@ -13,7 +13,7 @@ import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod } from '../../../sim/world/builders';
-import { condition, m5xlargeMember, snapshotOf, T0 } from './snapshot';
+import { condition, m5xlargeMember, member, snapshotOf, T0 } from './snapshot';
 
 // The design of kubernetes-sigs/karpenter PR #2894 / RFC #2935 (designs/pod-deletion-cost-controller.md):
 // nodes of a disruption first, then drifted, then by pod count; do-not-disrupt nodes unsteered;
@@ -343,6 +343,16 @@ describe('leaveEmptyNodesEmpty: consolidation does not refill a node a scale-dow
     expect(waitsForEmptiness([busyCandidate], { action: 'delete', savings: 0.192 } as never, s, gates)).toBe(
       false,
     );
+    // An emptied node too small for the pod is nothing to wait for either.
+    const [small, smallClaim] = member('small', [], {
+      instanceType: 't3.medium',
+      cpu: '1930m',
+      memory: '3Gi',
+      price: 0.0416,
+    });
+    const tooSmall = snapshotOf([pricey, notYetConsolidatable([small, smallClaim])]);
+    const [inTooSmall] = disruptionCandidates(tooSmall).filter((c) => c.node.name === 'busy');
+    expect(waitsForEmptiness([inTooSmall], replace, tooSmall, gates)).toBe(false);
     // With no emptied node there is nothing to wait for: the replacement goes ahead.
     const alone = snapshotOf([pricey]);
     expect(decideDisruption(alone, T0 + 60_000, gates).command).toMatchObject({ replace: true });
