@@ -263,3 +263,34 @@ export function alreadyDisrupting(candidate: Candidate, counts: ReadonlyMap<stri
     count.notReady * 100 <= count.nodes * ALREADY_DISRUPTING_PERCENT
   );
 }
+
+/**
+ * The candidates multi-node consolidation may search, in order: from each NodePool only as many
+ * as its Underutilized budget still allows (nodes already disrupting counted), the rest passed
+ * by before the search rather than after it, so that every prefix the binary search tries is a
+ * command the budgets allow (kubernetes-sigs/karpenter
+ * pkg/controllers/disruption/multinodeconsolidation.go `MultiNodeConsolidation.ComputeCommands`:
+ * it walks the sorted candidates, skips one whose NodePool's `disruptionBudgetMapping` entry is 0
+ * and decrements the entry for each it keeps, then caps the batch at 100). An `exempt` candidate
+ * (`alreadyDisrupting`, with podlift's consolidation) is kept without being charged.
+ */
+export function withinBudgetInOrder(
+  ordered: readonly Candidate[],
+  counts: ReadonlyMap<string, PoolCounts>,
+  now: number,
+  exempt: (c: Candidate) => boolean = () => false,
+): Candidate[] {
+  const remaining = new Map<string, number>();
+  const kept: Candidate[] = [];
+  for (const c of ordered) {
+    if (exempt(c)) {
+      kept.push(c);
+      continue;
+    }
+    const left = remaining.get(c.pool.name) ?? budgetFor(c, 'Underutilized', counts, now);
+    if (left <= 0) continue;
+    kept.push(c);
+    remaining.set(c.pool.name, left - 1);
+  }
+  return kept;
+}
