@@ -13,7 +13,7 @@ export type LogFields = Readonly<Record<string, unknown>>;
 /**
  * Runs a loop's pure, synchronous decision and records its {@link METRICS.decisionTime} and
  * {@link METRICS.decisionCpuTime}. The decision being synchronous, the process's CPU over it is
- * the decision's own.
+ * the decision's own, but for what the garbage collector's threads spend meanwhile.
  */
 export function timeDecision<T>(metrics: LoopMetrics, decide: () => T): T {
   const started = performance.now();
