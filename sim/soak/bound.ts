@@ -83,6 +83,11 @@ export interface BoundPoint {
   readonly planned?: number;
   /** The configuration-LP lower bound, USD per hour; absent when it timed out. */
   readonly bound?: number;
+  /**
+   * What the instances no rule-keeping disruption could have removed yet cost, USD per hour
+   * (floor.ts `sunkDollarsPerHour`); absent when not measured.
+   */
+  readonly sunk?: number;
   /** Wall milliseconds the LP took. */
   readonly lpMs?: number;
 }
@@ -112,13 +117,24 @@ function ratio(p: BoundPoint): number | undefined {
 }
 
 /**
+ * The floor under a point's cost ÷ bound for any strategy that keeps the NodePool's rules: the
+ * larger of the bound and what the sunk instances cost, ÷ the bound; undefined without a bound or
+ * a sunk cost.
+ */
+export function floorRatio(p: BoundPoint): number | undefined {
+  return p.bound !== undefined && p.bound > 0 && p.sunk !== undefined
+    ? Math.max(p.sunk, p.bound) / p.bound
+    : undefined;
+}
+
+/**
  * The table printed at the end of a soak: simulated time, pods, $/h, bound, ratio per point,
  * then the mean and max ratio over the points that have one (none while no pod is wanted).
  */
 export function formatBoundTable(points: readonly BoundPoint[]): string {
   const lines = [
     'plan cost against the configuration-LP lower bound:',
-    '  sim min   pods      $/h    bound   ratio   fresh plan ÷ bound',
+    '  sim min   pods      $/h    bound   ratio   fresh plan ÷ bound   floor ÷ bound',
   ];
   for (const p of points) {
     const r = ratio(p);
@@ -128,7 +144,7 @@ export function formatBoundTable(points: readonly BoundPoint[]): string {
           ? 'bound timed out'
           : `${p.bound.toFixed(3).padStart(8)} ${r === undefined ? '      -' : r.toFixed(2).padStart(7)}${
               p.planned !== undefined && p.bound > 0 ? (p.planned / p.bound).toFixed(2).padStart(21) : ''
-            }`
+            }${floorRatio(p)?.toFixed(2).padStart(16) ?? ''}`
       }`,
     );
   }

@@ -1,5 +1,5 @@
 import { VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
-import type { BoundPoint } from './bound';
+import { type BoundPoint, floorRatio } from './bound';
 
 /**
  * The soak's running cost against the configuration-LP bound, split by phase, and what the
@@ -38,6 +38,11 @@ export interface PhaseFigures {
   readonly points: number;
   readonly mean?: number;
   readonly max?: number;
+  /**
+   * The mean of the points' floors (bound.ts `floorRatio`): no strategy that waits out
+   * consolidateAfter could have had a lower mean at these points. Absent when no point has one.
+   */
+  readonly floor?: number;
 }
 
 /** What a soak's cost report says. */
@@ -70,17 +75,25 @@ export interface CostReportInput {
 export function costReport(input: CostReportInput): CostReport {
   const ratios = input.points.flatMap((p) =>
     p.bound !== undefined && p.bound > 0
-      ? [{ phase: phaseAt(p.atMs, input.changesMs, input.windowMs), ratio: p.dollarsPerHour / p.bound }]
+      ? [
+          {
+            phase: phaseAt(p.atMs, input.changesMs, input.windowMs),
+            ratio: p.dollarsPerHour / p.bound,
+            floor: floorRatio(p),
+          },
+        ]
       : [],
   );
-  const figures = (list: readonly { ratio: number }[]): PhaseFigures =>
-    list.length === 0
-      ? { points: 0 }
-      : {
-          points: list.length,
-          mean: list.reduce((sum, r) => sum + r.ratio, 0) / list.length,
-          max: Math.max(...list.map((r) => r.ratio)),
-        };
+  const figures = (list: readonly { ratio: number; floor: number | undefined }[]): PhaseFigures => {
+    if (list.length === 0) return { points: 0 };
+    const floors = list.flatMap((r) => (r.floor === undefined ? [] : [r.floor]));
+    return {
+      points: list.length,
+      mean: list.reduce((sum, r) => sum + r.ratio, 0) / list.length,
+      max: Math.max(...list.map((r) => r.ratio)),
+      ...(floors.length > 0 ? { floor: floors.reduce((sum, f) => sum + f, 0) / floors.length } : {}),
+    };
+  };
   const hours = input.simulatedMs / 3_600_000;
   return {
     settling: figures(ratios.filter((r) => r.phase === 'settling')),
@@ -97,9 +110,12 @@ export function formatCostReport(report: CostReport): string {
   const phase = (name: string, f: PhaseFigures) =>
     f.points === 0
       ? `  ${name}: no point`
-      : `  ${name}: mean ${f.mean?.toFixed(2)}, max ${f.max?.toFixed(2)} over ${f.points} point(s)`;
+      : `  ${name}: mean ${f.mean?.toFixed(2)}, max ${f.max?.toFixed(2)} over ${f.points} point(s)${
+          f.floor === undefined ? '' : `; floor ${f.floor.toFixed(2)}`
+        }`;
   return [
-    'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle):',
+    'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle;',
+    'floor: the mean no strategy could go under, counting the instances none could remove yet):',
     phase('settling', report.settling),
     phase('settled', report.settled),
     phase('whole run', report.whole),

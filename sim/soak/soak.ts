@@ -11,6 +11,7 @@ import { seeded } from '../world/seeded-random';
 import { Simulation } from '../world/simulation';
 import { type BoundPoint, boundPoint } from './bound';
 import { type CostReport, costReport, settleWindowMs } from './cost-report';
+import { PodEventClock, sunkDollarsPerHour } from './floor';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -181,9 +182,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const { ec2, kube } = sim.world.fakes;
     const catalog = loadBundledCatalog(REGION);
     const costOverTime: BoundPoint[] = [];
+    // Pod events as Karpenter's podevents controller sees them, for the floor under each point.
+    const podEvents = new PodEventClock();
+    kube.store.subscribe((event) => podEvents.observe(event, sim.world.time.now()));
+    const sunk = () =>
+      sunkDollarsPerHour({
+        instances: ec2
+          .listInstances()
+          .filter((i) => ['pending', 'running'].includes(i.State?.Name ?? ''))
+          .map((i) => ({ instanceId: i.InstanceId ?? '', dollarsPerHour: sim.dollarsPerHourOf(i) })),
+        nodeClaims: kube.store.list('nodeclaims.karpenter.sh').items,
+        podEvents,
+        nowMs: sim.world.time.now(),
+        consolidateAfterMs: CONSOLIDATE_AFTER_MS,
+      });
     const measure = async () =>
-      costOverTime.push(
-        await boundPoint(
+      costOverTime.push({
+        ...(await boundPoint(
           {
             catalog,
             instanceTypes: CLUSTER_WORLD_TYPES,
@@ -195,8 +210,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           sim.elapsed,
           sim.dollarsPerHour(),
           BOUND_MAX_MS,
-        ),
-      );
+        )),
+        sunk: sunk(),
+      });
     // When each step that changed something ran (a plain wait changes nothing).
     const changesMs: number[] = [];
     for (let step = 0; step < options.steps; step++) {

@@ -1,3 +1,4 @@
+import type { Instance } from '@aws-sdk/client-ec2';
 import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
 import type { FunctionName } from '../../shared/core/contracts/routing';
 import { kubeListWatchSources } from '../../watcher/kube-list-watch';
@@ -337,14 +338,20 @@ export class Simulation {
     for (const i of this.world.fakes.ec2.listInstances()) {
       const state = i.State?.Name;
       if (state !== 'pending' && state !== 'running') continue;
-      const type = i.InstanceType ?? '';
-      const spot = i.InstanceLifecycle === 'spot';
-      total +=
-        (spot ? this.prices.spot.get(type)?.get(i.Placement?.AvailabilityZone ?? '') : undefined) ??
-        this.prices.onDemand.get(type) ??
-        0;
+      total += this.dollarsPerHourOf(i);
     }
     return total;
+  }
+
+  /** $/hour of one instance at the world's prices: its zone's spot price, or on-demand. */
+  dollarsPerHourOf(instance: Instance): number {
+    const type = instance.InstanceType ?? '';
+    const spot = instance.InstanceLifecycle === 'spot';
+    return (
+      (spot ? this.prices.spot.get(type)?.get(instance.Placement?.AvailabilityZone ?? '') : undefined) ??
+      this.prices.onDemand.get(type) ??
+      0
+    );
   }
 
   /** A quiet jump keeps the cluster as it is: its samples repeat the last one, every 10 s. */

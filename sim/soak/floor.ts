@@ -1,0 +1,136 @@
+import type { KubeObject } from '../fakes/kube';
+import type { StoredEvent } from '../fakes/kube/store';
+
+/**
+ * What no consolidation that keeps the NodePool's rules could have removed by a soak point: the
+ * instances whose cost is sunk at that moment. Their $/h, against the bound, is a floor under the
+ * point's cost ÷ bound for any disruption strategy — podlift's, Karpenter's or a perfect one —
+ * that waits out consolidateAfter, so a target under it is out of reach by the user's own
+ * settings, not by the strategy.
+ */
+
+/**
+ * Karpenter's podevents `dedupeTimeout` (pkg/controllers/nodeclaim/podevents/controller.go): a
+ * pod event within this long of the last recorded one does not move it.
+ */
+export const POD_EVENT_DEDUPE_MS = 5_000;
+
+/** A pod as far as the pod-event predicate reads it. */
+interface PodFields {
+  readonly spec?: { readonly nodeName?: string };
+  readonly status?: { readonly phase?: string };
+}
+
+function nodeNameOf(pod: KubeObject | undefined): string {
+  return (pod as PodFields | undefined)?.spec?.nodeName ?? '';
+}
+
+function isTerminal(pod: KubeObject | undefined): boolean {
+  const phase = (pod as PodFields | undefined)?.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/**
+ * The node a pod event counts for, or undefined: Karpenter's podevents controller's predicate
+ * (`Register`) — a pod newly bound to a node, newly terminal or newly terminating on one, or
+ * created on one (the predicate sets no CreateFunc, and controller-runtime's `TypedFuncs.Create`
+ * passes every creation; `Reconcile` skips pods without a node). A deletion passes too, but
+ * `Reconcile` no longer finds the pod; it was terminating before, which already counted.
+ */
+export function podEventNode(event: StoredEvent): string | undefined {
+  if (event.resource.plural !== 'pods' || event.type === 'DELETED') return undefined;
+  const before = event.previous;
+  const after = event.object;
+  const node = nodeNameOf(after);
+  if (node === '') return undefined;
+  if (event.type === 'ADDED') return node;
+  const bound = nodeNameOf(before) === '';
+  const terminal = !isTerminal(before) && isTerminal(after);
+  const terminating = !before?.metadata.deletionTimestamp && after.metadata.deletionTimestamp !== undefined;
+  return bound || terminal || terminating ? node : undefined;
+}
+
+/**
+ * When each node last had a pod event, as Karpenter's podevents controller records it in the
+ * NodeClaim's `status.lastPodEventTime` (deduplicated the same way), taken from the API server's
+ * changes as they happen rather than from podlift's own record.
+ */
+export class PodEventClock {
+  private readonly last = new Map<string, number>();
+
+  /** Records `event` if it is a pod event (see {@link podEventNode}) at `nowMs`. */
+  observe(event: StoredEvent, nowMs: number): void {
+    const node = podEventNode(event);
+    if (node === undefined) return;
+    const previous = this.last.get(node);
+    if (previous !== undefined && nowMs - previous < POD_EVENT_DEDUPE_MS) return;
+    this.last.set(node, nowMs);
+  }
+
+  /** The node's last pod event, or undefined when none was seen. */
+  lastEventMs(nodeName: string): number | undefined {
+    return this.last.get(nodeName);
+  }
+}
+
+/** An instance EC2 is running or starting, with what it costs and where it belongs. */
+export interface BilledInstance {
+  readonly instanceId: string;
+  readonly dollarsPerHour: number;
+}
+
+/** A NodeClaim as the floor reads it. */
+interface ClaimFields {
+  readonly status?: {
+    readonly providerID?: string;
+    readonly nodeName?: string;
+    readonly conditions?: readonly {
+      readonly type: string;
+      readonly status: string;
+      readonly lastTransitionTime?: string;
+    }[];
+  };
+}
+
+/** What {@link sunkDollarsPerHour} reads. */
+export interface SunkInput {
+  readonly instances: readonly BilledInstance[];
+  readonly nodeClaims: readonly KubeObject[];
+  readonly podEvents: PodEventClock;
+  readonly nowMs: number;
+  readonly consolidateAfterMs: number;
+}
+
+/**
+ * $/h of the instances no rule-keeping disruption could have removed by `nowMs`: those without a
+ * NodeClaim, whose NodeClaim is being deleted (billed until the instance is gone) or not
+ * Initialized (Karpenter disrupts only initialized nodes), and those under consolidateAfter —
+ * the NodeClaim's Node had a pod event, or with none the NodeClaim became Initialized, less than
+ * consolidateAfter ago (pkg/utils/disruption/disruption.go `IsUnderConsolidateAfter`). The rest
+ * are counted free to go, though PDBs, budgets and do-not-disrupt may hold them too: the floor
+ * is never above what a strategy keeping every rule can reach.
+ */
+export function sunkDollarsPerHour(input: SunkInput): number {
+  const claimOf = new Map<string, KubeObject>();
+  for (const claim of input.nodeClaims) {
+    const providerID = (claim as ClaimFields).status?.providerID ?? '';
+    const id = providerID.slice(providerID.lastIndexOf('/') + 1);
+    if (id !== '') claimOf.set(id, claim);
+  }
+  let sunk = 0;
+  for (const instance of input.instances) {
+    const claim = claimOf.get(instance.instanceId);
+    if (isSunk(claim, input)) sunk += instance.dollarsPerHour;
+  }
+  return sunk;
+}
+
+function isSunk(claim: KubeObject | undefined, input: SunkInput): boolean {
+  if (!claim || claim.metadata.deletionTimestamp) return true;
+  const status = (claim as ClaimFields).status;
+  const initialized = status?.conditions?.find((c) => c.type === 'Initialized' && c.status === 'True');
+  if (!initialized?.lastTransitionTime) return true;
+  const since =
+    input.podEvents.lastEventMs(status?.nodeName ?? '') ?? Date.parse(initialized.lastTransitionTime);
+  return input.nowMs - since < input.consolidateAfterMs;
+}
