@@ -43,7 +43,7 @@ export function podEventNode(event: StoredEvent): string | undefined {
   const after = event.object;
   const node = nodeNameOf(after);
   if (node === '') return undefined;
-  if (event.type === 'ADDED') return node;
+  // A pod created on a node has no state before: it counts as newly bound.
   const bound = nodeNameOf(before) === '';
   const terminal = !isTerminal(before) && isTerminal(after);
   const terminating = !before?.metadata.deletionTimestamp && after.metadata.deletionTimestamp !== undefined;
