@@ -85,7 +85,7 @@ export interface BoundPoint {
   readonly bound?: number;
   /**
    * What the instances no rule-keeping disruption could have removed yet cost, USD per hour
-   * (floor.ts `sunkDollarsPerHour`); absent when not measured.
+   * (floor.ts `sunkInstanceIds`); absent when not measured.
    */
   readonly sunk?: number;
   /** Wall milliseconds the LP took. */

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../fakes/kube';
+import { budgetSelects } from '../fakes/kube/disruption';
 import type { StoredEvent } from '../fakes/kube/store';
 
 /**
@@ -73,12 +74,6 @@ export class PodEventClock {
   }
 }
 
-/** An instance EC2 is running or starting, with what it costs and where it belongs. */
-export interface BilledInstance {
-  readonly instanceId: string;
-  readonly dollarsPerHour: number;
-}
-
 /** A NodeClaim as the floor reads it. */
 interface ClaimFields {
   readonly status?: {
@@ -92,45 +87,78 @@ interface ClaimFields {
   };
 }
 
-/** What {@link sunkDollarsPerHour} reads. */
+/** What {@link sunkInstanceIds} reads. */
 export interface SunkInput {
-  readonly instances: readonly BilledInstance[];
+  /** The instances EC2 is running or starting. */
+  readonly instanceIds: readonly string[];
   readonly nodeClaims: readonly KubeObject[];
+  readonly pods: readonly KubeObject[];
+  /** With the status the API server's disruption controller keeps. */
+  readonly podDisruptionBudgets: readonly KubeObject[];
   readonly podEvents: PodEventClock;
   readonly nowMs: number;
   readonly consolidateAfterMs: number;
 }
 
 /**
- * $/h of the instances no rule-keeping disruption could have removed by `nowMs`: those without a
+ * The instances no rule-keeping disruption could have removed by `nowMs`: those without a
  * NodeClaim, whose NodeClaim is being deleted (billed until the instance is gone) or not
- * Initialized (Karpenter disrupts only initialized nodes), and those under consolidateAfter —
- * the NodeClaim's Node had a pod event, or with none the NodeClaim became Initialized, less than
- * consolidateAfter ago (pkg/utils/disruption/disruption.go `IsUnderConsolidateAfter`). The rest
- * are counted free to go, though PDBs, budgets and do-not-disrupt may hold them too: the floor
- * is never above what a strategy keeping every rule can reach.
+ * Initialized (Karpenter disrupts only initialized nodes); those under consolidateAfter — the
+ * NodeClaim's Node had a pod event, or with none the NodeClaim became Initialized, less than
+ * consolidateAfter ago (pkg/utils/disruption/disruption.go `IsUnderConsolidateAfter`); and those
+ * whose Node runs a pod that may not be evicted whatever happens: one annotated
+ * `karpenter.sh/do-not-disrupt: "true"`, or one a PodDisruptionBudget selects that allows no
+ * disruption even with every pod healthy (desiredHealthy ≥ expectedPods, as `minAvailable: 50%`
+ * of one pod). A budget that allows none only for now, budgets of nodes and the drain's pace are
+ * left out: the floor is never above what a strategy keeping every rule can reach.
  */
-export function sunkDollarsPerHour(input: SunkInput): number {
+export function sunkInstanceIds(input: SunkInput): Set<string> {
   const claimOf = new Map<string, KubeObject>();
   for (const claim of input.nodeClaims) {
     const providerID = (claim as ClaimFields).status?.providerID ?? '';
     const id = providerID.slice(providerID.lastIndexOf('/') + 1);
     if (id !== '') claimOf.set(id, claim);
   }
-  let sunk = 0;
-  for (const instance of input.instances) {
-    const claim = claimOf.get(instance.instanceId);
-    if (isSunk(claim, input)) sunk += instance.dollarsPerHour;
-  }
-  return sunk;
+  const held = nodesHeldByPods(input.pods, input.podDisruptionBudgets);
+  return new Set(input.instanceIds.filter((id) => isSunk(claimOf.get(id), held, input)));
 }
 
-function isSunk(claim: KubeObject | undefined, input: SunkInput): boolean {
+function isSunk(claim: KubeObject | undefined, held: ReadonlySet<string>, input: SunkInput): boolean {
   if (!claim || claim.metadata.deletionTimestamp) return true;
   const status = (claim as ClaimFields).status;
   const initialized = status?.conditions?.find((c) => c.type === 'Initialized' && c.status === 'True');
   if (!initialized?.lastTransitionTime) return true;
-  const since =
-    input.podEvents.lastEventMs(status?.nodeName ?? '') ?? Date.parse(initialized.lastTransitionTime);
+  const node = status?.nodeName ?? '';
+  if (held.has(node)) return true;
+  const since = input.podEvents.lastEventMs(node) ?? Date.parse(initialized.lastTransitionTime);
   return input.nowMs - since < input.consolidateAfterMs;
+}
+
+/** A PodDisruptionBudget's status as the floor reads it. */
+interface BudgetStatus {
+  readonly expectedPods?: number;
+  readonly desiredHealthy?: number;
+}
+
+/**
+ * Nodes running a pod that may never be evicted as things stand: do-not-disrupt, or selected by
+ * a budget whose desiredHealthy is every expected pod. Terminating and terminal pods hold nothing.
+ */
+function nodesHeldByPods(pods: readonly KubeObject[], budgets: readonly KubeObject[]): Set<string> {
+  const blocking = budgets.filter((b) => {
+    const status = b.status as BudgetStatus | undefined;
+    const expected = status?.expectedPods ?? 0;
+    return expected > 0 && (status?.desiredHealthy ?? 0) >= expected;
+  });
+  const held = new Set<string>();
+  for (const pod of pods) {
+    const node = nodeNameOf(pod);
+    if (node === '' || pod.metadata.deletionTimestamp || isTerminal(pod)) continue;
+    if (
+      pod.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true' ||
+      blocking.some((b) => budgetSelects(b, pod))
+    )
+      held.add(node);
+  }
+  return held;
 }

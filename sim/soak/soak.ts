@@ -11,7 +11,7 @@ import { seeded } from '../world/seeded-random';
 import { Simulation } from '../world/simulation';
 import { type BoundPoint, boundPoint } from './bound';
 import { type CostReport, costReport, settleWindowMs } from './cost-report';
-import { PodEventClock, sunkDollarsPerHour } from './floor';
+import { PodEventClock, sunkInstanceIds } from './floor';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -185,17 +185,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // Pod events as Karpenter's podevents controller sees them, for the floor under each point.
     const podEvents = new PodEventClock();
     kube.store.subscribe((event) => podEvents.observe(event, sim.world.time.now()));
-    const sunk = () =>
-      sunkDollarsPerHour({
-        instances: ec2
-          .listInstances()
-          .filter((i) => ['pending', 'running'].includes(i.State?.Name ?? ''))
-          .map((i) => ({ instanceId: i.InstanceId ?? '', dollarsPerHour: sim.dollarsPerHourOf(i) })),
+    const sunk = () => {
+      const ids = sunkInstanceIds({
+        instanceIds: ec2.listInstances().map((i) => i.InstanceId ?? ''),
         nodeClaims: kube.store.list('nodeclaims.karpenter.sh').items,
+        pods: kube.store.list('pods').items,
+        podDisruptionBudgets: kube.store.list('poddisruptionbudgets.policy').items,
         podEvents,
         nowMs: sim.world.time.now(),
         consolidateAfterMs: CONSOLIDATE_AFTER_MS,
       });
+      return sim.dollarsPerHour((i) => ids.has(i.InstanceId ?? ''));
+    };
     const measure = async () =>
       costOverTime.push({
         ...(await boundPoint(

@@ -332,26 +332,20 @@ export class Simulation {
     await this.world.close();
   }
 
-  /** $/hour of the instances EC2 is running now. */
-  dollarsPerHour(): number {
+  /** $/hour of the instances EC2 is running now, or of those of them `only` keeps. */
+  dollarsPerHour(only?: (instance: Instance) => boolean): number {
     let total = 0;
     for (const i of this.world.fakes.ec2.listInstances()) {
       const state = i.State?.Name;
-      if (state !== 'pending' && state !== 'running') continue;
-      total += this.dollarsPerHourOf(i);
+      if ((state !== 'pending' && state !== 'running') || (only && !only(i))) continue;
+      const type = i.InstanceType ?? '';
+      const spot = i.InstanceLifecycle === 'spot';
+      total +=
+        (spot ? this.prices.spot.get(type)?.get(i.Placement?.AvailabilityZone ?? '') : undefined) ??
+        this.prices.onDemand.get(type) ??
+        0;
     }
     return total;
-  }
-
-  /** $/hour of one instance at the world's prices: its zone's spot price, or on-demand. */
-  dollarsPerHourOf(instance: Instance): number {
-    const type = instance.InstanceType ?? '';
-    const spot = instance.InstanceLifecycle === 'spot';
-    return (
-      (spot ? this.prices.spot.get(type)?.get(instance.Placement?.AvailabilityZone ?? '') : undefined) ??
-      this.prices.onDemand.get(type) ??
-      0
-    );
   }
 
   /** A quiet jump keeps the cluster as it is: its samples repeat the last one, every 10 s. */

@@ -3,7 +3,7 @@ import type { KubeObject } from '../../../sim/fakes/kube';
 import { KubeStore } from '../../../sim/fakes/kube/store';
 import { floorRatio } from '../../../sim/soak/bound';
 import { costReport } from '../../../sim/soak/cost-report';
-import { PodEventClock, podEventNode, sunkDollarsPerHour } from '../../../sim/soak/floor';
+import { PodEventClock, podEventNode, sunkInstanceIds } from '../../../sim/soak/floor';
 
 /** A store whose changes feed a PodEventClock at the store's own clock, which the test moves. */
 function world() {
@@ -96,7 +96,7 @@ function claim(
   } as KubeObject;
 }
 
-describe('sunkDollarsPerHour', () => {
+describe('sunkInstanceIds', () => {
   const events = (entries: Record<string, number>) => {
     const clock = new PodEventClock();
     for (const [node, at] of Object.entries(entries)) {
@@ -112,39 +112,79 @@ describe('sunkDollarsPerHour', () => {
     }
     return clock;
   };
-  const sunk = (claims: KubeObject[], clock = new PodEventClock(), ids = ['i-1']) =>
-    sunkDollarsPerHour({
-      instances: ids.map((instanceId, n) => ({ instanceId, dollarsPerHour: 0.1 * (n + 1) })),
+  const sunk = (
+    claims: KubeObject[],
+    options: { clock?: PodEventClock; ids?: string[]; pods?: KubeObject[]; budgets?: KubeObject[] } = {},
+  ) => [
+    ...sunkInstanceIds({
+      instanceIds: options.ids ?? ['i-1'],
       nodeClaims: claims,
-      podEvents: clock,
+      pods: options.pods ?? [],
+      podDisruptionBudgets: options.budgets ?? [],
+      podEvents: options.clock ?? new PodEventClock(),
       nowMs: NOW,
       consolidateAfterMs: 60_000,
-    });
+    }),
+  ];
+  const long = () => claim('i-1', { initializedAt: NOW - 600_000 });
 
   it('counts an instance without a NodeClaim, with one being deleted, or one not Initialized', () => {
-    expect(sunk([])).toBeCloseTo(0.1);
-    expect(sunk([claim('i-1', { initializedAt: NOW - 600_000, deleting: true })])).toBeCloseTo(0.1);
-    expect(sunk([claim('i-1')])).toBeCloseTo(0.1);
+    expect(sunk([])).toStrictEqual(['i-1']);
+    expect(sunk([claim('i-1', { initializedAt: NOW - 600_000, deleting: true })])).toStrictEqual(['i-1']);
+    expect(sunk([claim('i-1')])).toStrictEqual(['i-1']);
   });
 
   it('counts a node under consolidateAfter from its last pod event, or from Initialized without one', () => {
-    const long = claim('i-1', { initializedAt: NOW - 600_000 });
-    expect(sunk([long])).toBe(0);
-    expect(sunk([long], events({ 'node-i-1': NOW - 59_999 }))).toBeCloseTo(0.1);
+    expect(sunk([long()])).toStrictEqual([]);
+    expect(sunk([long()], { clock: events({ 'node-i-1': NOW - 59_999 }) })).toStrictEqual(['i-1']);
     // Exactly consolidateAfter ago is no longer under it (clock.Since(t) < consolidateAfter).
-    expect(sunk([long], events({ 'node-i-1': NOW - 60_000 }))).toBe(0);
+    expect(sunk([long()], { clock: events({ 'node-i-1': NOW - 60_000 }) })).toStrictEqual([]);
     // An event on another node does not hold this one.
-    expect(sunk([long], events({ 'node-i-2': NOW - 1_000 }))).toBe(0);
-    expect(sunk([claim('i-1', { initializedAt: NOW - 59_999 })])).toBeCloseTo(0.1);
-    expect(sunk([claim('i-1', { initializedAt: NOW - 60_000 })])).toBe(0);
+    expect(sunk([long()], { clock: events({ 'node-i-2': NOW - 1_000 }) })).toStrictEqual([]);
+    expect(sunk([claim('i-1', { initializedAt: NOW - 59_999 })])).toStrictEqual(['i-1']);
+    expect(sunk([claim('i-1', { initializedAt: NOW - 60_000 })])).toStrictEqual([]);
   });
 
-  it('adds up the sunk instances only', () => {
+  it('lists the sunk instances only', () => {
     const claims = [
       claim('i-1', { initializedAt: NOW - 600_000 }),
       claim('i-2', { initializedAt: NOW - 1_000 }),
     ];
-    expect(sunk(claims, new PodEventClock(), ['i-1', 'i-2', 'i-3'])).toBeCloseTo(0.2 + 0.3);
+    expect(sunk(claims, { ids: ['i-1', 'i-2', 'i-3'] })).toStrictEqual(['i-2', 'i-3']);
+  });
+
+  const onNode = (name: string, extra: Partial<KubeObject> & { phase?: string } = {}): KubeObject =>
+    ({
+      metadata: { name, namespace: 'default', labels: { app: 'api' }, ...extra.metadata },
+      spec: { nodeName: 'node-i-1' },
+      status: { phase: extra.phase ?? 'Running' },
+    }) as KubeObject;
+  const budget = (expectedPods: number, desiredHealthy: number, app = 'api'): KubeObject =>
+    ({
+      metadata: { name: 'api', namespace: 'default' },
+      spec: { selector: { matchLabels: { app } }, minAvailable: '50%' },
+      status: { expectedPods, desiredHealthy, currentHealthy: expectedPods, disruptionsAllowed: 0 },
+    }) as KubeObject;
+
+  it('counts a node running a pod no eviction may take: a PDB that allows none even at full health, or do-not-disrupt', () => {
+    // minAvailable 50 % of one pod: desiredHealthy 1 of 1 expected.
+    expect(sunk([long()], { pods: [onNode('a')], budgets: [budget(1, 1)] })).toStrictEqual(['i-1']);
+    // Three pods, two desired: one may go once all are healthy, so the node is not held.
+    expect(sunk([long()], { pods: [onNode('a')], budgets: [budget(3, 2)] })).toStrictEqual([]);
+    // No pod expected: nothing is held.
+    expect(sunk([long()], { pods: [onNode('a')], budgets: [budget(0, 0)] })).toStrictEqual([]);
+    // The budget selects other pods.
+    expect(sunk([long()], { pods: [onNode('a')], budgets: [budget(1, 1, 'web')] })).toStrictEqual([]);
+    // A terminating or terminal pod holds nothing.
+    const terminating = onNode('a', { metadata: { name: 'a', deletionTimestamp: iso(NOW) } });
+    expect(sunk([long()], { pods: [terminating], budgets: [budget(1, 1)] })).toStrictEqual([]);
+    expect(
+      sunk([long()], { pods: [onNode('a', { phase: 'Succeeded' })], budgets: [budget(1, 1)] }),
+    ).toStrictEqual([]);
+    const pinned = onNode('a', {
+      metadata: { name: 'a', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } },
+    });
+    expect(sunk([long()], { pods: [pinned] })).toStrictEqual(['i-1']);
   });
 });
 
