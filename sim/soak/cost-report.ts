@@ -1,5 +1,5 @@
 import { VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
-import { type BoundPoint, floorRatio } from './bound';
+import { type BoundPoint, cheapestOptionsRatio, floorRatio } from './bound';
 
 /**
  * The soak's running cost against the configuration-LP bound, split by phase, and what the
@@ -43,6 +43,11 @@ export interface PhaseFigures {
    * consolidateAfter could have had a lower mean at these points. Absent when no point has one.
    */
   readonly floor?: number;
+  /**
+   * The mean had EC2 launched every NodeClaim's cheapest option (bound.ts
+   * `cheapestOptionsRatio`): what is left of the gap is the plan's and the disruption's.
+   */
+  readonly cheapestOptions?: number;
 }
 
 /** What a soak's cost report says. */
@@ -80,18 +85,27 @@ export function costReport(input: CostReportInput): CostReport {
             phase: phaseAt(p.atMs, input.changesMs, input.windowMs),
             ratio: p.dollarsPerHour / p.bound,
             floor: floorRatio(p),
+            cheapestOptions: cheapestOptionsRatio(p),
           },
         ]
       : [],
   );
-  const figures = (list: readonly { ratio: number; floor: number | undefined }[]): PhaseFigures => {
+  const mean = (values: readonly (number | undefined)[]) => {
+    const known = values.filter((v): v is number => v !== undefined);
+    return known.length === 0 ? undefined : known.reduce((sum, v) => sum + v, 0) / known.length;
+  };
+  const figures = (
+    list: readonly { ratio: number; floor: number | undefined; cheapestOptions: number | undefined }[],
+  ): PhaseFigures => {
     if (list.length === 0) return { points: 0 };
-    const floors = list.flatMap((r) => (r.floor === undefined ? [] : [r.floor]));
+    const floor = mean(list.map((r) => r.floor));
+    const cheapestOptions = mean(list.map((r) => r.cheapestOptions));
     return {
       points: list.length,
-      mean: list.reduce((sum, r) => sum + r.ratio, 0) / list.length,
+      mean: mean(list.map((r) => r.ratio)),
       max: Math.max(...list.map((r) => r.ratio)),
-      ...(floors.length > 0 ? { floor: floors.reduce((sum, f) => sum + f, 0) / floors.length } : {}),
+      ...(floor !== undefined ? { floor } : {}),
+      ...(cheapestOptions !== undefined ? { cheapestOptions } : {}),
     };
   };
   const hours = input.simulatedMs / 3_600_000;
@@ -112,10 +126,11 @@ export function formatCostReport(report: CostReport): string {
       ? `  ${name}: no point`
       : `  ${name}: mean ${f.mean?.toFixed(2)}, max ${f.max?.toFixed(2)} over ${f.points} point(s)${
           f.floor === undefined ? '' : `; floor ${f.floor.toFixed(2)}`
-        }`;
+        }${f.cheapestOptions === undefined ? '' : `; at cheapest options ${f.cheapestOptions.toFixed(2)}`}`;
   return [
     'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle;',
-    'floor: the mean no strategy could go under, counting the instances none could remove yet):',
+    'floor: the mean no strategy could go under, counting the instances none could remove yet;',
+    "at cheapest options: the mean had EC2 launched each NodeClaim's cheapest option):",
     phase('settling', report.settling),
     phase('settled', report.settled),
     phase('whole run', report.whole),

@@ -12,6 +12,7 @@ import { Simulation } from '../world/simulation';
 import { type BoundPoint, boundPoint } from './bound';
 import { type CostReport, costReport, settleWindowMs } from './cost-report';
 import { PodEventClock, sunkInstanceIds } from './floor';
+import { allocationPremium } from './premium';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -213,6 +214,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           BOUND_MAX_MS,
         )),
         sunk: sunk(),
+        premium: allocationPremium(
+          ec2.listInstances(),
+          kube.store.list('nodeclaims.karpenter.sh').items,
+          catalog.prices,
+        ),
       });
     // When each step that changed something ran (a plain wait changes nothing).
     const changesMs: number[] = [];
