@@ -43,6 +43,8 @@ describe('allocationPremium', () => {
     const claims = [claim('i-1', ['t3.medium', 'm5.large'])];
     expect(allocationPremium([instance('i-1', 'm5.large')], claims, prices)).toBeCloseTo(0.0326 - 0.0183, 9);
     expect(allocationPremium([instance('i-1', 't3.medium')], claims, prices)).toBe(0);
+    // Cheaper than every option its NodeClaim lists: nothing, never a negative premium.
+    expect(allocationPremium([instance('i-1', 't3.medium')], [claim('i-1', ['m5.large'])], prices)).toBe(0);
     // On-demand: the on-demand prices.
     expect(allocationPremium([instance('i-1', 'm5.large', { spot: false })], claims, prices)).toBeCloseTo(
       0.096 - 0.0416,
