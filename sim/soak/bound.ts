@@ -84,8 +84,8 @@ export interface BoundPoint {
   /** The configuration-LP lower bound, USD per hour; absent when it timed out. */
   readonly bound?: number;
   /**
-   * What the instances no rule-keeping disruption could have removed yet cost, USD per hour
-   * (floor.ts `sunkInstanceIds`); absent when not measured.
+   * What the instances no disruption keeping the NodePool's rules could remove at this point
+   * cost, USD per hour (floor.ts `sunkInstanceIds`); absent when not measured.
    */
   readonly sunk?: number;
   /**
@@ -132,7 +132,7 @@ export function cheapestOptionsRatio(p: BoundPoint): number | undefined {
 }
 
 /**
- * The floor under a point's cost ÷ bound for any strategy that keeps the NodePool's rules: the
+ * The floor under a point's cost ÷ bound from the cluster as the run left it (floor.ts): the
  * larger of the bound and what the sunk instances cost, ÷ the bound; undefined without a bound or
  * a sunk cost.
  */

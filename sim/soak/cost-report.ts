@@ -39,8 +39,8 @@ export interface PhaseFigures {
   readonly mean?: number;
   readonly max?: number;
   /**
-   * The mean of the points' floors (bound.ts `floorRatio`): no strategy that waits out
-   * consolidateAfter could have had a lower mean at these points. Absent when no point has one.
+   * The mean of the points' floors (bound.ts `floorRatio`): what the run could not have gone
+   * under at these points from where it stood. Absent when no point has one.
    */
   readonly floor?: number;
   /**
@@ -129,7 +129,7 @@ export function formatCostReport(report: CostReport): string {
         }${f.cheapestOptions === undefined ? '' : `; at cheapest options ${f.cheapestOptions.toFixed(2)}`}`;
   return [
     'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle;',
-    'floor: the mean no strategy could go under, counting the instances none could remove yet;',
+    'floor: the mean the run could not go under, counting the instances it could not shed yet;',
     "at cheapest options: the mean had EC2 launched each NodeClaim's cheapest option):",
     phase('settling', report.settling),
     phase('settled', report.settled),

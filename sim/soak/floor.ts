@@ -3,11 +3,11 @@ import { budgetSelects } from '../fakes/kube/disruption';
 import type { StoredEvent } from '../fakes/kube/store';
 
 /**
- * What no consolidation that keeps the NodePool's rules could have removed by a soak point: the
- * instances whose cost is sunk at that moment. Their $/h, against the bound, is a floor under the
- * point's cost ÷ bound for any disruption strategy — podlift's, Karpenter's or a perfect one —
- * that waits out consolidateAfter, so a target under it is out of reach by the user's own
- * settings, not by the strategy.
+ * What a run could not have shed by a soak point, from the cluster as it stood: the instances
+ * whose cost is sunk at that moment by the NodePool's rules. Their $/h, or the bound if more,
+ * against the bound, is a floor under the point's cost ÷ bound. It takes the pod events the run
+ * had as given, its own moves' included, so it is the run's floor, not every strategy's: where it
+ * is 1.00, nothing at that point was held above the bound by the user's rules.
  */
 
 /**
@@ -101,7 +101,7 @@ export interface SunkInput {
 }
 
 /**
- * The instances no rule-keeping disruption could have removed by `nowMs`: those without a
+ * The instances no disruption keeping the NodePool's rules could remove at `nowMs`: those without a
  * NodeClaim, whose NodeClaim is being deleted (billed until the instance is gone) or not
  * Initialized (Karpenter disrupts only initialized nodes); those under consolidateAfter — the
  * NodeClaim's Node had a pod event, or with none the NodeClaim became Initialized, less than
@@ -110,7 +110,7 @@ export interface SunkInput {
  * `karpenter.sh/do-not-disrupt: "true"`, or one a PodDisruptionBudget selects that allows no
  * disruption even with every pod healthy (desiredHealthy ≥ expectedPods, as `minAvailable: 50%`
  * of one pod). A budget that allows none only for now, budgets of nodes and the drain's pace are
- * left out: the floor is never above what a strategy keeping every rule can reach.
+ * left out, so it never counts an instance a strategy keeping every rule could remove.
  */
 export function sunkInstanceIds(input: SunkInput): Set<string> {
   const claimOf = new Map<string, KubeObject>();
