@@ -1,3 +1,4 @@
+import { ANNOTATIONS } from '../../shared/core/model/labels';
 import type { KubeObject } from '../fakes/kube';
 import { budgetSelects } from '../fakes/kube/disruption';
 import type { StoredEvent } from '../fakes/kube/store';
@@ -89,7 +90,7 @@ interface ClaimFields {
 
 /** What {@link sunkInstanceIds} reads. */
 export interface SunkInput {
-  /** The instances EC2 is running or starting. */
+  /** The instances to judge, by id. */
   readonly instanceIds: readonly string[];
   readonly nodeClaims: readonly KubeObject[];
   readonly pods: readonly KubeObject[];
@@ -155,7 +156,7 @@ function nodesHeldByPods(pods: readonly KubeObject[], budgets: readonly KubeObje
     const node = nodeNameOf(pod);
     if (node === '' || pod.metadata.deletionTimestamp || isTerminal(pod)) continue;
     if (
-      pod.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true' ||
+      pod.metadata.annotations?.[ANNOTATIONS.doNotDisrupt] === 'true' ||
       blocking.some((b) => budgetSelects(b, pod))
     )
       held.add(node);
