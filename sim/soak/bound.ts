@@ -83,6 +83,16 @@ export interface BoundPoint {
   readonly planned?: number;
   /** The configuration-LP lower bound, USD per hour; absent when it timed out. */
   readonly bound?: number;
+  /**
+   * What the instances no disruption keeping the NodePool's rules could remove at this point
+   * cost, USD per hour (floor.ts `sunkInstanceIds`); absent when not measured.
+   */
+  readonly sunk?: number;
+  /**
+   * What EC2's choice among the NodeClaims' options adds to `dollarsPerHour` over their cheapest
+   * options, USD per hour (premium.ts `allocationPremium`); absent when not measured.
+   */
+  readonly premium?: number;
   /** Wall milliseconds the LP took. */
   readonly lpMs?: number;
 }
@@ -112,13 +122,34 @@ function ratio(p: BoundPoint): number | undefined {
 }
 
 /**
+ * cost ÷ bound had EC2 launched every NodeClaim's cheapest option; undefined without a bound or
+ * a premium.
+ */
+export function cheapestOptionsRatio(p: BoundPoint): number | undefined {
+  return p.bound !== undefined && p.bound > 0 && p.premium !== undefined
+    ? (p.dollarsPerHour - p.premium) / p.bound
+    : undefined;
+}
+
+/**
+ * The floor under a point's cost ÷ bound from the cluster as the run left it (floor.ts): the
+ * larger of the bound and what the sunk instances cost, ÷ the bound; undefined without a bound or
+ * a sunk cost.
+ */
+export function floorRatio(p: BoundPoint): number | undefined {
+  return p.bound !== undefined && p.bound > 0 && p.sunk !== undefined
+    ? Math.max(p.sunk, p.bound) / p.bound
+    : undefined;
+}
+
+/**
  * The table printed at the end of a soak: simulated time, pods, $/h, bound, ratio per point,
  * then the mean and max ratio over the points that have one (none while no pod is wanted).
  */
 export function formatBoundTable(points: readonly BoundPoint[]): string {
   const lines = [
     'plan cost against the configuration-LP lower bound:',
-    '  sim min   pods      $/h    bound   ratio   fresh plan ÷ bound',
+    '  sim min   pods      $/h    bound   ratio   fresh plan ÷ bound   floor ÷ bound   at cheapest options',
   ];
   for (const p of points) {
     const r = ratio(p);
@@ -128,7 +159,7 @@ export function formatBoundTable(points: readonly BoundPoint[]): string {
           ? 'bound timed out'
           : `${p.bound.toFixed(3).padStart(8)} ${r === undefined ? '      -' : r.toFixed(2).padStart(7)}${
               p.planned !== undefined && p.bound > 0 ? (p.planned / p.bound).toFixed(2).padStart(21) : ''
-            }`
+            }${floorRatio(p)?.toFixed(2).padStart(16) ?? ''}${cheapestOptionsRatio(p)?.toFixed(2).padStart(22) ?? ''}`
       }`,
     );
   }

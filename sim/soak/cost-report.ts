@@ -1,5 +1,5 @@
 import { VALIDATION_DELAY_MS } from '../../shared/core/disruption/methods';
-import type { BoundPoint } from './bound';
+import { type BoundPoint, cheapestOptionsRatio, floorRatio } from './bound';
 
 /**
  * The soak's running cost against the configuration-LP bound, split by phase, and what the
@@ -38,6 +38,16 @@ export interface PhaseFigures {
   readonly points: number;
   readonly mean?: number;
   readonly max?: number;
+  /**
+   * The mean of the points' floors (bound.ts `floorRatio`): what the run could not have gone
+   * under at these points from where it stood. Absent when no point has one.
+   */
+  readonly floor?: number;
+  /**
+   * The mean had EC2 launched every NodeClaim's cheapest option (bound.ts
+   * `cheapestOptionsRatio`): what is left of the gap is the plan's and the disruption's.
+   */
+  readonly cheapestOptions?: number;
 }
 
 /** What a soak's cost report says. */
@@ -70,17 +80,34 @@ export interface CostReportInput {
 export function costReport(input: CostReportInput): CostReport {
   const ratios = input.points.flatMap((p) =>
     p.bound !== undefined && p.bound > 0
-      ? [{ phase: phaseAt(p.atMs, input.changesMs, input.windowMs), ratio: p.dollarsPerHour / p.bound }]
+      ? [
+          {
+            phase: phaseAt(p.atMs, input.changesMs, input.windowMs),
+            ratio: p.dollarsPerHour / p.bound,
+            floor: floorRatio(p),
+            cheapestOptions: cheapestOptionsRatio(p),
+          },
+        ]
       : [],
   );
-  const figures = (list: readonly { ratio: number }[]): PhaseFigures =>
-    list.length === 0
-      ? { points: 0 }
-      : {
-          points: list.length,
-          mean: list.reduce((sum, r) => sum + r.ratio, 0) / list.length,
-          max: Math.max(...list.map((r) => r.ratio)),
-        };
+  const mean = (values: readonly (number | undefined)[]) => {
+    const known = values.filter((v): v is number => v !== undefined);
+    return known.length === 0 ? undefined : known.reduce((sum, v) => sum + v, 0) / known.length;
+  };
+  const figures = (
+    list: readonly { ratio: number; floor: number | undefined; cheapestOptions: number | undefined }[],
+  ): PhaseFigures => {
+    if (list.length === 0) return { points: 0 };
+    const floor = mean(list.map((r) => r.floor));
+    const cheapestOptions = mean(list.map((r) => r.cheapestOptions));
+    return {
+      points: list.length,
+      mean: mean(list.map((r) => r.ratio)),
+      max: Math.max(...list.map((r) => r.ratio)),
+      ...(floor !== undefined ? { floor } : {}),
+      ...(cheapestOptions !== undefined ? { cheapestOptions } : {}),
+    };
+  };
   const hours = input.simulatedMs / 3_600_000;
   return {
     settling: figures(ratios.filter((r) => r.phase === 'settling')),
@@ -97,9 +124,13 @@ export function formatCostReport(report: CostReport): string {
   const phase = (name: string, f: PhaseFigures) =>
     f.points === 0
       ? `  ${name}: no point`
-      : `  ${name}: mean ${f.mean?.toFixed(2)}, max ${f.max?.toFixed(2)} over ${f.points} point(s)`;
+      : `  ${name}: mean ${f.mean?.toFixed(2)}, max ${f.max?.toFixed(2)} over ${f.points} point(s)${
+          f.floor === undefined ? '' : `; floor ${f.floor.toFixed(2)}`
+        }${f.cheapestOptions === undefined ? '' : `; at cheapest options ${f.cheapestOptions.toFixed(2)}`}`;
   return [
-    'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle):',
+    'cost ÷ bound by phase (settled: no change for consolidateAfter + one disruption cycle;',
+    'floor: the mean the run could not go under, counting the instances it could not shed yet;',
+    "at cheapest options: the mean had EC2 launched each NodeClaim's cheapest option):",
     phase('settling', report.settling),
     phase('settled', report.settled),
     phase('whole run', report.whole),

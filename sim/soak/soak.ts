@@ -11,6 +11,8 @@ import { seeded } from '../world/seeded-random';
 import { Simulation } from '../world/simulation';
 import { type BoundPoint, boundPoint } from './bound';
 import { type CostReport, costReport, settleWindowMs } from './cost-report';
+import { PodEventClock, sunkInstanceIds } from './floor';
+import { allocationPremium } from './premium';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -181,9 +183,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const { ec2, kube } = sim.world.fakes;
     const catalog = loadBundledCatalog(REGION);
     const costOverTime: BoundPoint[] = [];
+    // Pod events as Karpenter's podevents controller sees them, for the floor under each point.
+    const podEvents = new PodEventClock();
+    kube.store.subscribe((event) => podEvents.observe(event, sim.world.time.now()));
+    const sunk = () => {
+      const ids = sunkInstanceIds({
+        instanceIds: ec2.listInstances().map((i) => i.InstanceId ?? ''),
+        nodeClaims: kube.store.list('nodeclaims.karpenter.sh').items,
+        pods: kube.store.list('pods').items,
+        podDisruptionBudgets: kube.store.list('poddisruptionbudgets.policy').items,
+        podEvents,
+        nowMs: sim.world.time.now(),
+        consolidateAfterMs: CONSOLIDATE_AFTER_MS,
+      });
+      return sim.dollarsPerHour((i) => ids.has(i.InstanceId ?? ''));
+    };
     const measure = async () =>
-      costOverTime.push(
-        await boundPoint(
+      costOverTime.push({
+        ...(await boundPoint(
           {
             catalog,
             instanceTypes: CLUSTER_WORLD_TYPES,
@@ -195,8 +212,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           sim.elapsed,
           sim.dollarsPerHour(),
           BOUND_MAX_MS,
+        )),
+        sunk: sunk(),
+        premium: allocationPremium(
+          ec2.listInstances(),
+          kube.store.list('nodeclaims.karpenter.sh').items,
+          catalog.prices,
         ),
-      );
+      });
     // When each step that changed something ran (a plain wait changes nothing).
     const changesMs: number[] = [];
     for (let step = 0; step < options.steps; step++) {

@@ -1,3 +1,4 @@
+import type { Instance } from '@aws-sdk/client-ec2';
 import { loadBundledCatalog } from '../../shared/core/catalog/bundled';
 import type { FunctionName } from '../../shared/core/contracts/routing';
 import { kubeListWatchSources } from '../../watcher/kube-list-watch';
@@ -331,12 +332,12 @@ export class Simulation {
     await this.world.close();
   }
 
-  /** $/hour of the instances EC2 is running now. */
-  dollarsPerHour(): number {
+  /** $/hour of the instances EC2 is running now, or of those of them `only` keeps. */
+  dollarsPerHour(only?: (instance: Instance) => boolean): number {
     let total = 0;
     for (const i of this.world.fakes.ec2.listInstances()) {
       const state = i.State?.Name;
-      if (state !== 'pending' && state !== 'running') continue;
+      if ((state !== 'pending' && state !== 'running') || (only && !only(i))) continue;
       const type = i.InstanceType ?? '';
       const spot = i.InstanceLifecycle === 'spot';
       total +=
