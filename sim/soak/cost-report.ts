@@ -148,19 +148,21 @@ export interface ComparedRun {
 
 /**
  * The runs' figures side by side, one row a strategy (issue 23's baseline measured in the same
- * run): settled and whole-run cost ÷ bound, evictions and voluntarily disrupted nodes per hour,
- * and the trace digest that proves each run replays exactly.
+ * run): settled and whole-run cost ÷ bound, the same at the NodeClaims' cheapest options,
+ * evictions and voluntarily disrupted nodes per hour, and the trace digest that proves each run
+ * replays exactly.
  */
 export function formatCostComparison(runs: readonly ComparedRun[]): string {
   const ratio = (f: PhaseFigures) =>
     f.mean === undefined || f.max === undefined
       ? 'no point'
       : `${f.mean.toFixed(2)} (max ${f.max.toFixed(2)})`;
+  const cheapest = (f: PhaseFigures) => f.cheapestOptions?.toFixed(2) ?? '-';
   return [
-    'strategy   | settled ÷ bound | whole ÷ bound | evictions/h | nodes disrupted/h | digest',
+    'strategy   | settled ÷ bound | whole ÷ bound | at cheapest options: settled, whole | evictions/h | nodes disrupted/h | digest',
     ...runs.map(
       (r) =>
-        `${r.name.padEnd(10)} | ${ratio(r.report.settled)} | ${ratio(r.report.whole)} | ${r.report.evictionsPerHour.toFixed(1)} | ${r.report.disruptedNodesPerHour.toFixed(1)} | ${r.digest.slice(0, 16)}`,
+        `${r.name.padEnd(10)} | ${ratio(r.report.settled)} | ${ratio(r.report.whole)} | ${cheapest(r.report.settled)}, ${cheapest(r.report.whole)} | ${r.report.evictionsPerHour.toFixed(1)} | ${r.report.disruptedNodesPerHour.toFixed(1)} | ${r.digest.slice(0, 16)}`,
     ),
   ].join('\n');
 }

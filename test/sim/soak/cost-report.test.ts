@@ -79,9 +79,18 @@ describe('the soak cost report', () => {
   });
 
   it('puts two strategies side by side, one row each with its figures and digest', () => {
-    const report = (ratio: number, evictions: number) =>
+    const report = (ratio: number, evictions: number, premium?: number) =>
       costReport({
-        points: [{ atMs: 600_000, pods: 1, dollarsPerHour: ratio, bound: 1, lpMs: 0 }],
+        points: [
+          {
+            atMs: 600_000,
+            pods: 1,
+            dollarsPerHour: ratio,
+            bound: 1,
+            lpMs: 0,
+            ...(premium !== undefined ? { premium } : {}),
+          },
+        ],
         changesMs: [],
         windowMs: 135_000,
         simulatedMs: 3_600_000,
@@ -90,11 +99,16 @@ describe('the soak cost report', () => {
         savedDollarsPerHour: 1,
       });
     const text = formatCostComparison([
-      { name: 'karpenter', report: report(1.5, 30), digest: 'a'.repeat(64) },
+      { name: 'karpenter', report: report(1.5, 30, 0.25), digest: 'a'.repeat(64) },
       { name: 'global', report: report(1.2, 20), digest: 'b'.repeat(64) },
     ]).split('\n');
     expect(text).toHaveLength(3);
-    expect(text[1]).toBe(`karpenter  | 1.50 (max 1.50) | 1.50 (max 1.50) | 30.0 | 2.0 | ${'a'.repeat(16)}`);
-    expect(text[2]).toBe(`global     | 1.20 (max 1.20) | 1.20 (max 1.20) | 20.0 | 2.0 | ${'b'.repeat(16)}`);
+    expect(text[1]).toBe(
+      `karpenter  | 1.50 (max 1.50) | 1.50 (max 1.50) | 1.25, 1.25 | 30.0 | 2.0 | ${'a'.repeat(16)}`,
+    );
+    // A run measured without the premium says so.
+    expect(text[2]).toBe(
+      `global     | 1.20 (max 1.20) | 1.20 (max 1.20) | -, - | 20.0 | 2.0 | ${'b'.repeat(16)}`,
+    );
   });
 });
