@@ -1,4 +1,5 @@
 import { ANNOTATIONS } from '../../shared/core/model/labels';
+import { parseProviderID } from '../../shared/core/model/nodeclaim';
 import type { KubeObject } from '../fakes/kube';
 import { budgetSelects } from '../fakes/kube/disruption';
 import type { StoredEvent } from '../fakes/kube/store';
@@ -116,9 +117,8 @@ export interface SunkInput {
 export function sunkInstanceIds(input: SunkInput): Set<string> {
   const claimOf = new Map<string, KubeObject>();
   for (const claim of input.nodeClaims) {
-    const providerID = (claim as ClaimFields).status?.providerID ?? '';
-    const id = providerID.slice(providerID.lastIndexOf('/') + 1);
-    if (id !== '') claimOf.set(id, claim);
+    const id = parseProviderID((claim as ClaimFields).status?.providerID ?? '')?.instanceId;
+    if (id !== undefined) claimOf.set(id, claim);
   }
   const held = nodesHeldByPods(input.pods, input.podDisruptionBudgets);
   return new Set(input.instanceIds.filter((id) => isSunk(claimOf.get(id), held, input)));

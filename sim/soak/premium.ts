@@ -1,5 +1,6 @@
 import type { Instance } from '@aws-sdk/client-ec2';
 import type { PriceTable } from '../../shared/core/catalog/instance-type';
+import { parseProviderID } from '../../shared/core/model/nodeclaim';
 import type { KubeObject } from '../fakes/kube';
 
 /**
@@ -43,11 +44,11 @@ export function allocationPremium(
   const optionsOf = new Map<string, readonly string[]>();
   for (const claim of nodeClaims) {
     const fields = claim as ClaimFields;
-    const providerID = fields.status?.providerID ?? '';
+    const id = parseProviderID(fields.status?.providerID ?? '')?.instanceId;
     const types = fields.spec?.requirements?.find(
       (r) => r.key === 'node.kubernetes.io/instance-type' && r.operator === 'In',
     )?.values;
-    if (types) optionsOf.set(providerID.slice(providerID.lastIndexOf('/') + 1), types);
+    if (id !== undefined && types) optionsOf.set(id, types);
   }
   let premium = 0;
   for (const instance of instances) {
