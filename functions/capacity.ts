@@ -41,4 +41,10 @@ export interface ProvisionOptions {
 /** What happened to one plan. */
 export type ProvisionOutcome =
   | { readonly plan: NodeClaimPlan; readonly launched: NodeClaim }
-  | { readonly plan: NodeClaimPlan; readonly failed: string; readonly nodeClaim?: string };
+  | {
+      readonly plan: NodeClaimPlan;
+      readonly failed: string;
+      readonly nodeClaim?: string;
+      /** The NodeClaim stays and the next run launches it again (a transient error). */
+      readonly retrying?: boolean;
+    };

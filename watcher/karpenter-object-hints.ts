@@ -1,4 +1,6 @@
 import type { CapacityChangeReason } from '../shared/core/contracts/capacity-changed';
+import { VALIDATION_DELAY_MS } from '../shared/core/disruption/methods';
+import { ANNOTATIONS } from '../shared/core/model/labels';
 import type { Hint } from './hint';
 import type { ObjectChange } from './reflector';
 import { metadataOf } from './watch-objects';
@@ -40,16 +42,23 @@ export interface NodeClaimDigest {
   readonly deleting: boolean;
   /** `Type=Status` of each condition, sorted: Launched, Registered, Initialized, Drifted, ... */
   readonly conditions: string;
+  /**
+   * When the disruption command recorded on it is due for validation (epoch ms): its `decidedAt`
+   * plus {@link VALIDATION_DELAY_MS}; absent without a readable command.
+   */
+  readonly validationDueAt?: number;
 }
 
 interface NodeClaimFields {
+  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> };
   readonly status?: { readonly conditions?: readonly { readonly type?: string; readonly status?: string }[] };
 }
 
 /** The digest of a NodeClaim. */
 export function nodeClaimDigest(object: unknown): NodeClaimDigest {
   const meta = metadataOf(object);
-  const { status } = (object ?? {}) as NodeClaimFields;
+  const { metadata, status } = (object ?? {}) as NodeClaimFields;
+  const validationDueAt = commandValidationDueAt(metadata?.annotations?.[ANNOTATIONS.disruptionCommand]);
   return {
     name: meta.name ?? '',
     generation: meta.generation ?? 0,
@@ -58,7 +67,25 @@ export function nodeClaimDigest(object: unknown): NodeClaimDigest {
       .map((c) => `${c.type}=${c.status}`)
       .sort()
       .join(','),
+    ...(validationDueAt !== undefined ? { validationDueAt } : {}),
   };
+}
+
+/**
+ * When a recorded command (the `podlift.dev/disruption-command` annotation's JSON) is due for
+ * validation: its `decidedAt` + {@link VALIDATION_DELAY_MS}. Undefined when there is no command
+ * or it does not read (the disruption function clears such annotations).
+ */
+export function commandValidationDueAt(annotation: string | undefined): number | undefined {
+  if (!annotation) return undefined;
+  let decidedAt: unknown;
+  try {
+    decidedAt = (JSON.parse(annotation) as { decidedAt?: unknown } | null)?.decidedAt;
+  } catch {
+    return undefined;
+  }
+  const at = typeof decidedAt === 'string' ? Date.parse(decidedAt) : Number.NaN;
+  return Number.isFinite(at) ? at + VALIDATION_DELAY_MS : undefined;
 }
 
 /**

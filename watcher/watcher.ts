@@ -20,6 +20,7 @@ import { PendingPodsAccumulator } from './pending-pods-accumulator';
 import { podDigest, podHints } from './pod-hints';
 import type { ObjectChange, ResourceHealth } from './reflector';
 import { Reflector } from './reflector';
+import { ValidationWakeups } from './validation-wakeups';
 import type { WatchedResource } from './watched-resource';
 import type { WatcherLog } from './watcher-log';
 import { silentLog } from './watcher-log';
@@ -117,7 +118,8 @@ export const DEFAULT_STALE_AFTER_MS = 360_000;
 
 /**
  * The in-cluster watcher: follows pods, nodes, NodePools, EC2NodeClasses and NodeClaims and
- * turns their changes into hints, `PodsPending` and `CapacityChanged`, batched per detail type
+ * turns their changes into hints, `PodsPending` and `CapacityChanged` (also when a recorded
+ * disruption command is due for validation), batched per detail type
  * with Karpenter's window (PodsPending with a leading edge and a shorter maximum) and published
  * on the cluster's bus. It decides nothing about
  * capacity; the functions woken by the hints re-read the cluster.
@@ -133,6 +135,7 @@ export class Watcher {
   private readonly staleAfterMs: number;
   private readonly pendingPods: HintChannel<PendingPodRef, PendingPodsBatch>;
   private readonly capacityChanges: HintChannel<CapacityChange, CapacityChangesBatch>;
+  private readonly validationWakeups: ValidationWakeups;
   private readonly log: WatcherLog;
 
   constructor(options: WatcherOptions) {
@@ -171,6 +174,10 @@ export class Watcher {
       retryBackoff: new Backoff(publishBackoff),
     });
 
+    this.validationWakeups = new ValidationWakeups(clock, timers, (name) =>
+      this.route({ type: 'CapacityChanged', change: { reason: 'validationDue', name } }),
+    );
+
     const reflect = <Digest>(
       resource: WatchedResource,
       digest: (object: unknown) => Digest,
@@ -195,7 +202,10 @@ export class Watcher {
       reflect('nodes', nodeDigest, nodeHints),
       reflect('nodepools', generationDigest, generationHints('nodePoolChanged')),
       reflect('ec2nodeclasses', generationDigest, generationHints('nodeClassChanged')),
-      reflect('nodeclaims', nodeClaimDigest, nodeClaimHints),
+      reflect('nodeclaims', nodeClaimDigest, (change) => {
+        this.validationWakeups.observe(change);
+        return nodeClaimHints(change);
+      }),
     ];
   }
 
@@ -219,9 +229,10 @@ export class Watcher {
     return Object.values(this.readiness()).every((health) => health.ready);
   }
 
-  /** Closes the watches, then publishes the hints still batched (one attempt each). */
+  /** Closes the watches and clears the validation wake-ups, then publishes the hints still batched (one attempt each). */
   async stop(): Promise<void> {
     for (const reflector of this.reflectors) reflector.stop();
+    this.validationWakeups.stop();
     await Promise.all([this.pendingPods.flush(), this.capacityChanges.flush()]);
     this.log.info('watcher stopped');
   }

@@ -18,6 +18,7 @@ import { staticReplacementPlans } from '../../shared/core/disruption/static-drif
 import { ANNOTATIONS, DISRUPTED_TAINT } from '../../shared/core/model/labels';
 import { conditionIsTrue, type NodeClaim } from '../../shared/core/model/nodeclaim';
 import { isStaticNodePool } from '../../shared/core/model/nodepool';
+import { podKey } from '../../shared/core/model/pod';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import { joinNodesAndClaims } from '../../shared/core/state/cluster-snapshot';
 import type { Invocation } from '../invocation';
@@ -296,9 +297,25 @@ async function replace(
     // the next run plans and narrows again instead.
     ...(options ? { replan: false } : {}),
   });
-  const failed = outcomes.filter((o) => 'failed' in o);
-  if (failed.length > 0)
-    invocation.log.warn('replacement launch failed; trying again next run', { id: command.id });
+  // queue.go `waitOrTerminate`: a replacement deleted before it initialized ("replacement was
+  // deleted", after an ICE) fails the command for good; the replacements that did launch stay as
+  // ordinary capacity, as in Karpenter. A pod whose new home launched, on a second try within this
+  // run too (drift plans again), or stays to be launched by the next run (throttled), is provided
+  // for; one left without any fails the command, which untaints its candidates at once, before
+  // the provisioner takes their tainted nodes' pods for pods in need of a home.
+  const provided = new Set(
+    outcomes.flatMap((o) => ('launched' in o || o.retrying ? o.plan.pods.map(podKey) : [])),
+  );
+  const homeless = plans.flatMap((p) => p.pods.map(podKey)).filter((pod) => !provided.has(pod));
+  if (homeless.length > 0) {
+    await cancelCommand(runtime, invocation, snapshot, candidates, true);
+    invocation.log.warn('a replacement could not launch; command cancelled', {
+      id: command.id,
+      pods: homeless.length,
+      why: outcomes.flatMap((o) => ('failed' in o ? [o.failed] : [])),
+    });
+    return `cancelled ${command.id}`;
+  }
   return `replacing ${command.id}`;
 }
 

@@ -57,6 +57,7 @@ export function provisionerCapacity(runtime: LoopRuntime): CapacityActions {
               plan,
               failed: result.message,
               ...(result.claimName ? { nodeClaim: result.claimName } : {}),
+              ...(result.kind === 'retry-later' ? { retrying: true } : {}),
             });
             if (result.kind === 'retry-later') made.push({ plan, nodeClaim: result.nodeClaim });
           }

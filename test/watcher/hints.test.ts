@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeClaimManifest, nodeManifest, nodePoolManifest, podManifest } from '../../sim/world/builders';
 import {
+  commandValidationDueAt,
   generationDigest,
   generationHints,
   nodeClaimDigest,
@@ -78,5 +79,26 @@ describe('Karpenter object hints', () => {
       });
     expect(nodeClaimHints(modified(claim('False', 'a'), claim('False', 'b')))).toEqual([]);
     expect(nodeClaimHints(modified(claim('False', 'a'), claim('True', 'a')))).toHaveLength(1);
+  });
+
+  it('reads when a recorded command is due for validation, 15 s after it was decided', () => {
+    const command = (decidedAt: unknown) => JSON.stringify({ id: 'x', candidates: ['c1'], decidedAt });
+    const at = Date.parse('2026-11-28T01:00:00.000Z');
+    expect(commandValidationDueAt(command('2026-11-28T01:00:00.000Z'))).toBe(at + 15_000);
+    for (const bad of [undefined, '', '{', 'null', command(42), command('soon'), JSON.stringify({ id: 'x' })])
+      expect(commandValidationDueAt(bad), String(bad)).toBeUndefined();
+    const annotated = nodeClaimDigest({
+      ...nodeClaimManifest({ name: 'c1' }),
+      metadata: {
+        name: 'c1',
+        annotations: { 'podlift.dev/disruption-command': command('2026-11-28T01:00:00Z') },
+      },
+    });
+    expect(annotated.validationDueAt).toBe(at + 15_000);
+    expect(nodeClaimDigest(nodeClaimManifest({ name: 'c1' }))).not.toHaveProperty('validationDueAt');
+    // Recording a command is not a capacity change by itself: the wake-up comes when it is due.
+    expect(nodeClaimHints(modified(nodeClaimDigest(nodeClaimManifest({ name: 'c1' })), annotated))).toEqual(
+      [],
+    );
   });
 });

@@ -5,6 +5,7 @@ import type { PodsPendingDetail } from '../../shared/core/contracts/pods-pending
 import { parsePodsPendingDetail } from '../../shared/core/contracts/pods-pending';
 import type { FakeKubeApiServer } from '../../sim/fakes/kube';
 import { startFakeKubeApiServer } from '../../sim/fakes/kube';
+import { VIRTUAL_EPOCH } from '../../sim/virtual-time';
 import {
   ec2NodeClassManifest,
   nodeClaimManifest,
@@ -231,6 +232,72 @@ describe('Watcher: CapacityChanged', () => {
         nodeClaimChanged: { count: 1, sample: ['default-abcde'] },
       },
     });
+  });
+});
+
+describe('Watcher: validation wake-ups', () => {
+  const recordCommand = (claim: string, decidedAt: number) =>
+    server.store.patch(
+      'nodeclaims.karpenter.sh',
+      claim,
+      {
+        metadata: {
+          annotations: {
+            'podlift.dev/disruption-command': JSON.stringify({
+              id: 'cmd-1',
+              method: 'emptiness',
+              decidedAt: new Date(decidedAt).toISOString(),
+              candidates: ['a', 'b'],
+            }),
+          },
+        },
+      },
+      MERGE_PATCH,
+    );
+
+  it('wakes the disruption function once, just after a recorded command is due for validation', async () => {
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaimManifest({ name: 'a' }));
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaimManifest({ name: 'b' }));
+    const h = track(await startedWatcher(server));
+    const decidedAt = h.time.now();
+    recordCommand('a', decidedAt);
+    recordCommand('b', decidedAt);
+    await eventually(() => expect(h.time.delays().filter((d) => d === 16_000)).toHaveLength(2));
+    // Recording is not a hint; nothing is published until the command is due.
+    await h.time.advanceAsync(15_999);
+    expect(h.watcher.metrics.capacityChangesSeen.get({ reason: 'validationDue' })).toBe(0);
+    await h.time.advanceAsync(1);
+    await seenCapacity(h, 'validationDue', 2);
+    await h.time.advanceAsync(1000);
+    await eventually(() => expect(capacityDetails(h)).toHaveLength(1));
+    expect(capacityDetails(h)[0]).toMatchObject({
+      total: 2,
+      reasons: { validationDue: { count: 2, sample: ['a', 'b'] } },
+    });
+    // A later change of the same NodeClaim does not wake it again for the same command.
+    server.store.patch(
+      'nodeclaims.karpenter.sh',
+      'a',
+      { status: { conditions: [{ type: 'Drifted', status: 'True' }] } },
+      MERGE_PATCH,
+      { subresource: 'status' },
+    );
+    await seenCapacity(h, 'nodeClaimChanged', 1);
+    await h.time.advanceAsync(60_000);
+    expect(h.watcher.metrics.capacityChangesSeen.get({ reason: 'validationDue' })).toBe(2);
+  });
+
+  it('wakes at once for a command already due when it starts, and leaves no timer behind on stop', async () => {
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaimManifest({ name: 'a' }));
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaimManifest({ name: 'b' }));
+    recordCommand('a', VIRTUAL_EPOCH - 60_000);
+    const h = track(await startedWatcher(server));
+    await h.time.advanceAsync(0);
+    await seenCapacity(h, 'validationDue', 1);
+    recordCommand('b', h.time.now());
+    await eventually(() => expect(h.time.delays()).toContain(16_000));
+    await h.watcher.stop();
+    expect(h.time.pending).toBe(0);
   });
 });
 

@@ -23,6 +23,8 @@ export const CAPACITY_CHANGE_REASONS = [
   'nodePoolChanged',
   'nodeClassChanged',
   'nodeClaimChanged',
+  // A recorded disruption command's 15 s validation is due (watcher/validation-wakeups.ts).
+  'validationDue',
 ] as const;
 
 /** One of {@link CAPACITY_CHANGE_REASONS}. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { NODE, type ProvisionerWorld } from '../provisioner/world';
+import { NODE, type ProvisionerWorld, settle } from '../provisioner/world';
 import { bound, claim, claims, disruptionWorld, events, type Json, taints } from './world';
 
 let w: ProvisionerWorld | undefined;
@@ -138,6 +138,38 @@ describe('disruption: commands taint, wait and time out', () => {
     expect(failed?.message).toBe(
       `disruption command reached timeout after 10m waiting for replacements to initialize; deleted ${name}, which never initialized`,
     );
+  });
+
+  // queue.go `waitOrTerminate`: a replacement deleted before it initialized ("replacement was
+  // deleted", after an ICE) is unrecoverable; `Reconcile` untaints the candidates.
+  it('cancels a started command at once when EC2 has no capacity for its replacement, and lifts the taint', async () => {
+    const t = await disruptionWorld([bound('web-1')], labelled);
+    w = t.pw;
+    const recorded = (await t.disrupt())?.steps[0] ?? '';
+    const id = JSON.parse(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']).id;
+    expect(recorded).toBe('recorded drift');
+    w.world.fakes.ec2.capacity.setCapacity({}, 0);
+    w.world.time.advance(20_000);
+    expect((await t.disrupt())?.steps[0]).toBe(`cancelled ${id}`);
+    // The refused replacement is being deleted; nothing else was launched.
+    const kept = claims(w).filter((c) => !c.metadata.deletionTimestamp);
+    expect(kept.map((c) => c.metadata.name)).toEqual([t.claimName]);
+    expect(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']).toBeUndefined();
+    expect(taints(w)).not.toContainEqual(expect.objectContaining(DISRUPTED));
+    expect(condition(w, t.claimName, 'DisruptionReason')).toBeUndefined();
+  });
+
+  it('keeps a command whose replacement launch was throttled: the NodeClaim stays for the next run', async () => {
+    const t = await disruptionWorld([bound('web-1')], labelled);
+    w = t.pw;
+    await t.disrupt();
+    w.world.fakes.ec2.throttle('CreateFleet', 50);
+    w.world.time.advance(20_000);
+    const step = (await settle(w.world, t.disrupt()))?.steps[0] ?? '';
+    expect(step).toMatch(/^replacing /);
+    const id = step.replace('replacing ', '');
+    expect(claims(w).filter((c) => c.metadata.annotations?.['podlift.dev/replaces'] === id)).toHaveLength(1);
+    expect(taints(w)).toContainEqual(expect.objectContaining(DISRUPTED));
   });
 
   it('removes the taint and DisruptionReason a command that is no more left behind', async () => {
