@@ -1,5 +1,5 @@
 import { deletionCostChanges } from '../../shared/core/disruption/deletion-cost';
-import { isNotFoundError } from '../../shared/core/model/errors';
+import { isCloudError, isNotFoundError } from '../../shared/core/model/errors';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
 import type { Invocation } from '../invocation';
 import { checkpoint } from '../lease';
@@ -16,7 +16,9 @@ export const MAX_DELETION_COST_WRITES = 100;
 /**
  * Brings the pods' pod-deletion-cost to what scale-down steering wants
  * (shared/core/disruption/deletion-cost.ts), or removes the costs podlift wrote when the
- * `PodDeletionCostManagement` gate is off. A pod gone meanwhile is skipped; any other refusal
+ * `PodDeletionCostManagement` gate is off. Each write is conditioned on the pod's resourceVersion
+ * as read, so a cost a user set in between is never written over. A pod gone or changed
+ * meanwhile is skipped (the next run reads it again); any other refusal
  * (a role without `patch` on pods, the server busy) stops the writes for this run, logged once:
  * steering is a hint, the next run tries again, and nothing else the run does depends on it.
  * @returns how many pods were written.
@@ -29,13 +31,16 @@ export async function steerScaleDowns(
   const enabled = runtime.ports.config.featureGates.podDeletionCostManagement;
   const changes = deletionCostChanges(snapshot, enabled).slice(0, MAX_DELETION_COST_WRITES);
   let written = 0;
-  for (const { namespace, name, nodeName, annotations } of changes) {
+  for (const { namespace, name, nodeName, annotations, resourceVersion } of changes) {
     checkpoint(invocation);
     try {
-      await runtime.ports.cluster.patchPodMetadata({ namespace, name }, { annotations });
+      await runtime.ports.cluster.patchPodMetadata(
+        { namespace, name },
+        { annotations, ...(resourceVersion ? { resourceVersion } : {}) },
+      );
       written++;
     } catch (error) {
-      if (isNotFoundError(error)) continue;
+      if (isNotFoundError(error) || (isCloudError(error) && error.code === 'Conflict')) continue;
       invocation.log.warn('writing pod-deletion-cost failed; the next run tries again', {
         pod: `${namespace}/${name}`,
         node: nodeName,

@@ -45,6 +45,8 @@ export interface DeletionCostChange {
   readonly name: string;
   readonly nodeName: string;
   readonly annotations: Readonly<Record<string, string | null>>;
+  /** The pod's resourceVersion as read: the write is refused if the pod changed since. */
+  readonly resourceVersion?: string;
 }
 
 /** A pod podlift steers: its mark is there and still equals its pod-deletion-cost. */
@@ -168,7 +170,13 @@ function change(pod: Pod, nodeName: string, cost: string | null | undefined): De
     cost === undefined
       ? { [ANNOTATIONS.managedDeletionCost]: null }
       : { [POD_DELETION_COST]: cost, [ANNOTATIONS.managedDeletionCost]: cost };
-  return { namespace: pod.namespace, name: pod.name, nodeName, annotations };
+  return {
+    namespace: pod.namespace,
+    name: pod.name,
+    nodeName,
+    annotations,
+    ...(pod.resourceVersion ? { resourceVersion: pod.resourceVersion } : {}),
+  };
 }
 
 /**

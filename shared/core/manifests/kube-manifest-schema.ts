@@ -52,6 +52,7 @@ export const metadata = z.object({
   name: optional(z.string()),
   namespace: optional(z.string()),
   uid: optional(z.string()),
+  resourceVersion: optional(z.string()),
   labels: optional(stringMap),
   annotations: optional(stringMap),
   ownerReferences: optional(z.array(ownerReference)),

@@ -154,6 +154,7 @@ function buildPod(
     namespace: ids.namespace,
     name: ids.name,
     uid: meta.uid ?? `${ids.namespace}/${ids.name}`,
+    ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
     labels: meta.labels ?? {},
     requests,
     nodeSelector: spec.nodeSelector ?? {},

@@ -48,6 +48,11 @@ export interface Pod {
   readonly name: string;
   /** metadata.uid when known, else `namespace/name`. */
   readonly uid: string;
+  /**
+   * metadata.resourceVersion when read from the API server: a write conditioned on it is refused
+   * (409 Conflict) if the pod changed since it was read.
+   */
+  readonly resourceVersion?: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly requests: Resources;
   readonly nodeSelector: Readonly<Record<string, string>>;

@@ -43,6 +43,11 @@ export interface NodePoolStatusUpdate {
 export interface MetadataPatch {
   readonly labels?: Readonly<Record<string, string | null>>;
   readonly annotations?: Readonly<Record<string, string | null>>;
+  /**
+   * The object's resourceVersion as read: the patch is then refused (409 Conflict) if the object
+   * changed since, instead of writing over a change made in between.
+   */
+  readonly resourceVersion?: string;
 }
 
 /** An owner reference podlift puts on a Node: its NodeClaim (metav1.OwnerReference). */

@@ -228,6 +228,16 @@ describe('deletionCostChanges: which pods, and what is left alone', () => {
     ]);
   });
 
+  it('conditions each write on the resourceVersion the pod was read at', () => {
+    const read = web('r-0', { resourceVersion: '4711' });
+    const changes = steer([m5xlargeMember('r', [read, web('r-1')])]);
+    expect(changes.map((c) => [c.name, c.resourceVersion])).toEqual([
+      ['r-0', '4711'],
+      ['r-1', undefined],
+    ]);
+    expect(changes[1]).not.toHaveProperty('resourceVersion');
+  });
+
   it('writes nothing in a cluster already steered', () => {
     const steered = (name: string, cost: number) => web(name, { annotations: set(cost) });
     const changes = steer([

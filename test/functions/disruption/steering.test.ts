@@ -39,6 +39,36 @@ describe('the disruption loop steers scale-downs with pod-deletion-cost', () => 
     expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(1);
   });
 
+  it('never writes over a cost a user set after the run read the pod: the write is refused and skipped', async () => {
+    const w = await disruptionWorld([bound('web-1'), bound('web-2')], undefined, undefined, {
+      podDeletionCostManagement: true,
+    });
+    const { cluster } = w.pw.world.ports;
+    const write = cluster.patchPodMetadata.bind(cluster);
+    let raced = false;
+    // A user sets web-1's cost between the run's read and its write.
+    cluster.patchPodMetadata = async (pod, patch) => {
+      if (!raced && pod.name === 'web-1') {
+        raced = true;
+        w.pw.world.fakes.kube.store.patch(
+          'pods',
+          'web-1',
+          { metadata: { annotations: { [COST]: '42' } } },
+          'application/merge-patch+json',
+          { namespace: 'default' },
+        );
+      }
+      return write(pod, patch);
+    };
+    await w.disrupt();
+    expect(annotationsOf(w, 'web-1')).toEqual({ [COST]: '42' });
+    expect(annotationsOf(w, 'web-2')[COST]).toBe('-100480907');
+    expect(w.seen.linesSaying('writing pod-deletion-cost failed; the next run tries again')).toEqual([]);
+    // Read again, the user's cost is the user's.
+    await w.disrupt();
+    expect(annotationsOf(w, 'web-1')).toEqual({ [COST]: '42' });
+  });
+
   it('stops writing for the run on a refusal, logs it once and finishes the run; the next run writes', async () => {
     const w = await disruptionWorld([bound('web-1'), bound('web-2')], undefined, undefined, {
       podDeletionCostManagement: true,
