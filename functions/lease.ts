@@ -1,9 +1,9 @@
-import { CloudError } from '../shared/core/model/errors';
 import type { ClusterLeasePort } from '../shared/core/ports/cluster-lease';
 import { sleep } from '../shared/core/ports/time';
 import type { Invocation } from './invocation';
 import { LEASE_TIMING, LeaseHold, LeaseLostError, type LeaseTiming } from './lease-hold';
 import { METRICS } from './observability';
+import { DEFAULT_BACKOFF_MS, isTransient } from './retry';
 
 export { LEASE_TIMING, LeaseLostError, type LeaseTiming } from './lease-hold';
 
@@ -15,12 +15,6 @@ export type LeaseRun<T> =
    * steps it had taken are done (each is idempotent), the rest is left to the next run.
    */
   | { readonly ran: false; readonly holder?: string; readonly lost?: true };
-
-/**
- * Waits before the retries of a refused release: client-go's `retry.DefaultBackoff`
- * (k8s.io/client-go util/retry/util.go: 4 steps from 10 ms, ×5) without its jitter.
- */
-export const RELEASE_BACKOFF_MS: readonly number[] = [10, 50, 250];
 
 /**
  * Throws the {@link LeaseLostError} when `invocation` has lost the cluster Lease it was given
@@ -48,7 +42,7 @@ export function checkpoint(invocation: Pick<Invocation, 'signal'>): void {
  * {@link checkpoint} throws, which ends the run as `{ ran: false, lost: true }`. When `body`
  * settles the renewals stop and the Lease is released, as client-go's `ReleaseOnCancel`
  * (Karpenter sets `LeaderElectionReleaseOnCancel`), so the next contender need not wait; a
- * refused release is tried again ({@link RELEASE_BACKOFF_MS}) and then left to lapse.
+ * refused release is tried again ({@link DEFAULT_BACKOFF_MS}) and then left to lapse.
  */
 export async function withClusterLease<T>(
   lease: ClusterLeasePort,
@@ -85,9 +79,8 @@ async function release(lease: ClusterLeasePort, invocation: Invocation): Promise
       await lease.release(invocation.holder);
       return;
     } catch (error) {
-      const retryable = error instanceof CloudError && error.retryable;
-      if (retryable && attempt < RELEASE_BACKOFF_MS.length) {
-        await sleep(invocation.time, RELEASE_BACKOFF_MS[attempt]);
+      if (isTransient(error) && attempt < DEFAULT_BACKOFF_MS.length) {
+        await sleep(invocation.time, DEFAULT_BACKOFF_MS[attempt]);
         continue;
       }
       invocation.log.warn('releasing the cluster Lease failed; it lapses on its own', {

@@ -13,6 +13,7 @@ import { type Invocation, remainingMs } from '../invocation';
 import { LEASE_TIMING } from '../lease';
 import { METRICS } from '../observability';
 import { runProvisioner } from '../provisioner/loop';
+import { retryTransient } from '../retry';
 import type { LoopRuntime } from '../runtime';
 
 /**
@@ -135,13 +136,21 @@ async function act(
     const { instanceType, zone, capacityType } = d.unavailable;
     runtime.unavailable.mark(instanceType, zone, capacityType, kind);
   }
+  // A transient refusal (a 5xx, throttling) is tried again at once, client-go's DefaultBackoff:
+  // failed, the record would come back only after the queue's visibility timeout, 30 s of the
+  // two minutes a spot warning gives. Every write here is safe to repeat.
+  const retried = <T>(write: () => Promise<T>) => retryTransient(invocation.time, write);
   if (d.cordon) {
+    const { node } = d;
     // Objects gone meanwhile (termination got there first) need no cordon: Karpenter's IgnoreNotFound.
-    if (d.node) await ignoreNotFound(cluster.taintNode(d.node, { add: [DISRUPTED_TAINT] }));
+    if (node) await ignoreNotFound(retried(() => cluster.taintNode(node, { add: [DISRUPTED_TAINT] })));
+    const annotation = d.cordon.annotation;
     await ignoreNotFound(
-      cluster.patchNodeClaimMetadata(d.nodeClaim, {
-        annotations: { [ANNOTATIONS.interruption]: d.cordon.annotation },
-      }),
+      retried(() =>
+        cluster.patchNodeClaimMetadata(d.nodeClaim, {
+          annotations: { [ANNOTATIONS.interruption]: annotation },
+        }),
+      ),
     );
   }
   // On the NodeClaim and its Node, as Karpenter's notifyForMessage; an Event never fails the message.
@@ -157,7 +166,7 @@ async function act(
     replace: d.replace,
   });
   if (d.deleteNodeClaim) {
-    await cluster.deleteNodeClaim(d.nodeClaim);
+    await retried(() => cluster.deleteNodeClaim(d.nodeClaim));
     invocation.log.info('deleted interrupted NodeClaim; termination drains it', { nodeClaim: d.nodeClaim });
   }
 }

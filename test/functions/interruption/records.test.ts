@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { lambdaContext, NODE, type ProvisionerWorld } from '../provisioner/world';
+import { lambdaContext, NODE, type ProvisionerWorld, settle } from '../provisioner/world';
 import {
   about,
   addNode,
@@ -43,7 +43,7 @@ describe('interruption: records of a batch', () => {
       ],
     };
 
-    const response = await t.handle(event, lambdaContext('i1'));
+    const response = await settle(w.world, t.handle(event, lambdaContext('i1')));
 
     expect(response).toStrictEqual({ batchItemFailures: [{ itemIdentifier: 'throws' }] });
     expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
@@ -75,6 +75,27 @@ describe('interruption: records of a batch', () => {
     expect(claims(w)).toHaveLength(launched);
   });
 
+  // A failed record comes back only after the queue's 30 s visibility timeout: a few transient
+  // refusals are tried again within the invocation (client-go's DefaultBackoff, 10/50/250 ms).
+  it('finishes a record whose cordon and delete are refused three times each, in the same invocation', async () => {
+    const t = await interruptionWorld([web()]);
+    w = t.pw;
+    const { kube } = w.world.fakes;
+    kube.failNext('patch', `/api/v1/nodes/${NODE}`, 500, { times: 3 });
+    kube.failNext('delete', `/apis/karpenter.sh/v1/nodeclaims/${t.claimName}`, 503, { times: 3 });
+    const started = w.world.time.now();
+    const message = sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']);
+    expect(await settle(w.world, t.handle(message, lambdaContext('i1')))).toStrictEqual({
+      batchItemFailures: [],
+    });
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(
+      ((w.world.fakes.kube.store.get('nodes', NODE) as Json).spec.taints ?? []) as Json[],
+    ).toContainEqual({ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' });
+    // Two rounds of 10 + 50 + 250 ms, and nothing longer.
+    expect(w.world.time.now() - started).toBeLessThan(2_000);
+  });
+
   it('finishes on redelivery a record whose NodeClaim delete failed, without a second replacement', async () => {
     const t = await interruptionWorld([web()]);
     w = t.pw;
@@ -82,7 +103,7 @@ describe('interruption: records of a batch', () => {
       times: 10,
     });
     const message = sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']);
-    expect(await t.handle(message, lambdaContext('i1'))).toStrictEqual({
+    expect(await settle(w.world, t.handle(message, lambdaContext('i1')))).toStrictEqual({
       batchItemFailures: [{ itemIdentifier: 'm1' }],
     });
     // Cordoned before the delete failed: the provisioner's runs already see web-1 as needing a home.
