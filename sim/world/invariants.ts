@@ -15,6 +15,8 @@ type Json = Record<string, any>;
 interface InterruptionWatch {
   readonly instanceId: string;
   readonly node: string | undefined;
+  /** The instance's NodeClaim (its `karpenter.sh/nodeclaim` tag), registered or not. */
+  readonly claim: string | undefined;
   readonly warnedAt: number;
   readonly reclaimAt: number;
   /** Whether the node ran pods that need somewhere to go. */
@@ -66,9 +68,7 @@ export class InvariantChecker {
   readonly interruptedNodes = new Set<string>();
   survived = 0;
   /** NodeClaims the interruption function created, and when. */
-  private readonly interruptionLaunches: { nodeClaim: string; node: string }[] = [];
-  /** NodeClaims whose own instance was interrupted, with that instance's node. */
-  private readonly interruptedClaims = new Map<string, string>();
+  private readonly interruptionLaunches: { nodeClaim: string; interrupted: string }[] = [];
   /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
   private readonly waivers: { from: number; until: number }[] = [];
   /**
@@ -102,10 +102,10 @@ export class InvariantChecker {
     const claim = this.world.fakes.ec2
       .instance(instanceId)
       ?.Tags?.find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
-    if (claim && node) this.interruptedClaims.set(claim, node);
     this.interruptions.push({
       instanceId,
       node,
+      claim,
       warnedAt: this.world.time.now(),
       reclaimAt,
       hadPods,
@@ -115,9 +115,12 @@ export class InvariantChecker {
     });
   }
 
-  /** Notes a NodeClaim the interruption function created to replace `node` (to be ready before the reclaim). */
-  noteInterruptionLaunch(nodeClaim: string, node: string): void {
-    this.interruptionLaunches.push({ nodeClaim, node });
+  /**
+   * Notes a NodeClaim the interruption function created to replace the `interrupted` NodeClaim's
+   * capacity (to be ready before the reclaim).
+   */
+  noteInterruptionLaunch(nodeClaim: string, interrupted: string): void {
+    this.interruptionLaunches.push({ nodeClaim, interrupted });
   }
 
   /**
@@ -130,15 +133,16 @@ export class InvariantChecker {
   }
 
   /**
-   * The NodeClaims launched to replace `node`; when one of them was itself interrupted before it
-   * was ready, the replacements launched for it count instead (its pods moved on with them).
+   * The NodeClaims launched to replace the `claim`'s capacity; when one of them was itself
+   * interrupted before it was ready — registered or not — the replacements launched for it count
+   * too (its pods moved on with them).
    */
-  private replacementsOf(node: string | undefined, seen = new Set<string>()): string[] {
-    if (node === undefined || seen.has(node)) return [];
-    seen.add(node);
+  private replacementsOf(claim: string | undefined, seen = new Set<string>()): string[] {
+    if (claim === undefined || seen.has(claim)) return [];
+    seen.add(claim);
     return this.interruptionLaunches
-      .filter((l) => l.node === node)
-      .flatMap((l) => [l.nodeClaim, ...this.replacementsOf(this.interruptedClaims.get(l.nodeClaim), seen)]);
+      .filter((l) => l.interrupted === claim)
+      .flatMap((l) => [l.nodeClaim, ...this.replacementsOf(l.nodeClaim, seen)]);
   }
 
   /** Checks every guarantee now. */
@@ -305,7 +309,7 @@ export class InvariantChecker {
       // (they fit on capacity already there, or the provisioner launches for them because the
       // Lease was held), the pods themselves are followed: their controllers' replacements must
       // not be left pending when the instance goes.
-      const launched = this.replacementsOf(watch.node);
+      const launched = this.replacementsOf(watch.claim);
       const replaced =
         launched.length === 0
           ? this.pendingOf(watch.controllers).length === 0

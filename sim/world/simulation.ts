@@ -71,7 +71,7 @@ export class Simulation {
     spot: ReadonlyMap<string, ReadonlyMap<string, number>>;
   };
   private lastSampleAt = Number.NEGATIVE_INFINITY;
-  private lastInterruptedNode: string | undefined;
+  private lastInterruptedClaim: string | undefined;
 
   private constructor(
     readonly world: ClusterWorld,
@@ -405,11 +405,12 @@ export class Simulation {
   private onLine(fn: FunctionName, line: LoggedLine): void {
     const decision = decisionFromLine(line);
     if (!decision) return;
-    // The interruption function logs the node it handles, then the NodeClaims it creates for it.
-    const fields = line.fields as { nodeClaim?: string; node?: string };
-    if (fn === 'interruption' && line.message === 'interruption') this.lastInterruptedNode = fields.node;
-    if (fn === 'interruption' && line.message === 'created NodeClaim' && this.lastInterruptedNode)
-      this.invariants.noteInterruptionLaunch(String(fields.nodeClaim), this.lastInterruptedNode);
+    // The interruption function logs the NodeClaim it handles, then the NodeClaims it creates for it.
+    const fields = line.fields as { nodeClaim?: string };
+    if (fn === 'interruption' && line.message === 'interruption')
+      this.lastInterruptedClaim = fields.nodeClaim;
+    if (fn === 'interruption' && line.message === 'created NodeClaim' && this.lastInterruptedClaim)
+      this.invariants.noteInterruptionLaunch(String(fields.nodeClaim), this.lastInterruptedClaim);
     if (decision.kind === 'forced')
       this.invariants.forcedNodes.add(String((line.fields as { node?: string }).node));
     const { kind, message, ...figures } = decision;

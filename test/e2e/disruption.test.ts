@@ -72,6 +72,33 @@ describe('e2e: interruption chains', () => {
   }, 60_000);
 });
 
+describe('e2e: interruption chains, before registration', () => {
+  it('credits the replacement of a replacement that was reclaimed before it registered', async () => {
+    sim = await e2eWorld();
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const first = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
+    const before = new Set(claims(sim).map((c) => c.metadata.name));
+    sim.interrupt(first?.InstanceId ?? '');
+    // After the first node's own instance-terminated messages are handled, so the second warning
+    // comes in a batch of its own.
+    await sim.advance(15_000);
+    const replacement = claims(sim).find((c) => !before.has(c.metadata.name));
+    expect(replacement?.status?.nodeName).toBeUndefined();
+    // Its instance is still booting, no Node yet, when it is reclaimed in turn; its own
+    // replacement carries the first node's pods and is ready before the first reclaim.
+    const second = liveInstances(sim).find((i) =>
+      i.Tags?.some((t) => t.Key === 'karpenter.sh/nodeclaim' && t.Value === replacement?.metadata.name),
+    );
+    expect(second).toBeDefined();
+    sim.interrupt(second?.InstanceId ?? '');
+    await sim.advance(240_000);
+    expect(sim.invariants.violations).toEqual([]);
+    expect(sim.interruptionsSurvived).toBe(2);
+    expect(await sim.until(() => allRunning(sim as Simulation), 60_000)).toBe(true);
+  }, 60_000);
+});
+
 describe('e2e: consolidation', () => {
   it('removes empty nodes only after consolidateAfter', async () => {
     sim = await e2eWorld({ pool: { disruption: { consolidateAfter: '2m' } } });
