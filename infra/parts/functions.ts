@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { BUNDLED_CATALOG_ASSET } from '../../shared/aws/catalog/bundled-catalog-asset';
-import type { FunctionName } from '../../shared/core/contracts/routing';
+import { FUNCTION_TIMEOUT_SECONDS, type FunctionName } from '../../shared/core/contracts/routing';
 import {
   FUNCTION_BUNDLE,
   FUNCTION_NODE_OPTIONS,
@@ -44,10 +44,18 @@ export interface FunctionSizing {
  * and every step is idempotent.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
-  provisioner: { memoryMb: 1024, timeout: Duration.seconds(60), reservedConcurrency: 1 },
-  disruption: { memoryMb: 1024, timeout: Duration.seconds(60), reservedConcurrency: 1 },
-  interruption: { memoryMb: 1024, timeout: Duration.seconds(30) },
-  termination: { memoryMb: 512, timeout: Duration.seconds(60) },
+  provisioner: {
+    memoryMb: 1024,
+    timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.provisioner),
+    reservedConcurrency: 1,
+  },
+  disruption: {
+    memoryMb: 1024,
+    timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.disruption),
+    reservedConcurrency: 1,
+  },
+  interruption: { memoryMb: 1024, timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.interruption) },
+  termination: { memoryMb: 512, timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.termination) },
 };
 
 /** Props of {@link PodliftFunctions}. */

@@ -26,7 +26,7 @@ export const INTERRUPTION_MAX_RECEIVES = 3;
 /** Props of {@link Routing}. */
 export interface RoutingProps {
   readonly clusterName: string;
-  /** The interruption function's timeout: a received message stays invisible for longer. */
+  /** The interruption function's timeout: a received message stays invisible this long. */
   readonly interruptionTimeout: Duration;
 }
 
@@ -51,10 +51,11 @@ export class Routing extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: INTERRUPTION_RETENTION,
-      // Three times the function's timeout: a record the function reported failed (partial batch
-      // response) comes back after it, still inside the 300 s retention. AWS's advice of six
-      // times would outlive the retention and never retry.
-      visibilityTimeout: Duration.seconds(props.interruptionTimeout.toSeconds() * 3),
+      // The function's timeout, the least Lambda's event source accepts: a record the function
+      // reported failed (partial batch response) comes back after it, within a spot warning's
+      // two minutes (shared/core/contracts/routing.ts INTERRUPTION_VISIBILITY_TIMEOUT_SECONDS,
+      // which the simulator's queue uses).
+      visibilityTimeout: props.interruptionTimeout,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: INTERRUPTION_MAX_RECEIVES },
     });
     // Karpenter's queue policy (KarpenterInterruptionQueuePolicy) lets events.amazonaws.com and

@@ -4,7 +4,13 @@ import { makeInterruptionHandler } from '../../functions/interruption/handler';
 import { makeProvisionerHandler } from '../../functions/provisioner/handler';
 import { type LoopRuntime, runtimeOf } from '../../functions/runtime';
 import { makeTerminationHandler } from '../../functions/termination/handler';
-import { type FunctionName, routeEvent, SCHEDULES } from '../../shared/core/contracts/routing';
+import {
+  FUNCTION_TIMEOUT_SECONDS,
+  type FunctionName,
+  INTERRUPTION_VISIBILITY_TIMEOUT_SECONDS,
+  routeEvent,
+  SCHEDULES,
+} from '../../shared/core/contracts/routing';
 import { deniedSentence, firstDenial } from '../fakes/aws/iam-policy/authorization';
 import { type LoggedLine, RecordingObservability } from '../fakes/ports/recording-observability';
 import type { VirtualTime } from '../virtual-time';
@@ -98,6 +104,8 @@ export class FunctionRouter {
       clock: time,
       arn: interruptionQueueArn(world.config.region, world.config.clusterName),
       region: world.config.region,
+      // The stack's queue (infra/parts/routing.ts).
+      visibilityTimeoutMs: INTERRUPTION_VISIBILITY_TIMEOUT_SECONDS * 1000,
     });
     const runtime = (fn: FunctionName): (() => LoopRuntime) => {
       const seen = new RecordingObservability((line) => onLine(fn, line));
@@ -253,7 +261,12 @@ export class FunctionRouter {
       const value = await settleOn(
         time,
         this.world.io,
-        this.handlers[fn](event, { awsRequestId: id, getRemainingTimeInMillis: () => 60_000 }),
+        // Each function gets the timeout the stack gives it (FUNCTION_TIMEOUT_SECONDS), so a loop
+        // that waits while it has time waits no longer than it would in Lambda.
+        this.handlers[fn](event, {
+          awsRequestId: id,
+          getRemainingTimeInMillis: () => FUNCTION_TIMEOUT_SECONDS[fn] * 1000,
+        }),
         crash?.poll,
       ).finally(() => crash?.end());
       if (crash?.fired) throw new Error(`${fn} crashed mid-invocation (injected fault)`);

@@ -13,12 +13,12 @@ describe('the cluster bus and the interruption queue', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'podlift-demo' });
   });
 
-  it('keeps interruption messages 300 s, encrypted, invisible for three function timeouts, then a DLQ', () => {
+  it('keeps interruption messages 300 s, encrypted, invisible for one function timeout (45 s, the least Lambda accepts), then a DLQ', () => {
     template.resourceCountIs('AWS::SQS::Queue', 2);
     template.hasResourceProperties('AWS::SQS::Queue', {
       MessageRetentionPeriod: 300,
       SqsManagedSseEnabled: true,
-      VisibilityTimeout: 90,
+      VisibilityTimeout: 45,
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('InterruptionDeadLetterQueue'), 'Arn'] },
         maxReceiveCount: 3,
@@ -112,7 +112,7 @@ describe('the functions', () => {
       Timeout: 60,
       ReservedConcurrentExecutions: 1,
     });
-    expect(byName('Interruption')).toMatchObject({ MemorySize: 1024, Timeout: 30 });
+    expect(byName('Interruption')).toMatchObject({ MemorySize: 1024, Timeout: 45 });
     expect(byName('Interruption')?.ReservedConcurrentExecutions).toBeUndefined();
     expect(byName('Termination')).toMatchObject({ MemorySize: 512, Timeout: 60 });
   });

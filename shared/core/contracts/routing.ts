@@ -12,6 +12,33 @@ import { WATCHER_EVENT_SOURCE } from './watcher-source';
 /** The functions an event can be routed to. */
 export type FunctionName = 'provisioner' | 'interruption' | 'disruption' | 'termination';
 
+/**
+ * Each function's Lambda timeout, seconds: the CDK stack deploys these (infra/parts/functions.ts
+ * `FUNCTION_SIZING`) and the simulator gives each invocation this long, so a loop that waits
+ * while it has time waits no longer there than in Lambda. The interruption function waits for
+ * the cluster Lease to launch replacements, and must outwait a crashed run's hold, which lapses
+ * within the Lease's 15 s: waiting ends 12 s before its deadline (a 2 s retry period and 10 s
+ * for the provisioner run, functions/interruption/loop.ts) and the deadline is 5 s before the
+ * timeout (functions/invocation.ts `DEADLINE_MARGIN_MS`), so 30 s waited 13 s — too little; 45 s
+ * waits 28 s.
+ */
+export const FUNCTION_TIMEOUT_SECONDS: Readonly<Record<FunctionName, number>> = {
+  provisioner: 60,
+  disruption: 60,
+  interruption: 45,
+  termination: 60,
+};
+
+/**
+ * The interruption queue's visibility timeout, seconds: the interruption function's timeout, the
+ * least Lambda's SQS event source accepts. A record the function failed comes back after it, and
+ * a spot warning gives 120 s: at 45 s a failed record is tried three times within the notice, at
+ * AWS's advised six times the timeout not once (Karpenter's controller receives with 20 s,
+ * aws/karpenter-provider-aws pkg/providers/sqs/sqs.go `GetSQSMessages`). Every step of the
+ * function is idempotent, so a record delivered twice does no harm.
+ */
+export const INTERRUPTION_VISIBILITY_TIMEOUT_SECONDS = FUNCTION_TIMEOUT_SECONDS.interruption;
+
 /** An EventBridge event pattern: field → allowed values (or a nested pattern). */
 export type EventPattern = { readonly [field: string]: readonly PatternValue[] | EventPattern };
 
