@@ -45,53 +45,51 @@ describe('e2e: interruption', () => {
   }, 60_000);
 });
 
+/**
+ * Runs three pods, interrupts the spot instance under them, moves `afterMs` on and returns the
+ * NodeClaim the interruption launched in its place with its instance.
+ */
+async function replacementOfInterruptedSpot(s: Simulation, afterMs: number) {
+  deploy(s, 'inflate', 3);
+  expect(await s.until(() => allRunning(s), 120_000)).toBe(true);
+  const first = liveInstances(s).find((i) => i.InstanceLifecycle === 'spot');
+  const before = new Set(claims(s).map((c) => c.metadata.name));
+  s.interrupt(first?.InstanceId ?? '');
+  await s.advance(afterMs);
+  const replacement = claims(s).find((c) => !before.has(c.metadata.name));
+  const instance = liveInstances(s).find((i) =>
+    i.Tags?.some((t) => t.Key === 'karpenter.sh/nodeclaim' && t.Value === replacement?.metadata.name),
+  );
+  return { replacement, instance };
+}
+
 describe('e2e: interruption chains', () => {
   it('credits a replacement that was ready before the reclaim, though it was itself reclaimed and gone by then', async () => {
     sim = await e2eWorld();
-    deploy(sim, 'inflate', 3);
-    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
-    const first = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
-    const before = new Set(claims(sim).map((c) => c.metadata.name));
-    sim.interrupt(first?.InstanceId ?? '');
-    await sim.advance(80_000);
-    const replacement = claims(sim).find((c) => !before.has(c.metadata.name));
+    const { replacement, instance } = await replacementOfInterruptedSpot(sim, 80_000);
     expect(
       replacement?.status?.conditions?.some((k: Json) => k.type === 'Initialized' && k.status === 'True'),
     ).toBe(true);
     // The replacement is reclaimed in turn, 80 s into the first notice: it is gone before the first
     // reclaim, and its own replacement comes up only after it.
-    const second = liveInstances(sim).find((i) =>
-      i.Tags?.some((t) => t.Key === 'karpenter.sh/nodeclaim' && t.Value === replacement?.metadata.name),
-    );
-    sim.interrupt(second?.InstanceId ?? '');
+    sim.interrupt(instance?.InstanceId ?? '');
     await sim.advance(45_000);
     expect(claims(sim).some((c) => c.metadata.name === replacement?.metadata.name)).toBe(false);
     await sim.advance(150_000);
     expect(sim.invariants.violations).toEqual([]);
     expect(sim.interruptionsSurvived).toBe(2);
   }, 60_000);
-});
 
-describe('e2e: interruption chains, before registration', () => {
   it('credits the replacement of a replacement that was reclaimed before it registered', async () => {
     sim = await e2eWorld();
-    deploy(sim, 'inflate', 3);
-    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
-    const first = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot');
-    const before = new Set(claims(sim).map((c) => c.metadata.name));
-    sim.interrupt(first?.InstanceId ?? '');
-    // After the first node's own instance-terminated messages are handled, so the second warning
-    // comes in a batch of its own.
-    await sim.advance(15_000);
-    const replacement = claims(sim).find((c) => !before.has(c.metadata.name));
+    // 15 s on, the first node's own instance-terminated messages are handled, so the second
+    // warning comes in a batch of its own.
+    const { replacement, instance } = await replacementOfInterruptedSpot(sim, 15_000);
     expect(replacement?.status?.nodeName).toBeUndefined();
     // Its instance is still booting, no Node yet, when it is reclaimed in turn; its own
     // replacement carries the first node's pods and is ready before the first reclaim.
-    const second = liveInstances(sim).find((i) =>
-      i.Tags?.some((t) => t.Key === 'karpenter.sh/nodeclaim' && t.Value === replacement?.metadata.name),
-    );
-    expect(second).toBeDefined();
-    sim.interrupt(second?.InstanceId ?? '');
+    expect(instance).toBeDefined();
+    sim.interrupt(instance?.InstanceId ?? '');
     await sim.advance(240_000);
     expect(sim.invariants.violations).toEqual([]);
     expect(sim.interruptionsSurvived).toBe(2);
