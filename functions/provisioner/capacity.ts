@@ -1,6 +1,7 @@
 import { reservationsByNodeClass } from '../../shared/core/catalog/reserved-offerings';
 import type { NodeClaim } from '../../shared/core/model/nodeclaim';
 import { newNodeClaim } from '../../shared/core/provisioning/nodeclaims';
+import { withinPriceBand } from '../../shared/core/provisioning/price-band';
 import {
   instanceTypesByNodePool,
   type PlanCapacityOptions,
@@ -85,9 +86,21 @@ async function provisionOne(
       message: `NodePool ${plan.nodePool}: EC2NodeClass ${plan.nodeClass} is not resolved`,
     };
   }
+  const types = instanceTypesByNodePool(
+    [nodePool],
+    [nodeClass],
+    snapshot.catalog,
+    planOptions(runtime, snapshot),
+  ).get(nodePool.name);
+  const instanceTypes = new Map((types ?? []).map((t) => [t.name, t]));
   checkpoint(invocation);
   const claim = await runtime.ports.cluster.createNodeClaim(
-    newNodeClaim(plan, nodePool, nodeClass, options.annotations),
+    newNodeClaim(
+      withinPriceBand(plan, nodePool.launchPriceBand, instanceTypes),
+      nodePool,
+      nodeClass,
+      options.annotations,
+    ),
   );
   invocation.metrics.add(METRICS.nodeClaimsCreated, 'Count', 1, { nodePool: nodePool.name });
   invocation.log.info('created NodeClaim', {
@@ -100,19 +113,8 @@ async function provisionOne(
     price: plan.price,
     ...(options.reason ? { reason: options.reason } : {}),
   });
-  const types = instanceTypesByNodePool(
-    [nodePool],
-    [nodeClass],
-    snapshot.catalog,
-    planOptions(runtime, snapshot),
-  ).get(nodePool.name);
   checkpoint(invocation);
-  return launchNodeClaim(runtime, invocation, claim, {
-    nodePool,
-    nodeClass,
-    resolved,
-    instanceTypes: new Map((types ?? []).map((t) => [t.name, t])),
-  });
+  return launchNodeClaim(runtime, invocation, claim, { nodePool, nodeClass, resolved, instanceTypes });
 }
 
 /**

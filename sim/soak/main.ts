@@ -1,13 +1,14 @@
 import { writeFileSync } from 'node:fs';
-import { GLOBAL_CONSOLIDATION_K } from '../../shared/core/manifests/nodepool-schema';
+import { GLOBAL_CONSOLIDATION_K, LAUNCH_PRICE_BAND } from '../../shared/core/manifests/nodepool-schema';
 import { formatBoundTable } from './bound';
 import { formatCostComparison, formatCostReport } from './cost-report';
 import { runSoak, type SoakResult } from './soak';
 
 /**
  * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]
- * [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>]`: seeded random steps
- * with injected faults against the whole loop (not part of npm test). Prints what broke, the
+ * [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>]
+ * [--launch-band <percent>]`: seeded random steps with injected faults against the whole loop
+ * (not part of npm test). Prints what broke, the
  * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
  * when an invariant was violated, a pod was lost or an orphan instance survived.
@@ -15,13 +16,14 @@ import { runSoak, type SoakResult } from './soak';
  * Karpenter's consolidation (the default) and with `GlobalConsolidation=true`, and prints both
  * reports and their figures side by side (issue 23: the baseline measured in the same run).
  * `--budget` sets the NodePool's disruption budget (`nodes`, e.g. `30%`; default Karpenter's 10 %);
- * `--global-k` the NodePool's `podlift.dev/global-consolidation-k` (1–10; default Balanced's 2).
+ * `--global-k` the NodePool's `podlift.dev/global-consolidation-k` (1–10; default Balanced's 2);
+ * `--launch-band` its `podlift.dev/launch-price-band` (e.g. `25%`; default none, every option).
  */
 // As `npm start` (sim/cli/main.ts): the SDK's Node 22 notice says nothing about clients talking
 // to local fakes, so it is not printed over the soak's report.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE =
-  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>]\n';
+  'usage: npm run soak -- [--seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json] [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>] [--launch-band <percent>]\n';
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -43,6 +45,13 @@ const globalK = flag('--global-k');
 if (globalK !== undefined && !GLOBAL_CONSOLIDATION_K.test(globalK)) {
   process.stderr.write(
     `--global-k takes a whole number from 1 to 10 (got ${JSON.stringify(globalK)})\n${USAGE}`,
+  );
+  process.exit(2);
+}
+const launchBand = flag('--launch-band');
+if (launchBand !== undefined && !LAUNCH_PRICE_BAND.test(launchBand)) {
+  process.stderr.write(
+    `--launch-band takes a whole percentage from 0% to 1000% (got ${JSON.stringify(launchBand)})\n${USAGE}`,
   );
   process.exit(2);
 }
@@ -68,6 +77,7 @@ for (const featureGates of runs) {
     ...(featureGates !== undefined ? { featureGates } : {}),
     ...(flag('--budget') !== undefined ? { budget: flag('--budget') } : {}),
     ...(globalK !== undefined ? { globalConsolidationK: Number(globalK) } : {}),
+    ...(launchBand !== undefined ? { launchPriceBand: launchBand } : {}),
     ...(args.includes('--verbose') ? { onLine: (line: string) => process.stdout.write(`${line}\n`) } : {}),
   });
   results.push({ result, wall: ((Date.now() - started) / 1000).toFixed(1) });
@@ -106,7 +116,7 @@ for (const { result, wall } of results)
       formatBoundTable(result.costOverTime),
       formatCostReport(result.cost),
       `trace digest: ${result.digest} (${result.traceEntries} entries)`,
-      `repro: npm run soak -- --seed ${seed} --steps ${steps}${flag('--budget') !== undefined ? ` --budget ${flag('--budget')}` : ''}${globalK !== undefined ? ` --global-k ${globalK}` : ''}${result.featureGates !== undefined ? ` --feature-gates ${result.featureGates}` : ''}`,
+      `repro: npm run soak -- --seed ${seed} --steps ${steps}${flag('--budget') !== undefined ? ` --budget ${flag('--budget')}` : ''}${globalK !== undefined ? ` --global-k ${globalK}` : ''}${launchBand !== undefined ? ` --launch-band ${launchBand}` : ''}${result.featureGates !== undefined ? ` --feature-gates ${result.featureGates}` : ''}`,
       '',
     ].join('\n'),
   );

@@ -37,6 +37,11 @@ export interface SoakOptions {
    * threshold. @default none (Balanced's 2)
    */
   readonly globalConsolidationK?: number;
+  /**
+   * The NodePool's `podlift.dev/launch-price-band` (e.g. `25%`): its NodeClaims keep only the
+   * options priced within it above their cheapest. @default none (every option, as Karpenter)
+   */
+  readonly launchPriceBand?: string;
 }
 
 /** What a soak found. */
@@ -146,15 +151,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   };
   try {
     applyManifest(sim, NODE_CLASS);
+    const annotations = {
+      ...(options.globalConsolidationK !== undefined
+        ? { [ANNOTATIONS.globalConsolidationK]: String(options.globalConsolidationK) }
+        : {}),
+      ...(options.launchPriceBand !== undefined
+        ? { [ANNOTATIONS.launchPriceBand]: options.launchPriceBand }
+        : {}),
+    };
     const nodePool = {
       ...NODE_POOL,
       metadata:
-        options.globalConsolidationK === undefined
-          ? NODE_POOL.metadata
-          : {
-              ...NODE_POOL.metadata,
-              annotations: { [ANNOTATIONS.globalConsolidationK]: String(options.globalConsolidationK) },
-            },
+        Object.keys(annotations).length === 0 ? NODE_POOL.metadata : { ...NODE_POOL.metadata, annotations },
       spec:
         options.budget === undefined
           ? NODE_POOL.spec

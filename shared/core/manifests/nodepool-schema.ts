@@ -208,6 +208,9 @@ const NODEPOOL_KIND: ManifestKind = {
 /** The values `podlift.dev/global-consolidation-k` may take: a whole number from 1 to 10. */
 export const GLOBAL_CONSOLIDATION_K = /^(?:[1-9]|10)$/;
 
+/** The values `podlift.dev/launch-price-band` may take: a whole percentage from 0% to 1000%. */
+export const LAUNCH_PRICE_BAND = /^(?:0|[1-9]\d{0,2}|1000)%$/;
+
 const nodePoolManifest = z
   .strictObject({
     ...manifestHeader(NODEPOOL_KIND),
@@ -222,6 +225,14 @@ const nodePoolManifest = z
         message: 'must be an integer from 1 to 10 (the k of the global consolidation threshold, 1/k)',
         path: ['metadata', 'annotations', ANNOTATIONS.globalConsolidationK],
       });
+    const band = m.metadata.annotations?.[ANNOTATIONS.launchPriceBand];
+    if (band !== undefined && !LAUNCH_PRICE_BAND.test(band))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be a whole percentage from 0% to 1000% (how far above the cheapest option a launch option may be priced)',
+        path: ['metadata', 'annotations', ANNOTATIONS.launchPriceBand],
+      });
   });
 
 type NodePoolManifest = z.infer<typeof nodePoolManifest>;
@@ -235,6 +246,7 @@ function toNodePool(m: NodePoolManifest): NodePool {
   const t = m.spec.template;
   const d = m.spec.disruption;
   const k = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationK];
+  const band = m.metadata.annotations?.[ANNOTATIONS.launchPriceBand];
   const requirements: NodeSelectorRequirement[] = t.spec.requirements.map((r) => ({
     key: r.key,
     operator: r.operator,
@@ -273,6 +285,7 @@ function toNodePool(m: NodePoolManifest): NodePool {
       budgets,
       ...(k !== undefined ? { globalConsolidationK: Number(k) } : {}),
     },
+    ...(band !== undefined ? { launchPriceBand: Number.parseInt(band, 10) / 100 } : {}),
     limits: limits satisfies Resources,
     weight: m.spec.weight ?? 0,
     ...(m.spec.replicas !== undefined ? { replicas: m.spec.replicas } : {}),

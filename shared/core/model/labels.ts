@@ -168,6 +168,12 @@ export const ANNOTATIONS = {
    */
   globalConsolidationK: 'podlift.dev/global-consolidation-k',
   /**
+   * On a NodePool: how far above a NodeClaim's cheapest option (of its capacity type) its other
+   * instance-type options may be priced, a percentage ("25%"); absent, every option is kept, as
+   * in Karpenter (provisioning/price-band.ts).
+   */
+  launchPriceBand: 'podlift.dev/launch-price-band',
+  /**
    * On a pod: the `controller.kubernetes.io/pod-deletion-cost` podlift wrote to steer scale-downs
    * (disruption/deletion-cost.ts); a cost that no longer equals it is the user's.
    */

@@ -60,6 +60,12 @@ export interface NodePool {
      */
     readonly globalConsolidationK?: number;
   };
+  /**
+   * The launch price band as a fraction (0.25 for "25%"), from the NodePool's
+   * `podlift.dev/launch-price-band` annotation: a NodeClaim keeps only the options priced within
+   * it above its cheapest (provisioning/price-band.ts); absent, all of them.
+   */
+  readonly launchPriceBand?: number;
   /** spec.limits in canonical units (cpu millicores, memory bytes, nodes as a count, ...); absent = no limit. */
   readonly limits: Resources;
   /** Higher is preferred; default 0. */

@@ -308,6 +308,25 @@ describe('parseNodePool', () => {
     }
   });
 
+  it('reads the launch price band from podlift.dev/launch-price-band, 0% to 1000%', () => {
+    const withBand = (band?: string) =>
+      nodePoolDoc((d) => {
+        if (band !== undefined) d.metadata.annotations = { 'podlift.dev/launch-price-band': band };
+      });
+    expect(parseNodePool(withBand()).launchPriceBand).toBeUndefined();
+    expect(parseNodePool(withBand('0%')).launchPriceBand).toBe(0);
+    expect(parseNodePool(withBand('25%')).launchPriceBand).toBe(0.25);
+    expect(parseNodePool(withBand('1000%')).launchPriceBand).toBe(10);
+    for (const bad of ['25', '0.25', '-5%', '1001%', '2.5%', '025%', ' 25%', '', 'wide']) {
+      const err = validationError(withBand(bad));
+      const issue = err.issues.find(
+        (i) => i.field === 'metadata.annotations["podlift.dev/launch-price-band"]',
+      );
+      expect(issue?.message, bad).toMatch(/whole percentage from 0% to 1000%/);
+      expect(err.message).toContain(JSON.stringify(bad));
+    }
+  });
+
   it('names the file, document and NodePool in errors', () => {
     const err = validationError(nodePoolDoc((d) => (d.spec.weight = 0)));
     expect(err.location).toEqual({ source: 'nodepools.yaml', documentIndex: 1, object: 'NodePool/default' });

@@ -117,6 +117,42 @@ describe('provisioner: pending pods become NodeClaims, then instances', () => {
     expect(running(w)).toHaveLength(1);
   });
 
+  it("records only the options within the NodePool's launch price band, and launches one of them again after a throttle", async () => {
+    // price-capacity-optimized takes the m5.large pool ($0.0326/h spot), deeper than the cheapest
+    // option, the t3.medium ($0.0183/h) the pods were planned on (examples/scenarios/launch-price-band.yaml).
+    const typesOf = (claim: KubeObject) =>
+      (
+        (claim as { spec?: { requirements?: { key: string; values?: string[] }[] } }).spec?.requirements ?? []
+      ).find((r) => r.key === LABEL_INSTANCE_TYPE)?.values;
+    const launched = async (band?: string) => {
+      w = await provisionerWorld(['t3.medium', 'm5.large', 'c5.large'], 'spot');
+      const [pool] = w.world.fakes.kube.store.list('nodepools.karpenter.sh').items;
+      if (band !== undefined)
+        w.world.fakes.kube.store.update('nodepools.karpenter.sh', {
+          ...pool,
+          metadata: { ...pool.metadata, annotations: { [ANNOTATIONS.launchPriceBand]: band } },
+        });
+      seedPendingPods(w.world, 2);
+      w.world.fakes.ec2.throttle('CreateFleet', 50);
+      await settle(w.world, w.handler(scheduledEvent('s1'), lambdaContext('r1')));
+      expect(running(w)).toHaveLength(0);
+      const recorded = typesOf(claims(w)[0]);
+      w.world.fakes.ec2.clearFailures();
+      await settle(w.world, w.handler(scheduledEvent('s2'), lambdaContext('r2')));
+      const types = running(w).map((i) => i.InstanceType);
+      await w.world.close();
+      w = undefined;
+      return { recorded, types };
+    };
+    expect(await launched()).toEqual({
+      recorded: ['c5.large', 'm5.large', 't3.medium'],
+      types: ['m5.large'],
+    });
+    expect(await launched('25%')).toEqual({ recorded: ['t3.medium'], types: ['t3.medium'] });
+    // A band wide enough for the m5.large: EC2 chooses as without one.
+    expect(await launched('80%')).toEqual({ recorded: ['m5.large', 't3.medium'], types: ['m5.large'] });
+  });
+
   it('deletes a NodeClaim EC2 refuses for good (not capacity, not transient), with a Warning Event', async () => {
     w = await provisionerWorld();
     seedPendingPods(w.world, 2);

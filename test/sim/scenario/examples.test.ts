@@ -33,6 +33,7 @@ describe('example scenarios', () => {
         'drift-past-do-not-disrupt.yaml',
         'ice-replan-keeps-capacity-whole.yaml',
         'impaired-instance.yaml',
+        'launch-price-band.yaml',
         'leaked-instance.yaml',
         'never-registers.yaml',
         'node-repair-spares-booting-nodes.yaml',
