@@ -39,9 +39,11 @@ describe('withinPriceBand (podlift.dev/launch-price-band)', () => {
     ['m5.xlarge', 0.0653],
   ];
 
-  it('keeps every option without a band, the plan itself', () => {
+  it('keeps every option without a band, or with one they all fit in: the plan itself', () => {
     const p = plan(options);
     expect(withinPriceBand(p, undefined, TYPES)).toBe(p);
+    expect(withinPriceBand(p, 3, TYPES)).toBe(p);
+    expect(withinPriceBand(p, 1, TYPES)).not.toBe(p);
   });
 
   it('keeps the options priced within the band above the cheapest, bounds included', () => {
@@ -140,5 +142,29 @@ describe('withinPriceBand (podlift.dev/launch-price-band)', () => {
         ),
       ),
     ).toEqual(['t3a.medium/spot', 'm5.large/spot', 't3.medium/spot']);
+  });
+
+  it('widens only for minValues: other requirements, types without the label and unknown types add nothing', () => {
+    // Requirements without minValues do not widen the band.
+    const plain = plan(options, [
+      { key: LABEL_INSTANCE_TYPE, operator: 'Exists' },
+      { key: LABEL_INSTANCE_FAMILY, operator: 'NotIn', values: ['c5'] },
+    ]);
+    expect(names(withinPriceBand(plain, 0, TYPES))).toEqual(['t3a.medium/spot']);
+    // A type the catalog does not know, or one without the label, has no value to add: it is not
+    // taken for minValues, and the next type of a new value is.
+    const unknown = plan(
+      [
+        ['t3a.medium', 0.017],
+        ['x9.unknown', 0.02],
+        ['m5.large', 0.0326],
+      ],
+      [{ key: LABEL_INSTANCE_FAMILY, operator: 'Exists', minValues: 2 }],
+    );
+    expect(names(withinPriceBand(unknown, 0, TYPES))).toEqual(['t3a.medium/spot', 'm5.large/spot']);
+    const gpu = plan(options, [
+      { key: 'karpenter.k8s.aws/instance-gpu-manufacturer', operator: 'Exists', minValues: 1 },
+    ]);
+    expect(names(withinPriceBand(gpu, 0, TYPES))).toEqual(['t3a.medium/spot']);
   });
 });
