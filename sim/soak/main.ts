@@ -8,8 +8,8 @@ import { runSoak, type SoakResult } from './soak';
  * `npm run soak [-- --seed <n>] [--steps <n>] [--verbose] [--trace <file>] [--json]
  * [--feature-gates <gates>] [--compare] [--budget <nodes>] [--global-k <k>]
  * [--launch-band <percent>]`: seeded random steps with injected faults against the whole loop
- * (not part of npm test). Prints what broke, the
- * digest of the run's trace (the same seed and steps give the same digest) and a one-line repro;
+ * (not part of npm test). Prints what broke, the digest of the run's trace (the same seed and
+ * steps give the same digest) and a one-line repro;
  * `--trace` writes the trace itself, one entry a line, to compare two runs with diff. Exits 1
  * when an invariant was violated, a pod was lost or an orphan instance survived.
  * `--feature-gates` sets the functions' FEATURE_GATES; `--compare` plays the seed twice, with

@@ -7,11 +7,11 @@ import type { NodeClaimPlan } from '../scheduling/types';
  * Karpenter hands CreateFleet every instance type a NodeClaim allows, up to 60, and for spot
  * `price-capacity-optimized`, which takes the pools with the deepest spare capacity before the
  * cheapest (aws/karpenter-provider-aws pkg/providers/instance/types.go
- * `CreateFleetInputBuilder.Build`), so
- * a NodeClaim the planner sized as its cheapest option often runs as a dearer one. Its single-node
- * spot-to-spot consolidation takes such a node back only with 15 cheaper types to launch
- * (consolidation.go `computeSpotToSpotConsolidation`), and podlift's global step takes it back by
- * moving its pods: an eviction for each pod, for what the launch could have avoided.
+ * `CreateFleetInputBuilder.Build`), so a NodeClaim the planner sized as its cheapest option often
+ * runs as a dearer one. Its single-node spot-to-spot consolidation takes such a node back only
+ * with 15 cheaper types to launch (consolidation.go `computeSpotToSpotConsolidation`), and
+ * podlift's global step takes it back by moving its pods: an eviction for each pod, for what the
+ * launch could have avoided.
  *
  * With a band, a NodeClaim carries only the options priced within the band above the cheapest
  * option of their capacity type (each at its cheapest allowed offering, as the options are), and
