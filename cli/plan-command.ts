@@ -1,4 +1,11 @@
-import { type PlanCapacityOptions, planCapacity } from '../shared/core/scheduling/plan-capacity';
+import type { Catalog } from '../shared/core/catalog/instance-type';
+import { withinPriceBand } from '../shared/core/provisioning/price-band';
+import {
+  instanceTypesByNodePool,
+  type PlanCapacityOptions,
+  planCapacity,
+} from '../shared/core/scheduling/plan-capacity';
+import type { SchedulingResult } from '../shared/core/scheduling/types';
 import { schedulingCapacity } from '../shared/core/state/cluster-snapshot';
 import {
   parseCapacityReservations,
@@ -117,7 +124,7 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
 
   const options: PlanCapacityOptions = reserved === undefined ? {} : { reservations: reserved.byNodeClass };
-  const result = planCapacity(input, catalog, options);
+  const result = withLaunchPriceBands(planCapacity(input, catalog, options), input, catalog, options);
   const plan = planToJson(region, result);
   const notReserved = reserved === undefined ? reservationsNotPlannedNote(input.nodeClasses) : undefined;
   const notes = [...planNotes(plan), ...(notReserved === undefined ? [] : [notReserved])];
@@ -128,6 +135,33 @@ export async function planCommand(args: string[], io: CliIO): Promise<void> {
   } else {
     io.stdout(formatPlanTable(plan, notes));
   }
+}
+
+/**
+ * The plan with each NodeClaim's options as the provisioner writes them: narrowed to its
+ * NodePool's `podlift.dev/launch-price-band`, where it has one (shared/core/provisioning/price-band.ts).
+ */
+function withLaunchPriceBands(
+  result: SchedulingResult,
+  input: PlanInput,
+  catalog: Catalog,
+  options: PlanCapacityOptions,
+): SchedulingResult {
+  const banded = input.nodePools.filter((p) => p.launchPriceBand !== undefined);
+  if (banded.length === 0) return result;
+  const types = instanceTypesByNodePool(banded, input.nodeClasses, catalog, options);
+  return {
+    ...result,
+    nodeClaims: result.nodeClaims.map((claim) => {
+      const pool = banded.find((p) => p.name === claim.nodePool);
+      if (!pool) return claim;
+      return withinPriceBand(
+        claim,
+        pool.launchPriceBand,
+        new Map((types.get(pool.name) ?? []).map((t) => [t.name, t])),
+      );
+    }),
+  };
 }
 
 /**

@@ -113,6 +113,32 @@ describe('podlift plan', () => {
     }
   });
 
+  it("lists each NodeClaim's options as the provisioner writes them: within its NodePool's launch price band", async () => {
+    const optionsFor = async (band?: string) => {
+      const pool = nodePool();
+      if (band !== undefined)
+        pool.metadata = {
+          ...(pool.metadata as object),
+          annotations: { 'podlift.dev/launch-price-band': band },
+        };
+      const { code, out } = await cli(['plan', 'in.yaml', '--output', 'json'], {
+        'in.yaml': yamlStream(pool, nodeClass(), pod('a')),
+      });
+      expect(code).toBe(0);
+      const [claim] = PlanJsonSchema.parse(JSON.parse(out)).nodeClaims;
+      return { expected: claim.instanceType, options: claim.instanceTypeOptions };
+    };
+    const every = await optionsFor();
+    const cheapest = await optionsFor('0%');
+    const some = await optionsFor('25%');
+    expect(every.options.length).toBeGreaterThan(some.options.length);
+    expect(some.options.length).toBeGreaterThan(cheapest.options.length);
+    // The band keeps the cheapest options, in order, and the expected one among them.
+    expect(some.options).toEqual(every.options.slice(0, some.options.length));
+    expect(cheapest.options[0]).toBe(every.expected);
+    expect(some.expected).toBe(every.expected);
+  });
+
   it('reads standard input for -', async () => {
     const { code, out } = await cli(['plan', '-', '-o', 'json'], {}, withDefaultPool(pod('from-stdin')));
     expect(code).toBe(0);
