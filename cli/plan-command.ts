@@ -149,17 +149,17 @@ function withLaunchPriceBands(
 ): SchedulingResult {
   const banded = input.nodePools.filter((p) => p.launchPriceBand !== undefined);
   if (banded.length === 0) return result;
-  const types = instanceTypesByNodePool(banded, input.nodeClasses, catalog, options);
+  const typesOf = new Map(
+    [...instanceTypesByNodePool(banded, input.nodeClasses, catalog, options)].map(([pool, types]) => [
+      pool,
+      new Map(types.map((t) => [t.name, t])),
+    ]),
+  );
   return {
     ...result,
     nodeClaims: result.nodeClaims.map((claim) => {
       const pool = banded.find((p) => p.name === claim.nodePool);
-      if (!pool) return claim;
-      return withinPriceBand(
-        claim,
-        pool.launchPriceBand,
-        new Map((types.get(pool.name) ?? []).map((t) => [t.name, t])),
-      );
+      return pool ? withinPriceBand(claim, pool.launchPriceBand, typesOf.get(pool.name) ?? new Map()) : claim;
     }),
   };
 }
