@@ -1,9 +1,8 @@
 import type { ClusterLeasePort } from '../shared/core/ports/cluster-lease';
-import { sleep } from '../shared/core/ports/time';
 import type { Invocation } from './invocation';
 import { LEASE_TIMING, LeaseHold, LeaseLostError, type LeaseTiming } from './lease-hold';
 import { METRICS } from './observability';
-import { DEFAULT_BACKOFF_MS, isTransient } from './retry';
+import { DEFAULT_BACKOFF_MS, retryTransient } from './retry';
 
 export { LEASE_TIMING, LeaseLostError, type LeaseTiming } from './lease-hold';
 
@@ -74,22 +73,18 @@ export async function withClusterLease<T>(
 
 /** Gives the Lease up, trying again on a conflict, throttling or a 5xx; then leaves it to lapse. */
 async function release(lease: ClusterLeasePort, invocation: Invocation): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await lease.release(invocation.holder);
-      return;
-    } catch (error) {
-      if (isTransient(error) && attempt < DEFAULT_BACKOFF_MS.length) {
-        await sleep(invocation.time, DEFAULT_BACKOFF_MS[attempt]);
-        continue;
-      }
-      invocation.log.warn('releasing the cluster Lease failed; it lapses on its own', {
-        holder: invocation.holder,
-        attempts: attempt + 1,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      invocation.metrics.add(METRICS.leaseReleaseFailed, 'Count', 1);
-      return;
-    }
+  let attempts = 0;
+  try {
+    await retryTransient(invocation.time, () => {
+      attempts++;
+      return lease.release(invocation.holder);
+    });
+  } catch (error) {
+    invocation.log.warn('releasing the cluster Lease failed; it lapses on its own', {
+      holder: invocation.holder,
+      attempts,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    invocation.metrics.add(METRICS.leaseReleaseFailed, 'Count', 1);
   }
 }

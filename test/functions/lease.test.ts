@@ -218,6 +218,12 @@ describe('withClusterLease: the release', () => {
     expect(await run).toEqual({ ran: true, result: 'done' });
     expect(leasePuts().map((r) => r.status)).toEqual([500, 500, 500, 500]);
     expect(seen.total('LeaseReleaseFailed')).toBe(1);
+    expect(
+      seen.linesSaying('releasing the cluster Lease failed; it lapses on its own')[0]?.fields,
+    ).toMatchObject({
+      holder: 'provisioner/d',
+      attempts: 4,
+    });
     h.server.clearFaults();
 
     const next = invocation('interruption/e');
