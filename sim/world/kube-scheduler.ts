@@ -17,8 +17,10 @@ import { expressionHolds, type NodeInclusion, PodTopology } from './kube-schedul
  * (`computePodResourceRequest`: max(sum of containers, each init container) + overhead),
  * nodeaffinity/node_affinity.go, tainttoleration/taint_toleration.go (NoSchedule and NoExecute
  * must be tolerated), nodeunschedulable/node_unschedulable.go, interpodaffinity/filtering.go and
- * podtopologyspread/filtering.go (see kube-scheduler-topology.ts). Scoring is LeastAllocated, the
- * default profile's.
+ * podtopologyspread/filtering.go (see kube-scheduler-topology.ts). Scoring is two of the default
+ * profile's score plugins, weighted as it weighs them: NodeResourcesFit's LeastAllocated, and
+ * TaintToleration, which steers a pod off nodes with PreferNoSchedule taints it does not tolerate
+ * when another node fits (see {@link mostPreferred}).
  */
 export class KubeSchedulerStandIn {
   private downUntil = Number.NEGATIVE_INFINITY;
@@ -76,7 +78,7 @@ export class KubeSchedulerStandIn {
       const requests = podRequests(pod);
       const reasons = new Map<string, number>();
       const topologyUnfit = topology.filterFor(pod, inclusionOf(pod), allNodes);
-      let best: { node: KubeObject; score: number } | undefined;
+      const feasible: Feasible[] = [];
       for (const node of nodes) {
         const usage = used.get(node.metadata.name ?? '') ?? emptyUsage();
         const why = unfit(pod, requests, node, usage) ?? topologyUnfit(node);
@@ -84,15 +86,16 @@ export class KubeSchedulerStandIn {
           reasons.set(why, (reasons.get(why) ?? 0) + 1);
           continue;
         }
-        const score = leastAllocatedScore(node, usage, requests);
-        if (!best || score > best.score) best = { node, score };
+        const intolerableTaints = intolerablePreferNoScheduleTaints(pod, node);
+        feasible.push({ node, intolerableTaints, ...leastAllocated(node, usage, requests) });
       }
       const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      const best = mostPreferred(feasible)?.node;
       if (best) {
-        const nodeName = best.node.metadata.name ?? '';
+        const nodeName = best.metadata.name ?? '';
         this.bind(pod, nodeName);
         addUsage(used.get(nodeName) ?? emptyUsage(), requests);
-        topology.place(pod, best.node);
+        topology.place(pod, best);
         bound.set(key, nodeName);
       } else this.markUnschedulable(pod, nodes.length, reasons);
     }
@@ -251,13 +254,95 @@ function termMatches(term: Json, labels: Record<string, string>): boolean {
   });
 }
 
-/** LeastAllocated: the mean free fraction of cpu and memory after placing the pod. */
-function leastAllocatedScore(node: KubeObject, usage: Usage, requests: Usage): number {
+/** A node that passes every filter for the pod, with what its scores are made of. */
+interface Feasible {
+  readonly node: KubeObject;
+  /** LeastAllocated as an exact fraction in [0, 1]: the stand-in's ranking and tie-breaker. */
+  readonly fraction: number;
+  /** NodeResourcesFit's LeastAllocated score, an integer 0..100. */
+  readonly fitScore: number;
+  /** TaintToleration's raw score: PreferNoSchedule taints the pod does not tolerate. */
+  readonly intolerableTaints: number;
+}
+
+/** framework.MaxNodeScore. */
+const MAX_NODE_SCORE = 100;
+/** The default profile's score plugin weights (pkg/scheduler/apis/config/v1/default_plugins.go `getDefaultPlugins`). */
+const TAINT_TOLERATION_WEIGHT = 3;
+const NODE_RESOURCES_FIT_WEIGHT = 1;
+
+/**
+ * The feasible node the default profile's TaintToleration and NodeResourcesFit scores put first.
+ * TaintToleration normalizes its counts with helper.DefaultNormalizeScore(MaxNodeScore, reverse)
+ * (tainttoleration/taint_toleration.go `NormalizeScore`): 100 on every node when none has an
+ * intolerable PreferNoSchedule taint, else 100 − 100 × count / the largest count, in integer
+ * division; the total is 3 × that + 1 × LeastAllocated.
+ *
+ * While the TaintToleration score is the same on every feasible node — always so when none has a
+ * PreferNoSchedule taint the pod does not tolerate — it adds the same to every total, and the
+ * stand-in ranks by the exact LeastAllocated fraction as it did before it scored taints: the
+ * integer score would turn near-ties into ties and move pods. Otherwise it ranks by the weighted
+ * integer total, ties to the higher fraction. kube-scheduler breaks the ties left at random
+ * (schedule_one.go `selectHost`); the stand-in takes the first node, so runs replay.
+ */
+function mostPreferred(feasible: readonly Feasible[]): Feasible | undefined {
+  const maxCount = feasible.reduce((max, f) => Math.max(max, f.intolerableTaints), 0);
+  const scored = feasible.map((f) => {
+    const taintScore =
+      maxCount === 0
+        ? MAX_NODE_SCORE
+        : MAX_NODE_SCORE - Math.trunc((MAX_NODE_SCORE * f.intolerableTaints) / maxCount);
+    return {
+      ...f,
+      taintScore,
+      total: TAINT_TOLERATION_WEIGHT * taintScore + NODE_RESOURCES_FIT_WEIGHT * f.fitScore,
+    };
+  });
+  const taintDecides = scored.some((f) => f.taintScore !== scored[0]?.taintScore);
+  type Scored = (typeof scored)[number];
+  const ahead = (f: Scored, of: Scored) =>
+    taintDecides && f.total !== of.total ? f.total > of.total : f.fraction > of.fraction;
+  let best: Scored | undefined;
+  for (const f of scored) if (!best || ahead(f, best)) best = f;
+  return best;
+}
+
+/**
+ * The node's PreferNoSchedule taints the pod does not tolerate (tainttoleration/taint_toleration.go
+ * `countIntolerableTaintsPreferNoSchedule`, over the tolerations `getAllTolerationPreferNoSchedule`
+ * keeps: those with no effect or PreferNoSchedule).
+ */
+function intolerablePreferNoScheduleTaints(pod: KubeObject, node: KubeObject): number {
+  const tolerations = ((spec(pod).tolerations ?? []) as Json[]).filter(
+    (t) => !t.effect || t.effect === 'PreferNoSchedule',
+  );
+  const taints = ((spec(node).taints ?? []) as Json[]).filter((t) => t.effect === 'PreferNoSchedule');
+  return taints.filter((taint) => !tolerations.some((t) => tolerates(t, taint))).length;
+}
+
+/**
+ * LeastAllocated after placing the pod, two ways. `fraction` is the mean free fraction of cpu and
+ * memory, the stand-in's own. `fitScore` is NodeResourcesFit's (noderesources/least_allocated.go
+ * `leastResourceScorer`, `leastRequestedScore`): per resource (allocatable − requested) × 100 /
+ * allocatable in integer division, 0 when over, averaged over cpu and memory at weight 1 each in
+ * integer division; a resource with no allocatable is left out.
+ */
+function leastAllocated(
+  node: KubeObject,
+  usage: Usage,
+  requests: Usage,
+): { fraction: number; fitScore: number } {
   const allocatable = allocatableOf(node);
-  const free = (resource: string) => {
+  let freeFractions = 0;
+  let score = 0;
+  let weights = 0;
+  for (const resource of ['cpu', 'memory']) {
     const total = allocatable.get(resource) ?? 0;
-    if (total <= 0) return 0;
-    return (total - (usage.get(resource) ?? 0) - (requests.get(resource) ?? 0)) / total;
-  };
-  return (free('cpu') + free('memory')) / 2;
+    if (total <= 0) continue;
+    const requested = (usage.get(resource) ?? 0) + (requests.get(resource) ?? 0);
+    freeFractions += (total - requested) / total;
+    score += requested > total ? 0 : Math.trunc(((total - requested) * MAX_NODE_SCORE) / total);
+    weights += 1;
+  }
+  return { fraction: freeFractions / 2, fitScore: weights === 0 ? 0 : Math.trunc(score / weights) };
 }
