@@ -25,6 +25,11 @@ interface InterruptionWatch {
   readonly cause: string;
   /** The controllers (`namespace/Kind/name`) of the pods the node ran when it was warned. */
   readonly controllers: ReadonlySet<string>;
+  /**
+   * The first check at which the node ran no more pods (none left terminating): its drain was
+   * done, and its pods' replacements, created as each one was deleted, existed by then.
+   */
+  emptiedAt: number | undefined;
   checked: boolean;
 }
 
@@ -40,8 +45,11 @@ interface InterruptionWatch {
  *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the
  *   interruption function launched one; when it launched none (the pods fit on existing capacity,
  *   or the cluster Lease was held and the provisioner's next run launches for them), no pod of the
- *   node's controllers is left pending when the instance goes. Except while a waiver holds
- *   (capacity outages, crashes);
+ *   node's controllers whose creationTimestamp is at or before the first check that found the node
+ *   empty (no pod left on it, terminating or not) is pending when the instance goes: those are its
+ *   pods' replacements. One created later replaces a pod another node's drain evicted and is that
+ *   node's to answer for; when the node never emptied (a drain held up), every pending pod of its
+ *   controllers counts. Except while a waiver holds (capacity outages, crashes);
  * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption
  *   (an interrupted or expired node's is forceful);
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
@@ -111,6 +119,7 @@ export class InvariantChecker {
       hadPods,
       cause,
       controllers: new Set(pods.flatMap((p) => controllerKeys(p))),
+      emptiedAt: undefined,
       checked: false,
     });
   }
@@ -167,8 +176,12 @@ export class InvariantChecker {
     this.onViolation(message);
   }
 
-  /** Pods of `controllers` that are not bound to a node (nor finished, nor leaving). */
-  private pendingOf(controllers: ReadonlySet<string>): KubeObject[] {
+  /**
+   * Pods of `controllers` that are not bound to a node (nor finished, nor leaving), created no
+   * later than `createdBy` (virtual ms). A creationTimestamp has whole seconds, cut down: a pod
+   * created in the same second as `createdBy`, before or after it, counts.
+   */
+  private pendingOf(controllers: ReadonlySet<string>, createdBy: number): KubeObject[] {
     return this.world.fakes.kube.store
       .list('pods')
       .items.filter(
@@ -176,7 +189,8 @@ export class InvariantChecker {
           !(p.spec as Json)?.nodeName &&
           !p.metadata.deletionTimestamp &&
           !['Succeeded', 'Failed'].includes((p.status as Json)?.phase) &&
-          controllerKeys(p).some((k) => controllers.has(k)),
+          controllerKeys(p).some((k) => controllers.has(k)) &&
+          createdNoLaterThan(p, createdBy),
       );
   }
 
@@ -298,8 +312,14 @@ export class InvariantChecker {
 
   private checkInterruptions(): void {
     const now = this.world.time.now();
+    let pods: KubeObject[] | undefined;
     for (const watch of this.interruptions) {
-      if (watch.checked || now < watch.reclaimAt) continue;
+      if (watch.checked) continue;
+      if (watch.node !== undefined && watch.emptiedAt === undefined) {
+        pods ??= this.world.fakes.kube.store.list('pods').items;
+        if (this.podsOn(watch.node, pods).length === 0) watch.emptiedAt = now;
+      }
+      if (now < watch.reclaimAt) continue;
       watch.checked = true;
       if (!watch.hadPods) {
         this.survived++;
@@ -307,12 +327,17 @@ export class InvariantChecker {
       }
       // The interruption function launches what the node's pods need. When it launched nothing
       // (they fit on capacity already there, or the provisioner launches for them because the
-      // Lease was held), the pods themselves are followed: their controllers' replacements must
-      // not be left pending when the instance goes.
+      // Lease was held), the pods themselves are followed: their replacements must not be left
+      // pending when the instance goes. Those are the controllers' pods that existed when the node
+      // emptied; one created later replaces a pod another node's drain evicted, whose own watch
+      // answers for it. Until the node empties (a drain held up), any of them may be its pods'.
       const launched = this.replacementsOf(watch.claim);
       const replaced =
         launched.length === 0
-          ? this.pendingOf(watch.controllers).length === 0
+          ? this.pendingOf(
+              watch.controllers,
+              (watch.emptiedAt ?? Number.POSITIVE_INFINITY) + REPLACEMENT_SLACK_MS,
+            ).length === 0
           : launched.some(
               (name) => (this.initializedAt.get(name) ?? Number.POSITIVE_INFINITY) <= watch.reclaimAt,
             );
@@ -404,6 +429,19 @@ export class InvariantChecker {
       );
     }
   }
+}
+
+/**
+ * How long after a node emptied its last pod's replacement may still be created: a pod deleted
+ * at once (grace 0, a terminationGracePeriod run out) leaves the store in the same tick, and the
+ * ReplicaSet stand-in creates its replacement at the next (the simulation's default tick, 1 s).
+ */
+const REPLACEMENT_SLACK_MS = 1_000;
+
+/** Whether `pod` was created at or before `at` (virtual ms); one without a creationTimestamp was. */
+function createdNoLaterThan(pod: KubeObject, at: number): boolean {
+  const created = Date.parse(pod.metadata.creationTimestamp ?? '');
+  return Number.isNaN(created) || created <= at;
 }
 
 /** A pod's controllers as `namespace/Kind/name` (a ReplicaSet's pods keep their owner when recreated). */

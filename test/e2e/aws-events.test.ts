@@ -185,4 +185,54 @@ describe('e2e: the replace-before-reclaim guarantee follows the pods', () => {
     ]);
     expect(sim.interruptionsSurvived).toBe(0);
   }, 90_000);
+
+  it('is kept when the pods moved onto existing capacity, whatever a later interruption of it leaves pending', async () => {
+    // The first node's pod fits on the second node (it has room), so the interruption function
+    // launches nothing for it. Within its two minutes the second node is interrupted too, with the
+    // Lease held so nothing launches for that one: its drain's pods, the first node's controller's
+    // among them, are pending at the first node's reclaim. Those are the second node's to answer
+    // for; the first node's pod had been running elsewhere since well before.
+    sim = await e2eWorld({ pool: still, instanceTypes: ['m5.large', 'm5.2xlarge'] });
+    deploy(sim, 'api', 1);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const first = liveInstances(sim)[0]?.InstanceId ?? '';
+    deploy(sim, 'web', 1, { requests: { cpu: '3' } });
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const second = liveInstances(sim).find((i) => i.InstanceId !== first)?.InstanceId ?? '';
+    const firstNode = sim.kubelet.nodeOf(first);
+    const secondNode = sim.kubelet.nodeOf(second);
+    expect(
+      livePods(sim)
+        .map((p) => `${p.metadata.name.split('-')[0]}@${p.spec.nodeName}`)
+        .sort(),
+    ).toStrictEqual([`api@${firstNode}`, `web@${secondNode}`]);
+    // An m5.2xlarge for the 3-cpu pod: room left for the api pod.
+    expect(claimOf(sim, second)?.status?.capacity?.cpu).toBe('8');
+    const launchesBefore = sim.decisions.filter((d) => d.kind === 'nodeclaim-created').length;
+
+    sim.interrupt(first);
+    const firstReclaimAt = sim.world.time.now() + 120_000;
+    const movedToSecond = () =>
+      livePods(sim as Simulation).every(
+        (p) => p.status?.phase === 'Running' && p.spec.nodeName === secondNode,
+      );
+    expect(await sim.until(movedToSecond, 60_000)).toBe(true);
+    expect(sim.decisions.filter((d) => d.kind === 'nodeclaim-created').length).toBe(launchesBefore);
+
+    expect((await sim.world.ports.lease.acquire('provisioner/stuck', 600)).acquired).toBe(true);
+    expect(sim.world.time.now()).toBeLessThan(firstReclaimAt - 60_000);
+    sim.interrupt(second);
+    await sim.advance(firstReclaimAt - sim.world.time.now() - 1000);
+    // The second node's drain evicted the api pod again, and its replacement has nowhere to go
+    // when the first instance is reclaimed.
+    const pendingApi = livePods(sim).filter((p) => p.metadata.name.startsWith('api-') && !p.spec.nodeName);
+    expect(pendingApi).toHaveLength(1);
+    await sim.advance(150_000);
+
+    expect(sim.decisions.filter((d) => d.kind === 'nodeclaim-created').length).toBe(launchesBefore);
+    expect(sim.invariants.violations).toEqual([
+      `spot interruption of ${second}: no replacement initialized before the instance went`,
+    ]);
+    expect(sim.interruptionsSurvived).toBe(1);
+  }, 90_000);
 });
