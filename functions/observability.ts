@@ -80,6 +80,8 @@ export const METRICS = {
   podsEvicted: 'PodsEvicted',
   /** Pods whose pod-deletion-cost the disruption loop wrote or removed (scale-down steering). */
   podDeletionCostsWritten: 'PodDeletionCostsWritten',
+  /** Nodes the disruption loop put the disruption-candidate taint on or took it off (scale-up steering). */
+  candidateTaintsChanged: 'CandidateTaintsChanged',
   evictionsBlocked: 'EvictionsBlocked',
   instancesGarbageCollected: 'InstancesGarbageCollected',
   /** NodeClaims deleted for an unhealthy instance, by category (Karpenter's karpenter_interruption_instance_status_unhealthy_total). */

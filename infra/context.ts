@@ -19,7 +19,7 @@ import type { ClusterAccessProps, PodliftProps } from './props';
  * | `nodePoolFiles` | comma-separated YAML files of NodePools / EC2NodeClasses (or kOps InstanceGroups) for SSM | none |
  * | `kopsRootDeviceName` | root device of kOps InstanceGroups' image, e.g. `/dev/sda1` | no root volume mapping |
  * | `rebalanceAction` | `event` or `replace` | `event` |
- * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true,ReservedCapacity=false` (and `GlobalConsolidation=true`, `PodDeletionCostManagement=true`) | Karpenter's: ReservedCapacity on, the others off |
+ * | `featureGates` | Karpenter's syntax, e.g. `NodeRepair=true,ReservedCapacity=false` (and `GlobalConsolidation=true`, `PodDeletionCostManagement=true`, `CandidateTaint=true`) | Karpenter's: ReservedCapacity on, the others off |
  * | `leaseNamespace`, `leaseName` | the cluster Lease | `podlift`, `podlift` |
  * | `logRetentionDays` | one of CloudWatch's retention values | 30 |
  * | `alarmTopicArn` | an SNS topic the alarms notify | none |

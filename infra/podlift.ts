@@ -118,7 +118,7 @@ export class Podlift extends Construct {
         LEASE_NAMESPACE: resolved.leaseNamespace,
         LEASE_NAME: resolved.leaseName,
         REBALANCE_ACTION: resolved.rebalanceAction,
-        FEATURE_GATES: `NodeRepair=${resolved.featureGates.nodeRepair},SpotToSpotConsolidation=${resolved.featureGates.spotToSpotConsolidation},ReservedCapacity=${resolved.featureGates.reservedCapacity},GlobalConsolidation=${resolved.featureGates.globalConsolidation},PodDeletionCostManagement=${resolved.featureGates.podDeletionCostManagement}`,
+        FEATURE_GATES: `NodeRepair=${resolved.featureGates.nodeRepair},SpotToSpotConsolidation=${resolved.featureGates.spotToSpotConsolidation},ReservedCapacity=${resolved.featureGates.reservedCapacity},GlobalConsolidation=${resolved.featureGates.globalConsolidation},PodDeletionCostManagement=${resolved.featureGates.podDeletionCostManagement},CandidateTaint=${resolved.featureGates.candidateTaint}`,
       },
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       interruptionQueue: this.interruptionQueue,

@@ -72,7 +72,8 @@ export interface PodliftProps {
    * consolidation replace spot nodes by cheaper spot nodes (Karpenter's `SpotToSpotConsolidation`);
    * `reservedCapacity` launches into capacity reservations (Karpenter's `ReservedCapacity`);
    * `globalConsolidation` adds podlift's global consolidation after Karpenter's methods;
-   * `podDeletionCostManagement` steers scale-downs toward the nodes podlift would remove first.
+   * `podDeletionCostManagement` steers scale-downs toward the nodes podlift would remove first;
+   * `candidateTaint` steers new pods away from them.
    * @default Karpenter's defaults: `reservedCapacity` on, the others off
    */
   readonly featureGates?: FeatureGateProps;
@@ -146,6 +147,14 @@ export interface FeatureGateProps {
    * @default false
    */
   readonly podDeletionCostManagement?: boolean;
+  /**
+   * `CandidateTaint` (podlift's own; the Candidate state of Karpenter's issue #624): the
+   * disruption function puts a `podlift.dev/disruption-candidate:PreferNoSchedule` taint on the
+   * nodes consolidation is heading for, so kube-scheduler places new pods elsewhere when they
+   * fit. Uses the functions' `patch` on nodes. Off: it removes the taints it put.
+   * @default false
+   */
+  readonly candidateTaint?: boolean;
 }
 
 /** {@link PodliftProps} with every default applied. */
@@ -191,6 +200,7 @@ export function resolveProps(props: PodliftProps): ResolvedPodliftProps {
     reservedCapacity: props.featureGates?.reservedCapacity ?? true,
     globalConsolidation: props.featureGates?.globalConsolidation ?? false,
     podDeletionCostManagement: props.featureGates?.podDeletionCostManagement ?? false,
+    candidateTaint: props.featureGates?.candidateTaint ?? false,
   };
   for (const [gate, value] of Object.entries(featureGates))
     if (typeof value !== 'boolean') throw bad(`featureGates.${gate}`, value, 'must be true or false');

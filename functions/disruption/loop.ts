@@ -15,7 +15,7 @@ import { recordDriftConditions } from './drift-conditions';
 import { explainAll, nodeClaimObject, nodeObject } from './events';
 import { restampHashVersions } from './hash-versions';
 import { advanceCommand, unmark } from './orchestration';
-import { steerScaleDowns } from './steering';
+import { steerScaleDowns, steerScaleUps } from './steering';
 
 /** What one disruption run did. */
 export interface DisruptionSummary {
@@ -80,6 +80,7 @@ export async function runDisruption(
     const next = await decideNext(runtime, held, snapshot, now);
     if (next !== 'none' || commands.length === 0) steps.push(next);
     await steerScaleDowns(runtime, held, snapshot);
+    await steerScaleUps(runtime, held, snapshot);
     return { expired: expired.length, steps };
   });
   return run.ran ? { ran: true, ...run.result } : { ran: false, expired: 0, steps: [] };

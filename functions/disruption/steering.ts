@@ -1,3 +1,4 @@
+import { CANDIDATE_TAINT, candidateTaintChanges } from '../../shared/core/disruption/candidate-taint';
 import { deletionCostChanges } from '../../shared/core/disruption/deletion-cost';
 import { isCloudError, isNotFoundError } from '../../shared/core/model/errors';
 import type { ClusterSnapshot } from '../../shared/core/state/cluster-snapshot';
@@ -52,6 +53,62 @@ export async function steerScaleDowns(
   if (written > 0) {
     invocation.metrics.add(METRICS.podDeletionCostsWritten, 'Count', written);
     invocation.log.info('pod-deletion-cost written to steer scale-downs', { pods: written, enabled });
+  }
+  return written;
+}
+
+/**
+ * Node writes one run makes at most to put the disruption-candidate taint on or off; the next run
+ * goes on with the rest.
+ */
+export const MAX_CANDIDATE_TAINT_WRITES = 50;
+
+/** Time the search for candidate nodes may take, at most: the run's decision has had its own. */
+const CANDIDATE_SEARCH_MS = 5_000;
+
+/**
+ * Brings the nodes' disruption-candidate taint to what scale-up steering wants
+ * (shared/core/disruption/candidate-taint.ts), or takes off every one podlift put when the
+ * `CandidateTaint` gate is off. Only podlift's own taint is written (`taintNode` keeps everyone
+ * else's). A node gone meanwhile is skipped; any other refusal stops the writes for this run,
+ * logged once: a PreferNoSchedule taint is a hint, and nothing else the run does depends on it.
+ * @returns how many nodes were written.
+ */
+export async function steerScaleUps(
+  runtime: LoopRuntime,
+  invocation: Invocation,
+  snapshot: ClusterSnapshot,
+): Promise<number> {
+  const gates = runtime.ports.config.featureGates;
+  const searchEnds = Math.min(invocation.time.now() + CANDIDATE_SEARCH_MS, invocation.deadline);
+  const changes = candidateTaintChanges(snapshot, gates.candidateTaint, {
+    ...gates,
+    outOfTime: () => invocation.time.now() >= searchEnds,
+  }).slice(0, MAX_CANDIDATE_TAINT_WRITES);
+  let written = 0;
+  for (const { node, taint } of changes) {
+    checkpoint(invocation);
+    try {
+      await runtime.ports.cluster.taintNode(
+        node,
+        taint ? { add: [CANDIDATE_TAINT] } : { remove: [CANDIDATE_TAINT] },
+      );
+      written++;
+    } catch (error) {
+      if (isNotFoundError(error)) continue;
+      invocation.log.warn('writing the disruption-candidate taint failed; the next run tries again', {
+        node,
+        error: String(error),
+      });
+      break;
+    }
+  }
+  if (written > 0) {
+    invocation.metrics.add(METRICS.candidateTaintsChanged, 'Count', written);
+    invocation.log.info('disruption-candidate taint written to steer scale-ups', {
+      nodes: written,
+      enabled: gates.candidateTaint,
+    });
   }
   return written;
 }

@@ -30,6 +30,7 @@ describe('parseFunctionConfig', () => {
         reservedCapacity: true,
         globalConsolidation: false,
         podDeletionCostManagement: false,
+        candidateTaint: false,
       },
     });
   });
@@ -71,6 +72,7 @@ describe('parseFunctionConfig', () => {
       reservedCapacity: true,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     };
     expect(gates('NodeRepair=true')).toStrictEqual({ ...off, nodeRepair: true });
     expect(gates('SpotToSpotConsolidation=true, NodeRepair=True')).toStrictEqual({
@@ -79,12 +81,14 @@ describe('parseFunctionConfig', () => {
       reservedCapacity: true,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     });
     expect(gates('GlobalConsolidation=true')).toStrictEqual({ ...off, globalConsolidation: true });
     expect(gates('PodDeletionCostManagement=true')).toStrictEqual({
       ...off,
       podDeletionCostManagement: true,
     });
+    expect(gates('CandidateTaint=true')).toStrictEqual({ ...off, candidateTaint: true });
     expect(gates('NodeRepair=1,NodeRepair=F')).toStrictEqual(off);
     expect(gates('ReservedCapacity=false')).toStrictEqual({ ...off, reservedCapacity: false });
     expect(gates('StaticCapacity=true')).toStrictEqual(off);

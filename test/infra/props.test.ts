@@ -69,6 +69,7 @@ describe('props', () => {
         reservedCapacity: true,
         globalConsolidation: false,
         podDeletionCostManagement: false,
+        candidateTaint: false,
       },
       leaseNamespace: 'podlift',
       leaseName: 'podlift',
@@ -86,6 +87,7 @@ describe('props', () => {
       reservedCapacity: true,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     });
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { reservedCapacity: false } }).featureGates
@@ -99,6 +101,7 @@ describe('props', () => {
       reservedCapacity: true,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     });
     expect(() => resolveProps({ clusterName: 'demo', featureGates: { nodeRepair: 'yes' as never } })).toThrow(
       'props.featureGates.nodeRepair "yes" must be true or false',
@@ -116,6 +119,7 @@ describe('props', () => {
       reservedCapacity: true,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     });
     expect(fromContext('SpotToSpotConsolidation=true,ReservedCapacity=false').featureGates).toEqual({
       nodeRepair: false,
@@ -123,9 +127,11 @@ describe('props', () => {
       reservedCapacity: false,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     });
     expect(fromContext('GlobalConsolidation=true').featureGates?.globalConsolidation).toBe(true);
     expect(fromContext('PodDeletionCostManagement=true').featureGates?.podDeletionCostManagement).toBe(true);
+    expect(fromContext('CandidateTaint=true').featureGates?.candidateTaint).toBe(true);
     expect(
       resolveProps({ clusterName: 'demo', featureGates: { globalConsolidation: true } }).featureGates
         .globalConsolidation,

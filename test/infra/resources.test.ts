@@ -95,7 +95,7 @@ describe('the functions', () => {
         LEASE_NAME: 'podlift',
         REBALANCE_ACTION: 'event',
         FEATURE_GATES:
-          'NodeRepair=false,SpotToSpotConsolidation=false,ReservedCapacity=true,GlobalConsolidation=false,PodDeletionCostManagement=false',
+          'NodeRepair=false,SpotToSpotConsolidation=false,ReservedCapacity=true,GlobalConsolidation=false,PodDeletionCostManagement=false,CandidateTaint=false',
         NODE_OPTIONS: '--enable-source-maps',
       });
     }

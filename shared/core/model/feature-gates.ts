@@ -32,12 +32,19 @@ export interface FeatureGates {
    * (disruption/deletion-cost.ts). Off: podlift removes every cost it wrote and writes none.
    */
   readonly podDeletionCostManagement: boolean;
+  /**
+   * `CandidateTaint` (podlift's own; the Candidate state kubernetes-sigs/karpenter issue #624
+   * proposed and Karpenter never shipped): the disruption loop puts a PreferNoSchedule taint on the
+   * nodes consolidation is heading for, so kube-scheduler places new pods elsewhere when they fit
+   * (disruption/candidate-taint.ts). Off: podlift removes every such taint and puts none.
+   */
+  readonly candidateTaint: boolean;
 }
 
 /**
  * Every gate at Karpenter's default (options.go's `FEATURE_GATES` default
  * `NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,…`), and podlift's own
- * `GlobalConsolidation` and `PodDeletionCostManagement` off.
+ * `GlobalConsolidation`, `PodDeletionCostManagement` and `CandidateTaint` off.
  */
 export const DEFAULT_FEATURE_GATES: FeatureGates = {
   nodeRepair: false,
@@ -45,6 +52,7 @@ export const DEFAULT_FEATURE_GATES: FeatureGates = {
   reservedCapacity: true,
   globalConsolidation: false,
   podDeletionCostManagement: false,
+  candidateTaint: false,
 };
 
 /** strconv.ParseBool's spellings, which Karpenter's `--feature-gates` map accepts. */
@@ -80,6 +88,7 @@ export function parseFeatureGates(text: string): FeatureGates | undefined {
     if (name?.trim() === 'ReservedCapacity') gates.reservedCapacity = enabled;
     if (name?.trim() === 'GlobalConsolidation') gates.globalConsolidation = enabled;
     if (name?.trim() === 'PodDeletionCostManagement') gates.podDeletionCostManagement = enabled;
+    if (name?.trim() === 'CandidateTaint') gates.candidateTaint = enabled;
   }
   return gates;
 }

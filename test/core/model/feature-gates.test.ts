@@ -8,6 +8,7 @@ const off = {
   reservedCapacity: true,
   globalConsolidation: false,
   podDeletionCostManagement: false,
+  candidateTaint: false,
 };
 
 // kubernetes-sigs/karpenter pkg/operator/options/options.go `FeatureGates` parsed as a
@@ -33,6 +34,7 @@ describe('parseFeatureGates', () => {
       reservedCapacity: true,
       globalConsolidation: false,
       podDeletionCostManagement: false,
+      candidateTaint: false,
     });
   });
 
@@ -58,6 +60,11 @@ describe('parseFeatureGates', () => {
     expect(parseFeatureGates('PodDeletionCostManagement=t,PodDeletionCostManagement=false')).toStrictEqual(
       off,
     );
+  });
+
+  it("turns podlift's own CandidateTaint on and off (off by default)", () => {
+    expect(parseFeatureGates('CandidateTaint=true')).toStrictEqual({ ...off, candidateTaint: true });
+    expect(parseFeatureGates('CandidateTaint=true,CandidateTaint=false')).toStrictEqual(off);
   });
 
   it('leaves every gate off for an empty value and ignores gates podlift does not have', () => {

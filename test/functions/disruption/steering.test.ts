@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DELETION_COST_WRITES } from '../../../functions/disruption/steering';
 import { METRICS } from '../../../functions/observability';
-import { bound, disruptionWorld, type Json } from './world';
+import { NODE } from '../provisioner/world';
+import { bound, disruptionWorld, type Json, taints } from './world';
 
 // Scale-down steering through the real client and the fake API server, with the functions' RBAC
 // (manifests/functions-rbac.yaml: patch on pods): shared/core/disruption/deletion-cost.ts decides.
@@ -95,5 +96,59 @@ describe('the disruption loop steers scale-downs with pod-deletion-cost', () => 
     expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(MAX_DELETION_COST_WRITES);
     await w.disrupt();
     expect(w.seen.total(METRICS.podDeletionCostsWritten)).toBe(MAX_DELETION_COST_WRITES + 2);
+  });
+});
+
+// Scale-up steering (shared/core/disruption/candidate-taint.ts decides) through the real client and
+// the fake API server, with the functions' RBAC (patch on nodes).
+describe('the disruption loop steers scale-ups with the disruption-candidate taint', () => {
+  const CANDIDATE = { key: 'podlift.dev/disruption-candidate', effect: 'PreferNoSchedule' };
+  const USERS = { key: 'example.com/team', value: 'a', effect: 'PreferNoSchedule' };
+  const setTaints = (w: Awaited<ReturnType<typeof disruptionWorld>>, list: Json[]) => {
+    const store = w.pw.world.fakes.kube.store;
+    const node = store.get('nodes', NODE) as Json;
+    store.update('nodes', {
+      ...node,
+      spec: { ...node.spec, taints: [...(node.spec.taints ?? []), ...list] },
+    });
+  };
+
+  it('with CandidateTaint puts the taint on an empty node, once, and keeps everyone else’s', async () => {
+    const w = await disruptionWorld([], undefined, undefined, { candidateTaint: true });
+    setTaints(w, [USERS]);
+    await w.disrupt();
+    expect(taints(w.pw)).toEqual(expect.arrayContaining([USERS, CANDIDATE]));
+    expect(w.seen.total(METRICS.candidateTaintsChanged)).toBe(1);
+    expect(w.seen.linesSaying('disruption-candidate taint written to steer scale-ups')).toHaveLength(1);
+    await w.disrupt();
+    expect(w.seen.total(METRICS.candidateTaintsChanged)).toBe(1);
+  });
+
+  it('takes it off a node that is no longer a candidate, and off every node with the gate off', async () => {
+    // A node whose two pods no cheaper node holds (EC2 sells only m5.large): not a candidate.
+    const busy = await disruptionWorld([bound('web-1'), bound('web-2')], undefined, ['m5.large'], {
+      candidateTaint: true,
+    });
+    setTaints(busy, [CANDIDATE, USERS]);
+    await busy.disrupt();
+    expect(taints(busy.pw)).toEqual([USERS]);
+    const off = await disruptionWorld([]);
+    setTaints(off, [CANDIDATE]);
+    await off.disrupt();
+    expect(taints(off.pw).filter((t) => t.key === CANDIDATE.key)).toEqual([]);
+    expect(off.seen.total(METRICS.candidateTaintsChanged)).toBe(1);
+  });
+
+  it('stops writing for the run on a refusal, logs it once and finishes the run; the next run writes', async () => {
+    const w = await disruptionWorld([], undefined, undefined, { candidateTaint: true });
+    w.pw.world.fakes.kube.failNext('patch', new RegExp(`/nodes/${NODE}$`), 503);
+    const summary = (await w.disrupt()) as Json;
+    expect(summary.ran).toBe(true);
+    expect(
+      w.seen.linesSaying('writing the disruption-candidate taint failed; the next run tries again'),
+    ).toHaveLength(1);
+    expect(taints(w.pw)).not.toContainEqual(CANDIDATE);
+    await w.disrupt();
+    expect(taints(w.pw)).toContainEqual(CANDIDATE);
   });
 });
