@@ -1,4 +1,3 @@
-import { isStaticNodePool } from '../model/nodepool';
 import type { Taint } from '../model/taints';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
@@ -29,7 +28,8 @@ import { walkCandidates } from './single-node-walk';
  * `consolidateAfter` has passed, unless it is `Never`); and the nodes of the step consolidation
  * would take next, were every candidate past `consolidateAfter` and every budget open, on the
  * cluster without the empty nodes — the global step with the `GlobalConsolidation` gate, else
- * multi-node's and then single-node's, as decideDisruption tries them. Nodes a user or a do-not-disrupt pod keeps (`blocked`) and static NodePools' are not.
+ * multi-node's and then single-node's, as decideDisruption tries them. Nodes a do-not-disrupt pod
+ * or annotation keeps and static NodePools' (`blocked`) are not.
  */
 
 /** The taint on a node consolidation is heading for. */
@@ -37,16 +37,16 @@ export const CANDIDATE_TAINT: Taint = { key: 'podlift.dev/disruption-candidate',
 
 /** The names of the nodes that should carry {@link CANDIDATE_TAINT}. */
 export function candidateNodes(cluster: ClusterSnapshot, settings: DisruptionSettings): Set<string> {
+  // The nodes of recorded commands take no pods here, theirs pending: they count as empty.
   const snapshot = besideCommandsInFlight(cluster);
   const nodes = new Set<string>();
   const busy: Candidate[] = [];
-  for (const c of disruptionCandidates(snapshot)) {
-    if (isStaticNodePool(c.pool)) continue;
-    if (underCommand(c.claim)) nodes.add(c.node.name);
-    else if (c.blocked) continue;
-    else if (c.pods.length === 0) {
-      if (c.pool.disruption.consolidateAfter !== 'Never') nodes.add(c.node.name);
-    } else if (c.pool.disruption.consolidationPolicy !== 'WhenEmpty') busy.push(c);
+  // Blocked: a do-not-disrupt pod or annotation, a static NodePool (candidates.ts `blockedBecause`).
+  for (const c of disruptionCandidates(snapshot).filter((c) => !c.blocked)) {
+    if (c.pods.length > 0) {
+      if (c.pool.disruption.consolidationPolicy !== 'WhenEmpty') busy.push(c);
+    } else if (underCommand(c.claim) || c.pool.disruption.consolidateAfter !== 'Never')
+      nodes.add(c.node.name);
   }
   for (const c of heading(busy, snapshot, settings)) nodes.add(c.node.name);
   return nodes;
@@ -58,7 +58,6 @@ function heading(
   snapshot: ClusterSnapshot,
   settings: DisruptionSettings,
 ): readonly Candidate[] {
-  if (busy.length === 0) return [];
   // decideDisruption's order: fewest pods first, the dearer first among equals.
   const ordered = busy.sort((a, b) => a.pods.length - b.pods.length || b.price - a.price);
   // Emptiness goes first: the empty candidates are on their way out, not room.
@@ -78,7 +77,7 @@ function heading(
       const consolidation = computeConsolidation([c], room, settings);
       return consolidation.action !== 'none' && approves([c], consolidation.savings) ? c : undefined;
     },
-    settings.outOfTime ?? (() => false),
+    () => settings.outOfTime?.() ?? false,
   );
   return walked.found ? [walked.found.candidate] : [];
 }

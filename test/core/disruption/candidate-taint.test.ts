@@ -4,6 +4,7 @@ import {
   candidateNodes,
   candidateTaintChanges,
 } from '../../../shared/core/disruption/candidate-taint';
+import { MAX_CONSOLIDATION_SIMULATIONS } from '../../../shared/core/disruption/decide';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { Pod } from '../../../shared/core/model/pod';
@@ -118,13 +119,60 @@ describe('candidateNodes: where consolidation is heading', () => {
     expect(sorted(candidateNodes(cluster(members, { ...m5Pool(), replicas: 3 }), global))).toEqual([]);
   });
 
-  it('takes the nodes of a recorded command, even one a do-not-disrupt pod now keeps', () => {
-    const [node, claim] = kept('a');
-    const commanded: [StateNode, NodeClaim] = [
+  it('takes the nodes of a recorded command, even under consolidateAfter: Never, unless now kept', () => {
+    const base = m5Pool();
+    const never = { ...base, disruption: { ...base.disruption, consolidateAfter: 'Never' } };
+    const command = ([node, claim]: [StateNode, NodeClaim]): [StateNode, NodeClaim] => [
       node,
       { ...claim, annotations: { ...claim.annotations, 'podlift.dev/disruption-command': '{"id":"x"}' } },
     ];
-    expect(sorted(candidateNodes(cluster([commanded, full('f')]), global))).toEqual(['a']);
+    // Its pods go with the command (commands-in-flight.ts): a do-not-disrupt pod no longer keeps it.
+    expect(sorted(candidateNodes(cluster([command(kept('a')), full('f')], never), global))).toEqual(['a']);
+    expect(sorted(candidateNodes(cluster([kept('a'), full('f')], never), global))).toEqual([]);
+    const annotated = withNode(command(light('b')), {
+      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    });
+    expect(sorted(candidateNodes(cluster([annotated, full('f')]), global))).toEqual([]);
+  });
+
+  /** Many pods of 100m on one node: a large share of the NodePool's disruption. */
+  const crowded = (node: string) =>
+    m5xlargeMember(
+      node,
+      Array.from({ length: 6 }, (_, i) => app(`${node}${i}`, '100m')),
+    );
+
+  it("holds the global step to Balanced's threshold whatever the policy, as the decision does", () => {
+    // Deleting c onto s saves a fifth of the NodePool's cost for 7/15 of its disruption: 0.43 < ½.
+    const members = [crowded('c'), kept('s'), full('f'), full('g'), full('h')];
+    expect(sorted(candidateNodes(cluster(members), global))).toEqual([]);
+    expect(sorted(candidateNodes(cluster(members), karpenters))).toEqual(['c']);
+    expect(sorted(candidateNodes(cluster(members, m5Pool({ policy: 'Balanced' })), karpenters))).toEqual([]);
+  });
+
+  it("holds single-node's move to Balanced's threshold: a replacement that saves too little", () => {
+    // Deleted, d would pass (CanPassThreshold); replaced by an m5.large it saves half as much: 0.375 < ½.
+    const d = m5xlargeMember('d', [app('d1', '700m'), app('d2', '700m')]);
+    const members = [d, full('f'), full('g'), full('h')];
+    expect(sorted(candidateNodes(cluster(members), karpenters))).toEqual(['d']);
+    expect(sorted(candidateNodes(cluster(members, m5Pool({ policy: 'Balanced' })), karpenters))).toEqual([]);
+  });
+
+  it('walks the dearer of nodes with as many pods first', () => {
+    // Priced below any replacement, so no merge saves; each 2-cpu pod fits on s alone.
+    const two = (node: string, price: number) => m5xlargeMember(node, [app(`${node}1`, '2')], { price });
+    const roomy = m5xlargeMember('s', [app('s1', '1500m', { 'karpenter.sh/do-not-disrupt': 'true' })]);
+    const members = [two('a', 0.05), two('b', 0.07), two('c', 0.06), roomy];
+    expect(sorted(candidateNodes(cluster(members), karpenters))).toEqual(['b']);
+  });
+
+  it(`searches at most ${MAX_CONSOLIDATION_SIMULATIONS} candidates for a multi-node step`, () => {
+    const many = Array.from({ length: MAX_CONSOLIDATION_SIMULATIONS + 1 }, (_, i) =>
+      m5xlargeMember(`n${String(i).padStart(3, '0')}`, [app(`p${i}`, '100m')]),
+    );
+    // Its binary search over the first 100 lands on 99 of them; over all 101 it would land on 97.
+    const names = candidateNodes(cluster(many), karpenters);
+    expect([names.size, names.has('n100')]).toEqual([99, false]);
   });
 });
 
