@@ -1,8 +1,9 @@
 import type { Instance } from '@aws-sdk/client-ec2';
 import { durationMs } from '../../shared/core/model/duration';
-import type { KubeObject, RecordedRequest } from '../fakes/kube';
+import type { RecordedRequest } from '../fakes/kube';
 import { BudgetInvariant, type ControllerRef, podsRemovedBy } from './budget-invariant';
 import type { ClusterWorld } from './cluster-world';
+import { InterruptionInvariant, podsOn } from './interruption-invariant';
 import { quantityValue } from './kube-scheduler';
 import type { KubeletStandIn } from './kubelet';
 
@@ -12,27 +13,6 @@ export const ORPHAN_BOUND_MS = 3 * 60_000;
 // biome-ignore lint/suspicious/noExplicitAny: the checker reads the API server's untyped JSON
 type Json = Record<string, any>;
 
-interface InterruptionWatch {
-  readonly instanceId: string;
-  readonly node: string | undefined;
-  /** The instance's NodeClaim (its `karpenter.sh/nodeclaim` tag), registered or not. */
-  readonly claim: string | undefined;
-  readonly warnedAt: number;
-  readonly reclaimAt: number;
-  /** Whether the node ran pods that need somewhere to go. */
-  readonly hadPods: boolean;
-  /** What announced the instance's end, for messages. */
-  readonly cause: string;
-  /** The controllers (`namespace/Kind/name`) of the pods the node ran when it was warned. */
-  readonly controllers: ReadonlySet<string>;
-  /**
-   * The first check at which the node ran no more pods (none left terminating): its drain was
-   * done, and its pods' replacements, created as each one was deleted, existed by then.
-   */
-  emptiedAt: number | undefined;
-  checked: boolean;
-}
-
 /**
  * podlift's guarantees, checked after every step of the world rather than only at the end:
  * - no NodePool's instances exceed its `limits` (cpu, memory);
@@ -41,15 +21,8 @@ interface InterruptionWatch {
  *   instance's NodeClaim is gone (garbage collection);
  * - no instance of the cluster runs without a NodeClaim longer than {@link ORPHAN_BOUND_MS};
  * - podlift terminates no instance that is not tagged for the cluster;
- * - a spot interruption (or an AWS Health scheduled change) of a node with pods gets a
- *   replacement NodeClaim initialized before the instance is reclaimed (or retired) when the
- *   interruption function launched one; when it launched none (the pods fit on existing capacity,
- *   or the cluster Lease was held and the provisioner's next run launches for them), no pod of the
- *   node's controllers whose creationTimestamp is at or before the first check that found the node
- *   empty (no pod left on it, terminating or not) is pending when the instance goes: those are its
- *   pods' replacements. One created later replaces a pod another node's drain evicted and is that
- *   node's to answer for; when the node never emptied (a drain held up), every pending pod of its
- *   controllers counts. Except while a waiver holds (capacity outages, crashes);
+ * - a spot interruption (or an AWS Health scheduled change) of a node with pods leaves none of
+ *   them without somewhere to run when the instance goes ({@link InterruptionInvariant});
  * - a node running a `karpenter.sh/do-not-disrupt` pod is never tainted for voluntary disruption
  *   (an interrupted or expired node's is forceful);
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
@@ -62,9 +35,9 @@ interface InterruptionWatch {
 export class InvariantChecker {
   readonly violations: string[] = [];
   private readonly reported = new Set<string>();
-  private readonly interruptions: InterruptionWatch[] = [];
   private readonly previousState = new Map<string, string>();
   private readonly budgets = new BudgetInvariant();
+  private readonly interruptions: InterruptionInvariant;
   /** Requests of the API server's log already looked at (only podlift talks to it over HTTP). */
   private requestCursor = 0;
   /** The instances podlift asked EC2 to terminate (its TerminateInstances calls), and how far the call log was read. */
@@ -72,19 +45,6 @@ export class InvariantChecker {
   private callCursor = 0;
   /** Nodes whose pods podlift was allowed to force off (terminationGracePeriod ran out). */
   readonly forcedNodes = new Set<string>();
-  /** Nodes an interruption tainted, where the do-not-disrupt guarantee does not apply. */
-  readonly interruptedNodes = new Set<string>();
-  survived = 0;
-  /** NodeClaims the interruption function created, and when. */
-  private readonly interruptionLaunches: { nodeClaim: string; interrupted: string }[] = [];
-  /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
-  private readonly waivers: { from: number; until: number }[] = [];
-  /**
-   * When each NodeClaim became Initialized (its condition's lastTransitionTime), kept after the
-   * NodeClaim is gone: a replacement that was ready before the reclaim met the guarantee even when
-   * it was itself interrupted and deleted before the reclaim came.
-   */
-  private readonly initializedAt = new Map<string, number>();
 
   /**
    * @param scaleOf the scale of a pod's controller (a Deployment's replicas for its ReplicaSet),
@@ -96,62 +56,30 @@ export class InvariantChecker {
     private readonly onViolation: (message: string) => void,
     private readonly scaleOf: (namespace: string, controller: ControllerRef) => number | undefined = () =>
       undefined,
-  ) {}
+  ) {
+    this.interruptions = new InterruptionInvariant(world, kubelet, (key, message) =>
+      this.violate(key, message),
+    );
+  }
 
-  /**
-   * Starts watching a spot interruption, or another notice of an instance's end (`cause`): a
-   * replacement must be initialized before `reclaimAt`.
-   */
+  /** Starts watching an instance's announced end: see {@link InterruptionInvariant.expect}. */
   expectReplacementBefore(instanceId: string, reclaimAt: number, cause = 'spot interruption'): void {
-    const node = this.kubelet.nodeOf(instanceId);
-    const pods = node === undefined ? [] : this.podsOn(node);
-    const hadPods = pods.length > 0;
-    if (node) this.interruptedNodes.add(node);
-    const claim = this.world.fakes.ec2
-      .instance(instanceId)
-      ?.Tags?.find((t) => t.Key === 'karpenter.sh/nodeclaim')?.Value;
-    this.interruptions.push({
-      instanceId,
-      node,
-      claim,
-      warnedAt: this.world.time.now(),
-      reclaimAt,
-      hadPods,
-      cause,
-      controllers: new Set(pods.flatMap((p) => controllerKeys(p))),
-      emptiedAt: undefined,
-      checked: false,
-    });
+    this.interruptions.expect(instanceId, reclaimAt, cause);
   }
 
-  /**
-   * Notes a NodeClaim the interruption function created to replace the `interrupted` NodeClaim's
-   * capacity (to be ready before the reclaim).
-   */
+  /** See {@link InterruptionInvariant.noteLaunch}. */
   noteInterruptionLaunch(nodeClaim: string, interrupted: string): void {
-    this.interruptionLaunches.push({ nodeClaim, interrupted });
+    this.interruptions.noteLaunch(nodeClaim, interrupted);
   }
 
-  /**
-   * From now until `until`, spot interruptions are not held to the replace-before-reclaim
-   * guarantee (they still count as not survived): EC2 is refusing capacity, or a function crashed
-   * and its cluster Lease may hold every loop back until it lapses.
-   */
+  /** See {@link InterruptionInvariant.waiveUntil}. */
   waiveInterruptionsUntil(until: number): void {
-    this.waivers.push({ from: this.world.time.now(), until });
+    this.interruptions.waiveUntil(until);
   }
 
-  /**
-   * The NodeClaims launched to replace the `claim`'s capacity; when one of them was itself
-   * interrupted before it was ready — registered or not — the replacements launched for it count
-   * too (its pods moved on with them).
-   */
-  private replacementsOf(claim: string | undefined, seen = new Set<string>()): string[] {
-    if (claim === undefined || seen.has(claim)) return [];
-    seen.add(claim);
-    return this.interruptionLaunches
-      .filter((l) => l.interrupted === claim)
-      .flatMap((l) => [l.nodeClaim, ...this.replacementsOf(l.nodeClaim, seen)]);
+  /** Interruptions whose replace-before-reclaim guarantee held. */
+  get survived(): number {
+    return this.interruptions.survived;
   }
 
   /** Checks every guarantee now. */
@@ -163,8 +91,7 @@ export class InvariantChecker {
     this.checkLimits(instances, store.list('nodepools.karpenter.sh').items as Json[]);
     this.checkTerminations(instances);
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
-    this.noteInitialized(claims);
-    this.checkInterruptions();
+    this.interruptions.check(claims);
     this.checkDoNotDisrupt(store.list('nodes').items as Json[], claims);
     this.checkBudgets();
   }
@@ -174,38 +101,6 @@ export class InvariantChecker {
     this.reported.add(key);
     this.violations.push(message);
     this.onViolation(message);
-  }
-
-  /**
-   * Pods of `controllers` that are not bound to a node (nor finished, nor leaving), created no
-   * later than `createdBy` (virtual ms). A creationTimestamp has whole seconds, cut down: a pod
-   * created in the same second as `createdBy`, before or after it, counts.
-   */
-  private pendingOf(controllers: ReadonlySet<string>, createdBy: number): KubeObject[] {
-    return this.world.fakes.kube.store
-      .list('pods')
-      .items.filter(
-        (p) =>
-          !(p.spec as Json)?.nodeName &&
-          !p.metadata.deletionTimestamp &&
-          !['Succeeded', 'Failed'].includes((p.status as Json)?.phase) &&
-          controllerKeys(p).some((k) => controllers.has(k)) &&
-          createdNoLaterThan(p, createdBy),
-      );
-  }
-
-  private podsOn(
-    node: string,
-    pods: KubeObject[] = this.world.fakes.kube.store.list('pods').items,
-  ): KubeObject[] {
-    return pods.filter(
-      (p) =>
-        (p.spec as Json)?.nodeName === node &&
-        !((p.metadata.ownerReferences ?? []) as Json[]).some(
-          (o) => o.kind === 'DaemonSet' || o.kind === 'Node',
-        ) &&
-        !['Succeeded', 'Failed'].includes((p.status as Json)?.phase),
-    );
   }
 
   private checkLimits(instances: Instance[], pools: Json[]): void {
@@ -247,7 +142,9 @@ export class InvariantChecker {
       if (claim !== undefined && !this.world.fakes.kube.store.find('nodeclaims.karpenter.sh', claim))
         continue;
       // A pod being deleted (evicted, or by the taint eviction controller) is on its way out.
-      const left = this.podsOn(node).filter((p) => !p.metadata.deletionTimestamp);
+      const left = podsOn(node, this.world.fakes.kube.store.list('pods').items).filter(
+        (p) => !p.metadata.deletionTimestamp,
+      );
       if (left.length > 0)
         this.violate(
           `drain/${id}`,
@@ -298,58 +195,6 @@ export class InvariantChecker {
     }
   }
 
-  private noteInitialized(claims: Json[]): void {
-    for (const c of claims) {
-      if (this.initializedAt.has(c.metadata.name)) continue;
-      const initialized = (c.status?.conditions ?? []).find(
-        (k: Json) => k.type === 'Initialized' && k.status === 'True',
-      );
-      if (!initialized) continue;
-      const at = Date.parse(initialized.lastTransitionTime);
-      this.initializedAt.set(c.metadata.name, Number.isNaN(at) ? this.world.time.now() : at);
-    }
-  }
-
-  private checkInterruptions(): void {
-    const now = this.world.time.now();
-    let pods: KubeObject[] | undefined;
-    for (const watch of this.interruptions) {
-      if (watch.checked) continue;
-      if (watch.node !== undefined && watch.emptiedAt === undefined) {
-        pods ??= this.world.fakes.kube.store.list('pods').items;
-        if (this.podsOn(watch.node, pods).length === 0) watch.emptiedAt = now;
-      }
-      if (now < watch.reclaimAt) continue;
-      watch.checked = true;
-      if (!watch.hadPods) {
-        this.survived++;
-        continue;
-      }
-      // The interruption function launches what the node's pods need. When it launched nothing
-      // (they fit on capacity already there, or the provisioner launches for them because the
-      // Lease was held), the pods themselves are followed: their replacements must not be left
-      // pending when the instance goes. Those are the controllers' pods that existed when the node
-      // emptied; one created later replaces a pod another node's drain evicted, whose own watch
-      // answers for it. Until the node empties (a drain held up), any of them may be its pods'.
-      const launched = this.replacementsOf(watch.claim);
-      const replaced =
-        launched.length === 0
-          ? this.pendingOf(
-              watch.controllers,
-              (watch.emptiedAt ?? Number.POSITIVE_INFINITY) + REPLACEMENT_SLACK_MS,
-            ).length === 0
-          : launched.some(
-              (name) => (this.initializedAt.get(name) ?? Number.POSITIVE_INFINITY) <= watch.reclaimAt,
-            );
-      if (replaced) this.survived++;
-      else if (!this.waivers.some((w) => w.from <= watch.reclaimAt && w.until >= watch.warnedAt))
-        this.violate(
-          `interruption/${watch.instanceId}`,
-          `${watch.cause} of ${watch.instanceId}: no replacement initialized before the instance went`,
-        );
-    }
-  }
-
   /**
    * Karpenter's voluntary disruption (drift, consolidation, emptiness) passes over nodes with
    * do-not-disrupt pods; forceful disruption does not wait to taint: an interruption, or an
@@ -380,10 +225,10 @@ export class InvariantChecker {
     for (const node of nodes) {
       const name = node.metadata.name;
       const id = node.spec?.providerID;
-      if (this.interruptedNodes.has(name) || expired.has(id) || eventual.has(id)) continue;
+      if (this.interruptions.interruptedNodes.has(name) || expired.has(id) || eventual.has(id)) continue;
       const tainted = (node.spec?.taints ?? []).some((t: Json) => t.key === 'karpenter.sh/disrupted');
       if (!tainted) continue;
-      const holder = this.podsOn(name, pods).find(
+      const holder = podsOn(name, pods).find(
         (p) =>
           p.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true' &&
           (p.status as Json)?.phase === 'Running',
@@ -429,24 +274,4 @@ export class InvariantChecker {
       );
     }
   }
-}
-
-/**
- * How long after a node emptied its last pod's replacement may still be created: a pod deleted
- * at once (grace 0, a terminationGracePeriod run out) leaves the store in the same tick, and the
- * ReplicaSet stand-in creates its replacement at the next (the simulation's default tick, 1 s).
- */
-const REPLACEMENT_SLACK_MS = 1_000;
-
-/** Whether `pod` was created at or before `at` (virtual ms); one without a creationTimestamp was. */
-function createdNoLaterThan(pod: KubeObject, at: number): boolean {
-  const created = Date.parse(pod.metadata.creationTimestamp ?? '');
-  return Number.isNaN(created) || created <= at;
-}
-
-/** A pod's controllers as `namespace/Kind/name` (a ReplicaSet's pods keep their owner when recreated). */
-function controllerKeys(pod: KubeObject): string[] {
-  return ((pod.metadata.ownerReferences ?? []) as Json[])
-    .filter((o) => o.controller === true)
-    .map((o) => `${pod.metadata.namespace}/${o.kind}/${o.name}`);
 }
