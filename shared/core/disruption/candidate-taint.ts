@@ -3,7 +3,7 @@ import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import { type Candidate, disruptionCandidates } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
-import { type DisruptionSettings, MAX_CONSOLIDATION_SIMULATIONS } from './decide';
+import { byConsolidationOrder, type DisruptionSettings, MAX_CONSOLIDATION_SIMULATIONS } from './decide';
 import { leaveEmptyNodesEmpty } from './deletion-cost';
 import { globalConsolidation } from './global-consolidation';
 import { computeConsolidation, multiNodeConsolidation } from './methods';
@@ -28,7 +28,8 @@ import { walkCandidates } from './single-node-walk';
  * `consolidateAfter` has passed, unless it is `Never`); and the nodes of the step consolidation
  * would take next, were every candidate past `consolidateAfter` and every budget open, on the
  * cluster without the empty nodes — the global step with the `GlobalConsolidation` gate, else
- * multi-node's and then single-node's, as decideDisruption tries them. Nodes a do-not-disrupt pod
+ * multi-node's, else single-node's first move in consolidation's order (from the top: the resume
+ * mark and the NodePools' interleaving are the decision's own). Nodes a do-not-disrupt pod
  * or annotation keeps and static NodePools' (`blocked`) are not.
  */
 
@@ -58,8 +59,7 @@ function heading(
   snapshot: ClusterSnapshot,
   settings: DisruptionSettings,
 ): readonly Candidate[] {
-  // decideDisruption's order: fewest pods first, the dearer first among equals.
-  const ordered = busy.sort((a, b) => a.pods.length - b.pods.length || b.price - a.price);
+  const ordered = busy.sort(byConsolidationOrder);
   // Emptiness goes first: the empty candidates are on their way out, not room.
   const room = leaveEmptyNodesEmpty(snapshot);
   const totals = nodePoolTotals(snapshot);

@@ -31,6 +31,11 @@ import { staticDriftChoice } from './static-drift';
  */
 export const MAX_CONSOLIDATION_SIMULATIONS = 100;
 
+/** The order consolidation takes candidates in: fewest pods first, the dearer first among equals. */
+export function byConsolidationOrder(a: Candidate, b: Candidate): number {
+  return a.pods.length - b.pods.length || b.price - a.price;
+}
+
 /** What a decision needs besides the cluster: the operator's settings and the run's time budget. */
 export interface DisruptionSettings extends ConsolidationSettings {
   /**
@@ -225,7 +230,7 @@ export function decideDisruption(
       (c) =>
         c.pool.disruption.consolidationPolicy !== 'WhenEmpty' && c.pods.length > 0 && isConsolidatable(c),
     )
-    .sort((a, b) => a.pods.length - b.pods.length || b.price - a.price)) {
+    .sort(byConsolidationOrder)) {
     if (c.blocked) pass(c, c.blocked);
     else if (withinBudget(c, 'Underutilized')) underutilized.push(c);
   }
