@@ -1,6 +1,7 @@
 import type { CapacityChangeReason } from '../shared/core/contracts/capacity-changed';
 import { VALIDATION_DELAY_MS } from '../shared/core/disruption/methods';
-import { ANNOTATIONS } from '../shared/core/model/labels';
+import { durationMs } from '../shared/core/model/duration';
+import { ANNOTATIONS, LABEL_NODEPOOL } from '../shared/core/model/labels';
 import type { Hint } from './hint';
 import type { ObjectChange } from './reflector';
 import { metadataOf } from './watch-objects';
@@ -15,6 +16,31 @@ export interface GenerationDigest {
 export function generationDigest(object: unknown): GenerationDigest {
   const meta = metadataOf(object);
   return { name: meta.name ?? '', generation: meta.generation ?? 0 };
+}
+
+/** What the watcher keeps of a NodePool: its spec's generation and its consolidateAfter. */
+export interface NodePoolDigest extends GenerationDigest {
+  /**
+   * `spec.disruption.consolidateAfter` in ms (the CRD's default `0s` when absent); absent for
+   * `Never` and for a value that does not read (the functions report it).
+   */
+  readonly consolidateAfterMs?: number;
+}
+
+/** The digest of a NodePool. */
+export function nodePoolDigest(object: unknown): NodePoolDigest {
+  const spec = (object as { spec?: { disruption?: { consolidateAfter?: unknown } } } | null)?.spec;
+  const after = spec?.disruption?.consolidateAfter ?? '0s';
+  let consolidateAfterMs: number | undefined;
+  try {
+    consolidateAfterMs = typeof after === 'string' ? durationMs(after) : undefined;
+  } catch {
+    consolidateAfterMs = undefined;
+  }
+  return {
+    ...generationDigest(object),
+    ...(consolidateAfterMs !== undefined ? { consolidateAfterMs } : {}),
+  };
 }
 
 /**
@@ -47,11 +73,28 @@ export interface NodeClaimDigest {
    * plus {@link VALIDATION_DELAY_MS}; absent without a readable command.
    */
   readonly validationDueAt?: number;
+  /** Its `karpenter.sh/nodepool` label. */
+  readonly nodePool?: string;
+  /**
+   * Since when its NodePool's consolidateAfter runs (epoch ms): `status.lastPodEventTime`, or
+   * without one the Initialized condition's transition; absent until Initialized is True.
+   */
+  readonly quietSince?: number;
 }
 
 interface NodeClaimFields {
-  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> };
-  readonly status?: { readonly conditions?: readonly { readonly type?: string; readonly status?: string }[] };
+  readonly metadata?: {
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly labels?: Readonly<Record<string, string>>;
+  };
+  readonly status?: {
+    readonly lastPodEventTime?: string;
+    readonly conditions?: readonly {
+      readonly type?: string;
+      readonly status?: string;
+      readonly lastTransitionTime?: string;
+    }[];
+  };
 }
 
 /** The digest of a NodeClaim. */
@@ -59,6 +102,12 @@ export function nodeClaimDigest(object: unknown): NodeClaimDigest {
   const meta = metadataOf(object);
   const { metadata, status } = (object ?? {}) as NodeClaimFields;
   const validationDueAt = commandValidationDueAt(metadata?.annotations?.[ANNOTATIONS.disruptionCommand]);
+  const nodePool = metadata?.labels?.[LABEL_NODEPOOL];
+  // As shared/core/disruption/consolidatable.ts `underConsolidateAfter` reads it.
+  const initialized = status?.conditions?.find((c) => c.type === 'Initialized' && c.status === 'True');
+  const since = initialized
+    ? Date.parse(status?.lastPodEventTime ?? initialized.lastTransitionTime ?? '')
+    : Number.NaN;
   return {
     name: meta.name ?? '',
     generation: meta.generation ?? 0,
@@ -68,6 +117,8 @@ export function nodeClaimDigest(object: unknown): NodeClaimDigest {
       .sort()
       .join(','),
     ...(validationDueAt !== undefined ? { validationDueAt } : {}),
+    ...(nodePool !== undefined ? { nodePool } : {}),
+    ...(Number.isFinite(since) ? { quietSince: since } : {}),
   };
 }
 

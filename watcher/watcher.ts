@@ -11,9 +11,16 @@ import type { Clock, Timers } from '../shared/core/ports/time';
 import { Backoff, type BackoffOptions } from './backoff';
 import type { CapacityChange, CapacityChangesBatch } from './capacity-changes-accumulator';
 import { CapacityChangesAccumulator } from './capacity-changes-accumulator';
+import { ConsolidatableWakeups } from './consolidatable-wakeups';
 import type { Hint } from './hint';
 import { HintChannel } from './hint-channel';
-import { generationDigest, generationHints, nodeClaimDigest, nodeClaimHints } from './karpenter-object-hints';
+import {
+  generationDigest,
+  generationHints,
+  nodeClaimDigest,
+  nodeClaimHints,
+  nodePoolDigest,
+} from './karpenter-object-hints';
 import { nodeDigest, nodeHints } from './node-hints';
 import type { PendingPodsBatch } from './pending-pods-accumulator';
 import { PendingPodsAccumulator } from './pending-pods-accumulator';
@@ -136,6 +143,7 @@ export class Watcher {
   private readonly pendingPods: HintChannel<PendingPodRef, PendingPodsBatch>;
   private readonly capacityChanges: HintChannel<CapacityChange, CapacityChangesBatch>;
   private readonly validationWakeups: ValidationWakeups;
+  private readonly consolidatableWakeups: ConsolidatableWakeups;
   private readonly log: WatcherLog;
 
   constructor(options: WatcherOptions) {
@@ -177,6 +185,9 @@ export class Watcher {
     this.validationWakeups = new ValidationWakeups(clock, timers, (name) =>
       this.route({ type: 'CapacityChanged', change: { reason: 'validationDue', name } }),
     );
+    this.consolidatableWakeups = new ConsolidatableWakeups(clock, timers, (name) =>
+      this.route({ type: 'CapacityChanged', change: { reason: 'consolidatableDue', name } }),
+    );
 
     const reflect = <Digest>(
       resource: WatchedResource,
@@ -200,10 +211,14 @@ export class Watcher {
     this.reflectors = [
       reflect('pods', podDigest, podHints),
       reflect('nodes', nodeDigest, nodeHints),
-      reflect('nodepools', generationDigest, generationHints('nodePoolChanged')),
+      reflect('nodepools', nodePoolDigest, (change) => {
+        this.consolidatableWakeups.observeNodePool(change);
+        return generationHints('nodePoolChanged')(change);
+      }),
       reflect('ec2nodeclasses', generationDigest, generationHints('nodeClassChanged')),
       reflect('nodeclaims', nodeClaimDigest, (change) => {
         this.validationWakeups.observe(change);
+        this.consolidatableWakeups.observeNodeClaim(change);
         return nodeClaimHints(change);
       }),
     ];
@@ -229,10 +244,11 @@ export class Watcher {
     return Object.values(this.readiness()).every((health) => health.ready);
   }
 
-  /** Closes the watches and clears the validation wake-ups, then publishes the hints still batched (one attempt each). */
+  /** Closes the watches and clears the wake-ups, then publishes the hints still batched (one attempt each). */
   async stop(): Promise<void> {
     for (const reflector of this.reflectors) reflector.stop();
     this.validationWakeups.stop();
+    this.consolidatableWakeups.stop();
     await Promise.all([this.pendingPods.flush(), this.capacityChanges.flush()]);
     this.log.info('watcher stopped');
   }

@@ -6,6 +6,7 @@ import {
   generationHints,
   nodeClaimDigest,
   nodeClaimHints,
+  nodePoolDigest,
 } from '../../watcher/karpenter-object-hints';
 import { nodeDigest, nodeHints } from '../../watcher/node-hints';
 import { podDigest, podHints } from '../../watcher/pod-hints';
@@ -100,5 +101,74 @@ describe('Karpenter object hints', () => {
     expect(nodeClaimHints(modified(nodeClaimDigest(nodeClaimManifest({ name: 'c1' })), annotated))).toEqual(
       [],
     );
+  });
+
+  it("reads a NodePool's consolidateAfter: the CRD's 0s when absent, nothing for Never or a bad value", () => {
+    const withAfter = (consolidateAfter?: unknown) => {
+      const manifest = nodePoolManifest();
+      const spec = manifest.spec as Record<string, unknown>;
+      return {
+        ...manifest,
+        metadata: { ...manifest.metadata, generation: 3 },
+        spec: {
+          ...spec,
+          disruption: {
+            consolidationPolicy: 'WhenEmptyOrUnderutilized',
+            ...(consolidateAfter !== undefined ? { consolidateAfter } : {}),
+          },
+        },
+      };
+    };
+    expect(nodePoolDigest(withAfter('1m30s'))).toEqual({
+      name: 'default',
+      generation: 3,
+      consolidateAfterMs: 90_000,
+    });
+    expect(nodePoolDigest(withAfter())).toMatchObject({ consolidateAfterMs: 0 });
+    const { disruption: _, ...withoutDisruption } = withAfter().spec;
+    expect(nodePoolDigest({ ...withAfter(), spec: withoutDisruption })).toMatchObject({
+      consolidateAfterMs: 0,
+    });
+    // The API server prunes a null before defaulting (structural schemas), so null is 0s too.
+    expect(nodePoolDigest(withAfter(null))).toMatchObject({ consolidateAfterMs: 0 });
+    for (const none of ['Never', 'soon', 60])
+      expect(nodePoolDigest(withAfter(none)), String(none)).not.toHaveProperty('consolidateAfterMs');
+  });
+
+  it('reads since when a NodeClaim is quiet: its last pod event, else its initialization, and its NodePool', () => {
+    const initializedAt = '2026-11-28T01:00:00Z';
+    const claim = (status: Record<string, unknown>) => ({
+      ...nodeClaimManifest({ name: 'c1', nodePool: 'gpu' }),
+      status,
+    });
+    const initialized = { type: 'Initialized', status: 'True', lastTransitionTime: initializedAt };
+    expect(nodeClaimDigest(claim({ conditions: [initialized] }))).toMatchObject({
+      nodePool: 'gpu',
+      quietSince: Date.parse(initializedAt),
+    });
+    expect(
+      nodeClaimDigest(claim({ conditions: [initialized], lastPodEventTime: '2026-11-28T01:05:00Z' }))
+        .quietSince,
+    ).toBe(Date.parse('2026-11-28T01:05:00Z'));
+    for (const status of [
+      {},
+      { lastPodEventTime: '2026-11-28T01:05:00Z', conditions: [{ ...initialized, status: 'False' }] },
+      { conditions: [{ type: 'Initialized', status: 'True' }] },
+      { conditions: [initialized], lastPodEventTime: 'yesterday' },
+    ])
+      expect(nodeClaimDigest(claim(status)), JSON.stringify(status)).not.toHaveProperty('quietSince');
+    const { labels: _, ...unlabelled } = nodeClaimManifest({ name: 'c1' }).metadata;
+    expect(
+      nodeClaimDigest({ ...nodeClaimManifest({ name: 'c1' }), metadata: unlabelled }),
+    ).not.toHaveProperty('nodePool');
+    // Pod events are not hints by themselves: the wake-up comes when consolidateAfter is up.
+    expect(
+      nodeClaimHints(
+        modified(
+          nodeClaimDigest(claim({ conditions: [initialized] })),
+          nodeClaimDigest(claim({ conditions: [initialized], lastPodEventTime: '2026-11-28T01:05:00Z' })),
+        ),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualTime } from '../../sim/virtual-time';
+import { WAKEUP_SLACK_MS } from '../../watcher/due-timers';
 import type { NodeClaimDigest } from '../../watcher/karpenter-object-hints';
 import type { ObjectChange } from '../../watcher/reflector';
-import { VALIDATION_WAKEUP_SLACK_MS, ValidationWakeups } from '../../watcher/validation-wakeups';
+import { ValidationWakeups } from '../../watcher/validation-wakeups';
 
 function digest(validationDueAt?: number): NodeClaimDigest {
   return {
@@ -34,11 +35,11 @@ describe('ValidationWakeups', () => {
     const { time, due, w } = wakeups();
     const dueAt = time.now() + 15_000;
     w.observe(change('modified', digest(dueAt)));
-    time.advance(15_000 + VALIDATION_WAKEUP_SLACK_MS - 1);
+    time.advance(15_000 + WAKEUP_SLACK_MS - 1);
     expect(due).toEqual([]);
     w.observe(change('modified', { ...digest(dueAt), conditions: 'Drifted=True' }));
     time.advance(1);
-    expect(due).toEqual([{ name: 'c1', at: dueAt + VALIDATION_WAKEUP_SLACK_MS }]);
+    expect(due).toEqual([{ name: 'c1', at: dueAt + WAKEUP_SLACK_MS }]);
     w.observe(change('modified', { ...digest(dueAt), generation: 2 }));
     time.advance(60_000);
     expect(due).toHaveLength(1);
@@ -51,8 +52,8 @@ describe('ValidationWakeups', () => {
     w.observe(change('modified', digest(start + 15_000)));
     w.observe(change('modified', digest(start + 20_000)));
     expect(time.pending).toBe(1);
-    time.advance(20_000 + VALIDATION_WAKEUP_SLACK_MS);
-    expect(due.map((d) => d.at)).toEqual([start + 20_000 + VALIDATION_WAKEUP_SLACK_MS]);
+    time.advance(20_000 + WAKEUP_SLACK_MS);
+    expect(due.map((d) => d.at)).toEqual([start + 20_000 + WAKEUP_SLACK_MS]);
 
     w.observe(change('modified', digest(time.now() + 15_000)));
     w.observe(change('modified', digest()));

@@ -301,6 +301,78 @@ describe('Watcher: validation wake-ups', () => {
   });
 });
 
+describe('Watcher: consolidatable wake-ups', () => {
+  const initialized = (at: number) => ({
+    type: 'Initialized',
+    status: 'True',
+    lastTransitionTime: new Date(at).toISOString(),
+  });
+  const setStatus = (claim: string, status: Record<string, unknown>) =>
+    server.store.patch('nodeclaims.karpenter.sh', claim, { status }, MERGE_PATCH, { subresource: 'status' });
+  const withConsolidateAfter = (consolidateAfter: string) => {
+    const pool = nodePoolManifest();
+    return { ...pool, spec: { ...(pool.spec as object), disruption: { consolidateAfter } } };
+  };
+
+  it("wakes the disruption function when a NodeClaim's consolidateAfter is up since its last pod event", async () => {
+    server.store.seed('nodepools.karpenter.sh', withConsolidateAfter('1m'));
+    server.store.seed('nodeclaims.karpenter.sh', nodeClaimManifest({ name: 'a' }));
+    const h = track(await startedWatcher(server));
+    const start = h.time.now();
+    setStatus('a', { conditions: [initialized(start)] });
+    await seenCapacity(h, 'nodeClaimChanged', 1);
+    await eventually(() => expect(h.time.delays()).toContain(61_000));
+    // A pod event recorded 20 s later moves the wake-up; the status write itself is no hint.
+    await h.time.advanceAsync(20_000);
+    setStatus('a', { lastPodEventTime: new Date(start + 20_000).toISOString() });
+    await eventually(() => expect(h.time.delays()).not.toContain(41_000));
+    expect(h.time.delays()).toContain(61_000);
+    await h.time.advanceAsync(60_999);
+    expect(h.watcher.metrics.capacityChangesSeen.get({ reason: 'consolidatableDue' })).toBe(0);
+    await h.time.advanceAsync(1);
+    await seenCapacity(h, 'consolidatableDue', 1);
+    await h.time.advanceAsync(1000);
+    await eventually(() =>
+      expect(capacityDetails(h).at(-1)).toMatchObject({
+        reasons: { consolidatableDue: { count: 1, sample: ['a'] } },
+      }),
+    );
+    expect(h.watcher.metrics.capacityChangesSeen.get({ reason: 'nodeClaimChanged' })).toBe(1);
+    // Once the function marks it Consolidatable nothing is pending for it; a later pod event
+    // (the condition removed again) sets a timer, which stopping the watcher clears.
+    setStatus('a', { conditions: [initialized(start), { type: 'Consolidatable', status: 'True' }] });
+    await seenCapacity(h, 'nodeClaimChanged', 2);
+    setStatus('a', {
+      conditions: [initialized(start)],
+      lastPodEventTime: new Date(h.time.now()).toISOString(),
+    });
+    await eventually(() => expect(h.time.delays()).toContain(61_000));
+    await h.watcher.stop();
+    expect(h.time.pending).toBe(0);
+  });
+
+  it('sets no wake-up for a NodePool that never consolidates, and one when it starts to', async () => {
+    server.store.seed('nodepools.karpenter.sh', withConsolidateAfter('Never'));
+    server.store.seed('nodeclaims.karpenter.sh', {
+      ...nodeClaimManifest({ name: 'a' }),
+      status: { conditions: [initialized(VIRTUAL_EPOCH - 600_000)] },
+    });
+    const h = track(await startedWatcher(server));
+    await h.time.advanceAsync(120_000);
+    expect(h.watcher.metrics.capacityChangesSeen.get({ reason: 'consolidatableDue' })).toBe(0);
+    server.store.patch(
+      'nodepools.karpenter.sh',
+      'default',
+      { spec: { disruption: { consolidateAfter: '5m' } } },
+      MERGE_PATCH,
+    );
+    // Quiet for ten minutes already: due at once (and the slack).
+    await eventually(() => expect(h.time.delays()).toContain(1000));
+    await h.time.advanceAsync(1000);
+    await seenCapacity(h, 'consolidatableDue', 1);
+  });
+});
+
 describe('Watcher: list and watch', () => {
   it('resumes dropped watches from their resourceVersion without relisting or repeating hints', async () => {
     const h = track(await startedWatcher(server));

@@ -25,6 +25,8 @@ export const CAPACITY_CHANGE_REASONS = [
   'nodeClaimChanged',
   // A recorded disruption command's 15 s validation is due (watcher/validation-wakeups.ts).
   'validationDue',
+  // A NodeClaim's consolidateAfter is up (watcher/consolidatable-wakeups.ts).
+  'consolidatableDue',
 ] as const;
 
 /** One of {@link CAPACITY_CHANGE_REASONS}. */

@@ -24,6 +24,7 @@ describe('example scenarios', () => {
         'budget-schedule-names.yaml',
         'cancelled-command-untaints.yaml',
         'consolidate-after.yaml',
+        'consolidatable-wakeup.yaml',
         'consolidation-counts-deleting-nodes-pods.yaml',
         'consolidation-counts-pending-pods.yaml',
         'consolidation-same-type.yaml',
