@@ -36,12 +36,14 @@ export class ConsolidatableWakeups {
     this.update(change.key);
   }
 
-  /** Follows a NodePool's consolidateAfter: every NodeClaim of the pool is due anew. */
+  /**
+   * Follows a NodePool's consolidateAfter (cluster-scoped: its key is its name). Every NodeClaim
+   * is due anew; those of other NodePools keep their due time, and so their timer.
+   */
   observeNodePool(change: ObjectChange<NodePoolDigest>): void {
-    const name = (change.current ?? change.previous)?.name ?? '';
-    if (change.current) this.pools.set(name, change.current);
-    else this.pools.delete(name);
-    for (const [key, claim] of this.claims) if (claim.nodePool === name) this.update(key);
+    if (change.current) this.pools.set(change.key, change.current);
+    else this.pools.delete(change.key);
+    for (const key of this.claims.keys()) this.update(key);
   }
 
   /** Clears every timer. */
@@ -51,7 +53,7 @@ export class ConsolidatableWakeups {
 
   private update(key: string): void {
     const claim = this.claims.get(key);
-    this.timers.set(key, claim?.name ?? '', claim && this.dueAt(claim));
+    this.timers.set(key, claim && this.dueAt(claim));
   }
 
   private dueAt(claim: NodeClaimDigest): number | undefined {

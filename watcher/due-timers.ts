@@ -18,7 +18,8 @@ interface DueTimer {
  * One timer per key, each firing once {@link WAKEUP_SLACK_MS} after its due time (at once when
  * that has passed): setting the same due time again keeps the timer, fired or not, so an object
  * that changes often does not wake the function twice for the same reason; a new due time
- * replaces it, and none clears it.
+ * replaces it, and none clears it. Keys are the reflector's, which for a cluster-scoped object
+ * (a NodeClaim) is its name.
  */
 export class DueTimers {
   private readonly timers = new Map<string, DueTimer>();
@@ -26,12 +27,12 @@ export class DueTimers {
   constructor(
     private readonly clock: Clock,
     private readonly schedule: Timers,
-    /** Called with the name given when the key's time is due. */
-    private readonly onDue: (name: string) => void,
+    /** Called with the key when its time is due. */
+    private readonly onDue: (key: string) => void,
   ) {}
 
   /** Sets, moves or (with no due time) clears the timer of `key`. */
-  set(key: string, name: string, dueAt: number | undefined): void {
+  set(key: string, dueAt: number | undefined): void {
     const held = this.timers.get(key);
     if (held?.dueAt === dueAt) return;
     if (held?.handle) this.schedule.clearTimeout(held.handle);
@@ -41,7 +42,7 @@ export class DueTimers {
     const timer: DueTimer = { dueAt };
     timer.handle = this.schedule.setTimeout(() => {
       delete timer.handle;
-      this.onDue(name);
+      this.onDue(key);
     }, delay);
     this.timers.set(key, timer);
   }

@@ -26,8 +26,7 @@ export class ValidationWakeups {
 
   /** Sets, moves or clears the timer of the NodeClaim `change` concerns. */
   observe(change: ObjectChange<NodeClaimDigest>): void {
-    const { current } = change;
-    this.timers.set(change.key, current?.name ?? '', current?.validationDueAt);
+    this.timers.set(change.key, change.current?.validationDueAt);
   }
 
   /** Clears every timer. */

@@ -88,6 +88,9 @@ describe('ConsolidatableWakeups', () => {
     expect(time.pending).toBe(1);
     w.observeNodeClaim(change<NodeClaimDigest>(undefined, 'f', claim({ name: 'f', quietSince: now })));
     expect(time.pending).toBe(0);
+    // A NodeClaim gone is forgotten: a later change of its NodePool sets nothing for it.
+    w.observeNodePool(change(pool(30_000), 'default', pool(60_000)));
+    expect(time.pending).toBe(0);
   });
 
   it('follows the NodePool: listed after its NodeClaims, consolidateAfter changed, set to Never, deleted', () => {
