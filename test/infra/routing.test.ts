@@ -127,11 +127,16 @@ describe('synthesized patterns against the real event fixtures (EventBridge sema
       'PodsPending',
       podsPendingDetail({ cluster: 'demo', pods: [{ namespace: 'default', name: 'web-1', uid: 'u1' }] }),
     );
-    const changed = event('CapacityChanged', capacityChangedDetail({ cluster: 'demo', reasons: {} }));
+    const changed = (reason: 'nodeAdded' | 'consolidatableDue') =>
+      event(
+        'CapacityChanged',
+        capacityChangedDetail({ cluster: 'demo', reasons: { [reason]: { count: 1, names: ['n'] } } }),
+      );
     const matches = (e: unknown) =>
       CLUSTER_BUS_RULES.filter((r) => matchesEventPattern(patternOf(r.id), e)).map((r) => r.target);
     expect(matches(pending)).toEqual(['provisioner']);
-    expect(matches(changed)).toEqual(['disruption', 'termination', 'provisioner']);
+    expect(matches(changed('nodeAdded'))).toEqual(['disruption', 'termination', 'provisioner']);
+    expect(matches(changed('consolidatableDue'))).toEqual(['disruption']);
     expect(matches({ ...pending, source: 'someone.else' })).toEqual([]);
   });
 });

@@ -32,6 +32,15 @@ export const CAPACITY_CHANGE_REASONS = [
 /** One of {@link CAPACITY_CHANGE_REASONS}. */
 export type CapacityChangeReason = (typeof CAPACITY_CHANGE_REASONS)[number];
 
+/**
+ * The reasons that are the disruption function's own due timers: a hint that counts only these
+ * wakes the disruption function alone (shared/core/contracts/routing.ts).
+ */
+export const DISRUPTION_WAKE_UP_REASONS = [
+  'validationDue',
+  'consolidatableDue',
+] as const satisfies readonly CapacityChangeReason[];
+
 /** Names kept per reason, at most. */
 export const MAX_SAMPLE_NAMES = 20;
 

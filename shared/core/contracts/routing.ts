@@ -1,4 +1,8 @@
-import { CAPACITY_CHANGED_DETAIL_TYPE } from './capacity-changed';
+import {
+  CAPACITY_CHANGE_REASONS,
+  CAPACITY_CHANGED_DETAIL_TYPE,
+  DISRUPTION_WAKE_UP_REASONS,
+} from './capacity-changed';
 import { PODS_PENDING_DETAIL_TYPE } from './pods-pending';
 import { WATCHER_EVENT_SOURCE } from './watcher-source';
 
@@ -39,11 +43,27 @@ export const FUNCTION_TIMEOUT_SECONDS: Readonly<Record<FunctionName, number>> = 
  */
 export const INTERRUPTION_VISIBILITY_TIMEOUT_SECONDS = FUNCTION_TIMEOUT_SECONDS.interruption;
 
-/** An EventBridge event pattern: field → allowed values (or a nested pattern). */
-export type EventPattern = { readonly [field: string]: readonly PatternValue[] | EventPattern };
+/**
+ * An EventBridge event pattern: field → allowed values (or a nested pattern), and under the key
+ * `$or` a list of patterns of which at least one must match at that level.
+ */
+export type EventPattern = {
+  readonly [field: string]: readonly PatternValue[] | EventPattern | readonly EventPattern[];
+};
 
-/** One allowed value of a pattern field: an exact string or number, or `{ prefix }`. */
-export type PatternValue = string | number | { readonly prefix: string };
+/**
+ * One allowed value of a pattern field: an exact string or number, `{ prefix }`, or
+ * `{ numeric }` — operator/number pairs (`>`, `>=`, `=`, `<`, `<=`) that a JSON number must all
+ * satisfy.
+ */
+export type PatternValue =
+  | string
+  | number
+  | { readonly prefix: string }
+  | { readonly numeric: readonly (NumericOperator | number)[] };
+
+/** A comparison of EventBridge's numeric matching. */
+export type NumericOperator = '<' | '<=' | '=' | '>' | '>=';
 
 /** Which bus a rule listens on: the cluster's own bus (watcher events) or the account's default bus (AWS events). */
 export type RuleBus = 'cluster' | 'default';
@@ -67,6 +87,22 @@ export interface ScheduleRule {
   readonly description: string;
 }
 
+/**
+ * A `CapacityChanged` detail that counts some reason other than the disruption function's own
+ * wake-ups (`validationDue`, `consolidatableDue`): those are due timers of disruption decisions,
+ * and waking the provisioner and the termination function for them only made those runs
+ * contend for the cluster Lease with the disruption run the same hint started. EventBridge's
+ * `$or` over numeric matches (eb-create-pattern-operators, "Numeric matching" and "$or
+ * matching"); a detail whose reasons are all zero matches none.
+ */
+const CHANGED_BEYOND_DISRUPTION_WAKE_UPS: EventPattern = {
+  reasons: {
+    $or: CAPACITY_CHANGE_REASONS.filter(
+      (reason) => !(DISRUPTION_WAKE_UP_REASONS as readonly string[]).includes(reason),
+    ).map((reason) => ({ [reason]: { count: [{ numeric: ['>', 0] }] } })),
+  },
+};
+
 /** The watcher's hints, on the cluster's bus. */
 export const CLUSTER_BUS_RULES: readonly EventRule[] = [
   {
@@ -86,7 +122,11 @@ export const CLUSTER_BUS_RULES: readonly EventRule[] = [
   {
     id: 'CapacityChangedTermination',
     bus: 'cluster',
-    pattern: { source: [WATCHER_EVENT_SOURCE], 'detail-type': [CAPACITY_CHANGED_DETAIL_TYPE] },
+    pattern: {
+      source: [WATCHER_EVENT_SOURCE],
+      'detail-type': [CAPACITY_CHANGED_DETAIL_TYPE],
+      detail: CHANGED_BEYOND_DISRUPTION_WAKE_UPS,
+    },
     target: 'termination',
     description: 'A NodeClaim or Node may be deleting: advance its drain.',
   },
@@ -96,7 +136,11 @@ export const CLUSTER_BUS_RULES: readonly EventRule[] = [
     // waited for the provisioner's one-minute schedule, twice, before its pods could bind.
     id: 'CapacityChangedProvisioner',
     bus: 'cluster',
-    pattern: { source: [WATCHER_EVENT_SOURCE], 'detail-type': [CAPACITY_CHANGED_DETAIL_TYPE] },
+    pattern: {
+      source: [WATCHER_EVENT_SOURCE],
+      'detail-type': [CAPACITY_CHANGED_DETAIL_TYPE],
+      detail: CHANGED_BEYOND_DISRUPTION_WAKE_UPS,
+    },
     target: 'provisioner',
     description: 'A Node joined or became Ready: register and initialize its NodeClaim.',
   },
@@ -178,20 +222,26 @@ export const EVENT_RULES: readonly EventRule[] = [...CLUSTER_BUS_RULES, ...INTER
 /**
  * Whether `event` matches `pattern` as EventBridge decides it: every field of the pattern must be
  * present; a list matches when the event's value (or, for an array value, any of its elements)
- * equals one of the listed strings/numbers or starts with a listed `prefix`; a nested pattern
- * matches a nested object.
+ * equals one of the listed strings/numbers, starts with a listed `prefix`, or is a number within
+ * a listed `numeric` range; a nested pattern matches a nested object; `$or` matches when one of
+ * its patterns matches the same object.
  */
 export function matchesEventPattern(pattern: EventPattern, event: unknown): boolean {
   if (event === null || typeof event !== 'object') return false;
   const record = event as Record<string, unknown>;
   return Object.entries(pattern).every(([field, expected]) => {
+    if (field === OR_KEY) {
+      return (expected as readonly EventPattern[]).some((alternative) =>
+        matchesEventPattern(alternative, record),
+      );
+    }
     if (!(field in record)) return false;
     const actual = record[field];
-    if (isValueList(expected)) {
-      const values = Array.isArray(actual) ? actual : [actual];
-      return values.some((value) => expected.some((allowed) => valueMatches(allowed, value)));
-    }
-    return matchesEventPattern(expected, actual);
+    if (!Array.isArray(expected)) return matchesEventPattern(expected as EventPattern, actual);
+    const values = Array.isArray(actual) ? actual : [actual];
+    return values.some((value) =>
+      (expected as readonly PatternValue[]).some((allowed) => valueMatches(allowed, value)),
+    );
   });
 }
 
@@ -202,11 +252,26 @@ export function routeEvent(bus: RuleBus, event: unknown): FunctionName[] {
   );
 }
 
-function isValueList(value: readonly PatternValue[] | EventPattern): value is readonly PatternValue[] {
-  return Array.isArray(value);
-}
+const OR_KEY = '$or';
 
 function valueMatches(allowed: PatternValue, value: unknown): boolean {
-  if (typeof allowed === 'object') return typeof value === 'string' && value.startsWith(allowed.prefix);
-  return value === allowed;
+  if (typeof allowed !== 'object') return value === allowed;
+  if ('prefix' in allowed) return typeof value === 'string' && value.startsWith(allowed.prefix);
+  return typeof value === 'number' && withinNumeric(allowed.numeric, value);
+}
+
+/** Whether `value` satisfies every operator/number pair of a `numeric` match. */
+function withinNumeric(range: readonly (NumericOperator | number)[], value: number): boolean {
+  for (let i = 0; i < range.length; i += 2) {
+    const bound = range[i + 1] as number;
+    const holds: Record<NumericOperator, boolean> = {
+      '<': value < bound,
+      '<=': value <= bound,
+      '=': value === bound,
+      '>': value > bound,
+      '>=': value >= bound,
+    };
+    if (!holds[range[i] as NumericOperator]) return false;
+  }
+  return true;
 }

@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { capacityChangedDetail } from '../../../shared/core/contracts/capacity-changed';
+import {
+  CAPACITY_CHANGE_REASONS,
+  type CapacityChangeReason,
+  capacityChangedDetail,
+} from '../../../shared/core/contracts/capacity-changed';
 import { podsPendingDetail } from '../../../shared/core/contracts/pods-pending';
-import { matchesEventPattern, routeEvent } from '../../../shared/core/contracts/routing';
+import { type EventPattern, matchesEventPattern, routeEvent } from '../../../shared/core/contracts/routing';
 import { WATCHER_EVENT_SOURCE } from '../../../shared/core/contracts/watcher-source';
 
 const fixture = (name: string): unknown =>
@@ -33,16 +37,40 @@ describe('routeEvent', () => {
       'detail-type': 'PodsPending',
       detail: podsPendingDetail({ cluster: 'demo', pods: [{ namespace: 'a', name: 'b', uid: 'c' }] }),
     };
-    const changed = {
-      source: WATCHER_EVENT_SOURCE,
-      'detail-type': 'CapacityChanged',
-      detail: capacityChangedDetail({ cluster: 'demo', reasons: {} }),
-    };
     expect(routeEvent('cluster', pending)).toEqual(['provisioner']);
-    expect(routeEvent('cluster', changed)).toEqual(['disruption', 'termination', 'provisioner']);
+    expect(routeEvent('cluster', changed(['nodeReady']))).toEqual([
+      'disruption',
+      'termination',
+      'provisioner',
+    ]);
     expect(routeEvent('default', pending)).toEqual([]);
   });
+
+  it('wakes the provisioner and the termination function for every reason but the disruption function’s own timers', () => {
+    for (const reason of CAPACITY_CHANGE_REASONS) {
+      const own = reason === 'validationDue' || reason === 'consolidatableDue';
+      expect(routeEvent('cluster', changed([reason])), reason).toEqual(
+        own ? ['disruption'] : ['disruption', 'termination', 'provisioner'],
+      );
+      expect(routeEvent('cluster', changed([reason, 'consolidatableDue'])), reason).toEqual(
+        own ? ['disruption'] : ['disruption', 'termination', 'provisioner'],
+      );
+    }
+    expect(routeEvent('cluster', changed([]))).toEqual(['disruption']);
+  });
 });
+
+/** A `CapacityChanged` event from the watcher counting one of each of `reasons`. */
+function changed(reasons: readonly CapacityChangeReason[]): unknown {
+  return {
+    source: WATCHER_EVENT_SOURCE,
+    'detail-type': 'CapacityChanged',
+    detail: capacityChangedDetail({
+      cluster: 'demo',
+      reasons: Object.fromEntries(reasons.map((reason) => [reason, { count: 1, names: ['x'] }])),
+    }),
+  };
+}
 
 describe('matchesEventPattern', () => {
   it('needs every field, matches any listed value, array elements, prefixes and nested patterns', () => {
@@ -57,5 +85,34 @@ describe('matchesEventPattern', () => {
       matchesEventPattern(pattern, { source: ['x', 'aws.ec2'], detail: { state: ['a', 'stopped'] } }),
     ).toBe(true);
     expect(matchesEventPattern(pattern, null)).toBe(false);
+  });
+
+  it('matches numbers within every bound of a numeric match, and nothing that is not a number', () => {
+    const within = (numeric: (string | number)[], value: unknown) =>
+      matchesEventPattern({ n: [{ numeric } as never] }, { n: value });
+    expect(within(['>', 0], 1)).toBe(true);
+    expect(within(['>', 0], 0)).toBe(false);
+    expect(within(['>=', 0], 0)).toBe(true);
+    expect(within(['>=', 0], -1)).toBe(false);
+    expect(within(['<', 5], 4.5)).toBe(true);
+    expect(within(['<', 5], 5)).toBe(false);
+    expect(within(['<=', 5], 5)).toBe(true);
+    expect(within(['<=', 5], 6)).toBe(false);
+    expect(within(['=', 3], 3)).toBe(true);
+    expect(within(['=', 3], 4)).toBe(false);
+    expect(within(['>', 0, '<=', 5], 5)).toBe(true);
+    expect(within(['>', 0, '<=', 5], 6)).toBe(false);
+    expect(within(['>', 0, '<=', 5], 0)).toBe(false);
+    expect(within(['>', 0], '1')).toBe(false);
+    expect(within(['>', 0], [0, 2])).toBe(true);
+  });
+
+  it('matches `$or` when one of its patterns matches the same object, beside the other fields', () => {
+    const pattern: EventPattern = { source: ['a'], detail: { $or: [{ x: [1] }, { y: { z: ['b'] } }] } };
+    expect(matchesEventPattern(pattern, { source: 'a', detail: { x: 1 } })).toBe(true);
+    expect(matchesEventPattern(pattern, { source: 'a', detail: { x: 2, y: { z: 'b' } } })).toBe(true);
+    expect(matchesEventPattern(pattern, { source: 'a', detail: { x: 2, y: { z: 'c' } } })).toBe(false);
+    expect(matchesEventPattern(pattern, { source: 'b', detail: { x: 1 } })).toBe(false);
+    expect(matchesEventPattern(pattern, { source: 'a', detail: {} })).toBe(false);
   });
 });
