@@ -235,7 +235,7 @@ export function matchesEventPattern(pattern: EventPattern, event: unknown): bool
         matchesEventPattern(alternative, record),
       );
     }
-    if (!(field in record)) return false;
+    // A field the event lacks reads undefined, which no listed value and no nested pattern matches.
     const actual = record[field];
     if (!Array.isArray(expected)) return matchesEventPattern(expected as EventPattern, actual);
     const values = Array.isArray(actual) ? actual : [actual];
