@@ -1,5 +1,6 @@
 import { evictionCost } from '../model/eviction-cost';
 import { ANNOTATIONS, LABEL_NODEPOOL } from '../model/labels';
+import type { NodePool } from '../model/nodepool';
 import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
@@ -87,17 +88,33 @@ export function balancedApproves(
   savings: number,
   totals: ReadonlyMap<string, NodePoolTotals>,
 ): boolean {
+  return everyPoolApproves(candidates, savings, totals, (pool) =>
+    pool.disruption.consolidationPolicy === 'Balanced' ? BALANCED_K : undefined,
+  );
+}
+
+/**
+ * Whether every NodePool among the candidates approves the move at the k `kOf` gives it, as
+ * {@link balancedApproves} scores a Balanced one; a NodePool without a k passes.
+ */
+export function everyPoolApproves(
+  candidates: readonly Candidate[],
+  savings: number,
+  totals: ReadonlyMap<string, NodePoolTotals>,
+  kOf: (pool: NodePool) => number | undefined,
+): boolean {
   const byPool = new Map<string, Candidate[]>();
   for (const c of candidates) byPool.set(c.pool.name, [...(byPool.get(c.pool.name) ?? []), c]);
   const sourceCost = candidates.reduce((sum, c) => sum + c.price, 0);
   return [...byPool].every(([pool, group]) => {
-    if (group[0].pool.disruption.consolidationPolicy !== 'Balanced') return true;
+    const k = kOf(group[0].pool);
+    if (k === undefined) return true;
     const poolCost = group.reduce((sum, c) => sum + c.price, 0);
     // Karpenter credits only cross-pool moves (`len(byPool) > 1`); a single pool's share of the
     // source cost is all of it, the same sum in the same order, so its ratio is exactly 1.
     const poolSavings = sourceCost > 0 ? savings * (poolCost / sourceCost) : savings;
     const disruption = group.reduce((sum, c) => sum + nodeDisruptionCost(c.pods), 0);
-    return scoreMove(poolSavings, disruption, totals.get(pool)).approved;
+    return scoreMove(poolSavings, disruption, totals.get(pool), k).approved;
   });
 }
 

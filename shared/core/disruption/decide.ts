@@ -1,13 +1,13 @@
 import { isStaticNodePool } from '../model/nodepool';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
+import { balancedApproves, canPassBalanced, type NodePoolTotals, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
 import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
 import { CONSOLIDATABLE } from './consolidatable';
 import { consolidationRoom, waitsForEmptiness } from './deletion-cost';
 import { driftedCondition, driftOrder } from './drift';
-import { globalConsolidation } from './global-consolidation';
+import { clearsGlobalThreshold, globalConsolidation } from './global-consolidation';
 import {
   alreadyDisrupting,
   budgetFor,
@@ -93,7 +93,8 @@ export function isConsolidatable(c: Candidate): boolean {
  * longest drifted first: every empty one the budget allows in one command, deleted, else one
  * non-empty one, replaced), then consolidation for NodePools with WhenEmptyOrUnderutilized or
  * Balanced (a Balanced move must also score; balanced.ts): with the GlobalConsolidation gate,
- * podlift's global step first (global-consolidation.ts); multi-node (the most candidates, fewest
+ * podlift's global step first (global-consolidation.ts), and every move of the methods after it
+ * scored at the NodePool's global k as well; multi-node (the most candidates, fewest
  * pods first, whose pods fit on the rest plus at most one cheaper node, searched only among as
  * many of each NodePool's candidates as its budget allows), then single-node (delete when its pods
  * fit elsewhere, else replace it with one cheaper node). With the PodDeletionCostManagement gate,
@@ -235,12 +236,16 @@ export function decideDisruption(
     else if (withinBudget(c, 'Underutilized')) underutilized.push(c);
   }
   // Balanced NodePools score each move against their totals; a candidate even whose deletion
-  // would not pass is not simulated (balanced.go CanPassThreshold).
-  const totals = underutilized.some((c) => c.pool.disruption.consolidationPolicy === 'Balanced')
-    ? nodePoolTotals(snapshot)
-    : new Map();
+  // would not pass is not simulated (balanced.go CanPassThreshold). With podlift's
+  // GlobalConsolidation gate every NodePool scores every move, at its global k.
+  const global = settings.globalConsolidation === true;
+  const totals =
+    global || underutilized.some((c) => c.pool.disruption.consolidationPolicy === 'Balanced')
+      ? nodePoolTotals(snapshot)
+      : new Map<string, NodePoolTotals>();
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
-    balancedApproves(chosen, consolidation.savings, totals);
+    balancedApproves(chosen, consolidation.savings, totals) &&
+    (!global || clearsGlobalThreshold(chosen, consolidation.savings, totals));
   const passable = underutilized.filter((c) => canPassBalanced(c, totals));
   const room = consolidationRoom(snapshot, settings);
   const waits = (chosen: readonly Candidate[], c: Consolidation) =>
@@ -248,13 +253,8 @@ export function decideDisruption(
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
   // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
   // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
-  const step = settings.globalConsolidation
-    ? globalConsolidation(
-        withinBudgetInOrder(underutilized, counts, now, exempt),
-        room,
-        nodePoolTotals(snapshot),
-        settings,
-      )
+  const step = global
+    ? globalConsolidation(withinBudgetInOrder(underutilized, counts, now, exempt), room, totals, settings)
     : undefined;
   if (step && !waits(step.candidates, step.consolidation)) {
     const { consolidation } = step;

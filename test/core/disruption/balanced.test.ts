@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   balancedApproves,
   canPassBalanced,
+  everyPoolApproves,
   type NodePoolTotals,
   nodePoolTotals,
   scoreMove,
@@ -368,5 +369,29 @@ describe('canPassBalanced: balanced.go "CanPassThreshold"', () => {
   it('passes when its pool has no totals or no cost', () => {
     expect(canPassBalanced(busy, new Map())).toBe(true);
     expect(canPassBalanced(busy, new Map([['pool', { cost: 0, disruptionCost: 117 }]]))).toBe(true);
+  });
+});
+
+describe('everyPoolApproves: each NodePool at the k it is given', () => {
+  const p = (name: string) => nodePool({ name, consolidationPolicy: 'WhenEmptyOrUnderutilized' });
+  const ten = Array.from({ length: 10 }, (_, i) => candidate(`n${i}`, p('pool-a'), 4.84, onePod(`p${i}`)));
+  const totals = new Map([
+    ['pool-a', { cost: 48.4, disruptionCost: 20 }],
+    ['pool-b', { cost: 48.4, disruptionCost: 20 }],
+  ]);
+
+  it('scores a pool whatever its policy: 1/3 of the saving passes at k = 3, not at k = 2', () => {
+    expect(everyPoolApproves([ten[0]], 4.84 / 3, totals, () => 3)).toBe(true);
+    expect(everyPoolApproves([ten[0]], 4.84 / 3, totals, () => 2)).toBe(false);
+    expect(everyPoolApproves([ten[0]], 4.84 / 3.01, totals, () => 3)).toBe(false);
+  });
+
+  it('lets a pool without a k pass, and needs every pool with one', () => {
+    const b = candidate('b0', p('pool-b'), 4.84, onePod('b0'));
+    const kOf = (pool: { name: string }) => (pool.name === 'pool-b' ? 2 : undefined);
+    // Each pool credited half of what the move saves: pool-b's 0.05 for 0.1 of its disruption.
+    expect(everyPoolApproves([ten[0], b], 4.84 * 2 * 0.5, totals, kOf)).toBe(true);
+    expect(everyPoolApproves([ten[0], b], 4.84 * 2 * 0.49, totals, kOf)).toBe(false);
+    expect(everyPoolApproves([ten[0]], 0.01, totals, kOf)).toBe(true);
   });
 });

@@ -343,6 +343,28 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(command?.detail).toMatch(/^global consolidation saves \$2\.3040\/h: moves 12 pod\(s\)/);
   });
 
+  it("scores Karpenter's methods at the NodePool's k too: no replacement for cents under the threshold", () => {
+    // a (three 500m pods) onto an m5.large saves $0.096 of the pool's $0.768/h (0.125) for 4 of
+    // its 13 disruption (0.31): score 0.41, under 1/2, over 1/3. The global step sees the same
+    // move and declines it; single-node consolidation takes any saving.
+    const a = m5xlargeMember('a', [app('a1', '500m'), app('a2', '500m'), app('a3', '500m')]);
+    const full = (n: string) =>
+      m5xlargeMember(n, [app(`${n}1`, '1900m'), app(`${n}2`, '1900m')], { starting: true });
+    const members = [a, full('x'), full('y'), full('z')];
+    const s = cluster(members);
+    expect(decideDisruption(s, T0 + 60_000).command).toMatchObject({
+      candidates: ['claim-a'],
+      replace: true,
+      savings: 0.096,
+    });
+    expect(decideDisruption(s, T0 + 60_000, gate).command).toBeUndefined();
+    const k3 = snapshotOf(members, { nodePools: [pool(['m5'], 3)] });
+    expect(decideDisruption(k3, T0 + 60_000, gate).command).toMatchObject({
+      candidates: ['claim-a'],
+      replace: true,
+    });
+  });
+
   it('takes nothing past the budget: two nodes of the three are not enough', () => {
     expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
   });
