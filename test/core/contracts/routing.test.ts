@@ -6,7 +6,13 @@ import {
   capacityChangedDetail,
 } from '../../../shared/core/contracts/capacity-changed';
 import { podsPendingDetail } from '../../../shared/core/contracts/pods-pending';
-import { type EventPattern, matchesEventPattern, routeEvent } from '../../../shared/core/contracts/routing';
+import {
+  EVENT_RULES,
+  type EventPattern,
+  matchesEventPattern,
+  routeEvent,
+  SCHEDULES,
+} from '../../../shared/core/contracts/routing';
 import { WATCHER_EVENT_SOURCE } from '../../../shared/core/contracts/watcher-source';
 
 const fixture = (name: string): unknown =>
@@ -71,6 +77,29 @@ function changed(reasons: readonly CapacityChangeReason[]): unknown {
     }),
   };
 }
+
+describe('the rules', () => {
+  it('keep the ids the stack deploys them by (a new id replaces a deployed rule) and say what each is for', () => {
+    expect(EVENT_RULES.map((r) => `${r.bus}:${r.id}→${r.target}`)).toStrictEqual([
+      'cluster:PodsPending→provisioner',
+      'cluster:CapacityChangedDisruption→disruption',
+      'cluster:CapacityChangedTermination→termination',
+      'cluster:CapacityChangedProvisioner→provisioner',
+      'default:ScheduledChange→interruption',
+      'default:SpotInterruption→interruption',
+      'default:Rebalance→interruption',
+      'default:InstanceStateChange→interruption',
+      'default:CapacityReservationInterruption→interruption',
+    ]);
+    expect(SCHEDULES.map((r) => `${r.id}→${r.target}/${r.everySeconds}s`)).toStrictEqual([
+      'ProvisionerSchedule→provisioner/60s',
+      'DisruptionSchedule→disruption/60s',
+      'TerminationSchedule→termination/60s',
+    ]);
+    for (const rule of [...EVENT_RULES, ...SCHEDULES])
+      expect(rule.description, rule.id).toMatch(/^[A-Z].+\.$/);
+  });
+});
 
 describe('matchesEventPattern', () => {
   it('needs every field, matches any listed value, array elements, prefixes and nested patterns', () => {
