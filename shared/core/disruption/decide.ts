@@ -1,6 +1,6 @@
 import { isStaticNodePool } from '../model/nodepool';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { balancedApproves, canPassBalanced, type NodePoolTotals, nodePoolTotals } from './balanced';
+import { balancedApproves, canPassBalanced, nodePoolTotals } from './balanced';
 import type { DisruptionReason } from './budgets';
 import { blockedFor, type Candidate, disruptionCandidates, withReschedulablePods } from './candidates';
 import { besideCommandsInFlight, underCommand } from './commands-in-flight';
@@ -239,10 +239,7 @@ export function decideDisruption(
   // would not pass is not simulated (balanced.go CanPassThreshold). With podlift's
   // GlobalConsolidation gate every NodePool scores every move, at its global k.
   const global = settings.globalConsolidation === true;
-  const totals =
-    global || underutilized.some((c) => c.pool.disruption.consolidationPolicy === 'Balanced')
-      ? nodePoolTotals(snapshot)
-      : new Map<string, NodePoolTotals>();
+  const totals = nodePoolTotals(snapshot);
   const approves = (chosen: readonly Candidate[], consolidation: Consolidation) =>
     balancedApproves(chosen, consolidation.savings, totals) &&
     (!global || clearsGlobalThreshold(chosen, consolidation.savings, totals));

@@ -54,9 +54,9 @@ export interface NodePool {
     /** Default [{ nodes: "10%" }]. */
     readonly budgets: readonly DisruptionBudget[];
     /**
-     * The k of podlift's global consolidation threshold (a step must score at least 1/k, as
-     * Balanced scores a move), from the NodePool's `podlift.dev/global-consolidation-k`
-     * annotation; absent, Balanced's 2.
+     * The k of podlift's global consolidation threshold (under the `GlobalConsolidation` gate
+     * every consolidation move must score at least 1/k, as Balanced scores a move), from the
+     * NodePool's `podlift.dev/global-consolidation-k` annotation; absent, Balanced's 2.
      */
     readonly globalConsolidationK?: number;
   };

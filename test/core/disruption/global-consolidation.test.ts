@@ -3,6 +3,7 @@ import { nodePoolTotals } from '../../../shared/core/disruption/balanced';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
 import { decideDisruption } from '../../../shared/core/disruption/decide';
 import {
+  clearsGlobalThreshold,
   globalConsolidation,
   MAX_GLOBAL_CANDIDATES,
   MAX_GLOBAL_REPLACEMENTS,
@@ -363,6 +364,12 @@ describe('decideDisruption with GlobalConsolidation', () => {
       candidates: ['claim-a'],
       replace: true,
     });
+    // The score itself, at the NodePool's k whatever its policy (WhenEmptyOrUnderutilized here).
+    const [candidate] = disruptionCandidates(s);
+    expect(clearsGlobalThreshold([candidate], 0.096, nodePoolTotals(s))).toBe(false);
+    const [k3Candidate] = disruptionCandidates(k3);
+    expect(clearsGlobalThreshold([k3Candidate], 0.096, nodePoolTotals(k3))).toBe(true);
+    expect(clearsGlobalThreshold([k3Candidate], 0.06, nodePoolTotals(k3))).toBe(false);
   });
 
   it('takes nothing past the budget: two nodes of the three are not enough', () => {
