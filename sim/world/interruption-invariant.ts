@@ -36,7 +36,9 @@ interface InterruptionWatch {
  * terminating or not) is pending when the instance goes: those are its pods' replacements. One
  * created later replaces a pod another node's drain evicted and is that node's to answer for; when
  * the node never emptied (a drain held up), every pending pod of its controllers counts. Except
- * while a waiver holds (capacity outages, crashes).
+ * while a waiver holds: an EC2 capacity outage (the soak's and the scenarios' `unavailable`
+ * steps). A crashed invocation is not waived: the queue gives its record back after the
+ * visibility timeout, within the notice.
  */
 export class InterruptionInvariant {
   /** Nodes an interruption tainted, where the do-not-disrupt guarantee does not apply. */
@@ -45,7 +47,7 @@ export class InterruptionInvariant {
   survived = 0;
   /** NodeClaims the interruption function created, and when. */
   private readonly interruptionLaunches: { nodeClaim: string; interrupted: string }[] = [];
-  /** Interruptions whose window overlaps a function crash are not held to the guarantee. */
+  /** Interruptions whose window overlaps a capacity outage are not held to the guarantee. */
   private readonly waivers: { from: number; until: number }[] = [];
   /**
    * When each NodeClaim became Initialized (its condition's lastTransitionTime), kept after the
@@ -97,8 +99,7 @@ export class InterruptionInvariant {
 
   /**
    * From now until `until`, spot interruptions are not held to the replace-before-reclaim
-   * guarantee (they still count as not survived): EC2 is refusing capacity, or a function crashed
-   * and its cluster Lease may hold every loop back until it lapses.
+   * guarantee (they still count as not survived): EC2 is refusing capacity.
    */
   waiveUntil(until: number): void {
     this.waivers.push({ from: this.world.time.now(), until });
