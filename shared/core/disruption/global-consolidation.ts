@@ -1,12 +1,6 @@
 import type { NodePool } from '../model/nodepool';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import {
-  BALANCED_K,
-  everyPoolApproves,
-  type NodePoolTotals,
-  nodeDisruptionCost,
-  scoreMove,
-} from './balanced';
+import { BALANCED_K, everyPoolApproves, type NodePoolTotals, nodeDisruptionCost } from './balanced';
 import type { Candidate } from './candidates';
 import { type Consolidation, computeConsolidation } from './methods';
 import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './replacement-options';
@@ -61,9 +55,6 @@ export function globalConsolidation(
 ): GlobalStep | undefined {
   let best: GlobalStep | undefined;
   for (const group of byNodePool(eligible)) {
-    const { pool } = group[0];
-    const poolTotals = totals.get(pool.name);
-    const k = globalConsolidationK(pool);
     // Whether the set moves (onto the nodes that stay and at most MAX_GLOBAL_REPLACEMENTS new
     // nodes, for less); kept as the best when it also clears the threshold and saves more.
     const moves = (step: readonly Candidate[]) => {
@@ -72,9 +63,8 @@ export function globalConsolidation(
       if (settings.outOfTime?.()) return false;
       const consolidation = computeConsolidation(step, snapshot, settings, MAX_GLOBAL_REPLACEMENTS);
       if (consolidation.action === 'none') return false;
-      const disruption = step.reduce((sum, c) => sum + nodeDisruptionCost(c.pods), 0);
       if (
-        scoreMove(consolidation.savings, disruption, poolTotals, k).approved &&
+        clearsGlobalThreshold(step, consolidation.savings, totals) &&
         (!best || best.consolidation.savings < consolidation.savings)
       )
         best = { candidates: step, consolidation, detail: describe(step, consolidation) };
@@ -113,8 +103,8 @@ export function globalConsolidationK(pool: NodePool): number {
 }
 
 /**
- * Whether a move of Karpenter's methods clears global consolidation's threshold, which the
- * `GlobalConsolidation` gate applies to every consolidation move whatever the NodePool's policy:
+ * Whether a move clears global consolidation's threshold, which the `GlobalConsolidation` gate
+ * applies to its own steps and to every move of Karpenter's methods whatever the NodePool's policy:
  * each NodePool among the candidates scores it as Balanced does, at its
  * {@link globalConsolidationK}. Without it, the single-node and multi-node moves the global step
  * left behind took any saving, and evicted pods for cents: over the soak's eight seeds they made
