@@ -15,6 +15,7 @@ import { METRICS } from '../observability';
 import { runProvisioner } from '../provisioner/loop';
 import { retryTransient } from '../retry';
 import type { LoopRuntime } from '../runtime';
+import { startDrains } from './drain';
 
 /**
  * Runs `handle` once per record and returns the ids of the records it threw for (Powertools'
@@ -35,19 +36,23 @@ const queueRecord = z.object({ messageId: z.string().min(1), body: z.string() })
  * mark a spot warning's spot offering unavailable, cordon the Node
  * (`karpenter.sh/disrupted:NoSchedule`, which also makes every provisioner run treat its pods as
  * needing a new home), record the interruption on the NodeClaim, record Karpenter's Event and
- * delete the NodeClaim, which hands the Node to termination's drain at once (Karpenter's
- * `handleNodeClaim`, aws/karpenter-provider-aws pkg/controllers/interruption/utils.go). A record
- * whose handling throws (a transient API error) fails alone and comes back; every step is
- * idempotent, and a NodeClaim already deleting is not acted on twice.
+ * delete the NodeClaim (Karpenter's `handleNodeClaim`, aws/karpenter-provider-aws
+ * pkg/controllers/interruption/utils.go). A record whose handling throws (a transient API error)
+ * fails alone and comes back; every step is idempotent, and a NodeClaim already deleting is not
+ * deleted twice.
  *
- * Once per batch: the marks are saved where the other loops read them, and a provisioner run
- * launches the replacement capacity for the interrupted nodes' pods — the only step that needs
- * the Lease, which it waits for while the invocation has time. When the Lease stays held
- * elsewhere (or the run fails) the records are acknowledged all the same: Karpenter's
- * interruption controller never launches, it deletes the NodeClaim and leaves the pods to its
- * provisioner, and podlift's provisioner finds them on the tainted node in its next run (the
- * evicted pods' PodsPending hints, or the one-minute schedule). A redelivery would not help: it
- * would find the NodeClaim deleting and do nothing.
+ * Once per batch: the marks are saved where the other loops read them; a provisioner run
+ * launches the replacement capacity for the interrupted nodes' pods, planned while they still run
+ * on the tainted nodes; then the drain of every NodeClaim the batch names that is deleting and
+ * not yet draining begins here (drain.ts), as Karpenter's termination controller begins it the
+ * moment its watch sees the deletion, not at termination's next run (the watcher's hint, which
+ * can be lost, or its one-minute schedule). Only the launch needs the Lease: while another
+ * invocation holds it the drain goes first, and the run is tried again while the invocation has
+ * time. When the Lease stays held elsewhere (or the run fails) the records are acknowledged all
+ * the same: Karpenter's interruption controller never launches, it deletes the NodeClaim and
+ * leaves the pods to its provisioner, and podlift's provisioner finds the evicted pods' copies in
+ * its next run (their PodsPending hints, or the one-minute schedule). A redelivery would not
+ * help: it would find the NodeClaim deleting and its drain begun.
  *
  * A record that can never succeed — no body, a body that is not an event, an unknown kind —
  * is acknowledged with a log line and counted in `InterruptionMessages` as `unknown`, as
@@ -68,7 +73,11 @@ export async function runInterruption(
     handleRecord(runtime, invocation, record, byInstance, acted),
   );
   await keepMarks(runtime, invocation, acted);
-  await launchReplacements(runtime, invocation, acted);
+  // The first provisioner run plans with the interrupted nodes' pods still on them; the drain
+  // begins after it, and never waits for the Lease (a later run finds the evicted pods' copies).
+  const waiting = await launchReplacements(runtime, invocation, acted, { waitForLease: false });
+  await startDrains(runtime, invocation, new Set(acted.map((d) => d.nodeClaim)));
+  if (waiting) await launchReplacements(runtime, invocation, acted, { waitForLease: true });
   return failed;
 }
 
@@ -207,23 +216,26 @@ async function keepMarks(
 export const REPLACEMENT_RUN_RESERVE_MS = 10_000;
 
 /**
- * One provisioner run for the interrupted nodes' pods. While another invocation holds the Lease
- * it tries again at client-go's retry period (a live holder releases within seconds, a crashed
- * one's hold lapses within its 15 s) as long as the invocation keeps {@link
- * REPLACEMENT_RUN_RESERVE_MS} for the run: the hints that came while the Lease was held are
- * gone, so otherwise the replacement would wait for the provisioner's next scheduled run, up to
- * a minute of the two-minute notice. The NodeClaims are deleted already; this only waits to launch.
+ * One provisioner run for the interrupted nodes' pods; whether it is still to come because
+ * another invocation holds the Lease. With `waitForLease` it tries again at client-go's retry
+ * period (a live holder releases within seconds, a crashed one's hold lapses within its 15 s) as
+ * long as the invocation keeps {@link REPLACEMENT_RUN_RESERVE_MS} for the run: the hints that
+ * came while the Lease was held are gone, so otherwise the replacement would wait for the
+ * provisioner's next scheduled run, up to a minute of the two-minute notice. The NodeClaims are
+ * deleted already; this only waits to launch.
  */
 async function launchReplacements(
   runtime: LoopRuntime,
   invocation: Invocation,
   acted: readonly InterruptionDecision[],
-): Promise<void> {
+  { waitForLease }: { readonly waitForLease: boolean },
+): Promise<boolean> {
   const interrupted = acted.filter((d) => d.replace).map((d) => d.nodeClaim);
-  if (interrupted.length === 0) return;
+  if (interrupted.length === 0) return false;
   try {
     for (;;) {
-      if ((await runProvisioner(runtime, invocation)).ran) return;
+      if ((await runProvisioner(runtime, invocation)).ran) return false;
+      if (!waitForLease) return true;
       if (remainingMs(invocation) < LEASE_TIMING.retryPeriodMs + REPLACEMENT_RUN_RESERVE_MS) break;
       await sleep(invocation.time, LEASE_TIMING.retryPeriodMs);
     }
@@ -239,4 +251,5 @@ async function launchReplacements(
       error: String(error),
     });
   }
+  return false;
 }

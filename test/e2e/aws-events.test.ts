@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { functionIdentity } from '../../sim/world/kube-identities';
 import type { Simulation } from '../../sim/world/simulation';
 import { allRunning, claims, deploy, e2eWorld, type Json, liveInstances, livePods } from './world';
 
@@ -124,8 +125,8 @@ describe('e2e: spot rebalance recommendation', () => {
 describe('e2e: spot interruption while another run holds the cluster Lease', () => {
   it('deletes the NodeClaim at once and has the pods running elsewhere before the reclaim', async () => {
     // Karpenter's interruption controller deletes the NodeClaim on the warning and leaves the pods
-    // to its provisioner (pkg/controllers/interruption/utils.go handleNodeClaim): the drain does not
-    // wait for the Lease, only the replacement launch does.
+    // to its provisioner (pkg/controllers/interruption/utils.go handleNodeClaim): neither the
+    // deletion nor the drain waits for the Lease, only the replacement launch does.
     sim = await e2eWorld({ pool: still });
     deploy(sim, 'inflate', 3);
     expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
@@ -133,7 +134,13 @@ describe('e2e: spot interruption while another run holds the cluster Lease', () 
     const id = spot?.InstanceId ?? '';
     const node = sim.kubelet.nodeOf(id);
     const claim = claimOf(sim, id)?.metadata.name;
-    expect(livePods(sim).some((p) => p.spec.nodeName === node)).toBe(true);
+    const onNode = livePods(sim)
+      .filter((p) => p.spec.nodeName === node)
+      .map((p) => p.metadata.name as string);
+    expect(onNode.length).toBeGreaterThan(0);
+    // Away from the one-minute schedules, so that the provisioner's scheduled run cannot be the
+    // one that launches once the hold lapses.
+    await sim.advance(20_000);
     // A run that crashed holding the Lease: it lapses 15 s later (the Lease's duration).
     expect((await sim.world.ports.lease.acquire('provisioner/crashed', 15)).acquired).toBe(true);
     const warnedAt = sim.world.time.now();
@@ -146,6 +153,13 @@ describe('e2e: spot interruption while another run holds the cluster Lease', () 
     expect(await sim.until(deleting, 30_000)).toBe(true);
     const deletedAt = Date.parse(claimOf(sim, id)?.metadata.deletionTimestamp);
     expect(deletedAt - Math.floor(warnedAt / 1000) * 1000).toBeLessThanOrEqual(2_000);
+    // The interruption function evicted the node's pods before it waited for the Lease.
+    const drained = sim.decisions.slice(before).find((d) => d.kind === 'drained');
+    expect(drained?.actor).toBe('interruption');
+    expect((drained?.at ?? Number.POSITIVE_INFINITY) - warnedAt).toBeLessThanOrEqual(2_000);
+    expect(evictionsOf(sim, onNode).map((r) => r.user)).toStrictEqual(
+      onNode.map(() => functionIdentity('interruption').user.name),
+    );
     // The pods run elsewhere before EC2 takes the instance.
     const movedBeforeReclaim = await sim.until(
       () =>
@@ -153,13 +167,63 @@ describe('e2e: spot interruption while another run holds the cluster Lease', () 
       warnedAt + 120_000 - sim.world.time.now(),
     );
     expect(movedBeforeReclaim).toBe(true);
-    // Launched by the interruption function itself once the crashed run's hold lapsed, rather
-    // than at the provisioner's next scheduled run.
+    // Launched once the crashed run's hold lapsed, rather than at the provisioner's next scheduled
+    // run: by the provisioner on the evicted pods' copies. (The world stands still while an
+    // invocation waits, so their ReplicaSet creates the copies only once the interruption function
+    // returns; test/functions/interruption has it launch for pods it finds.)
     const since = sim.decisions.slice(before);
     const warned = since.find((d) => d.kind === 'interruption-warning');
-    const launch = since.find((d) => d.actor === 'interruption' && d.kind === 'nodeclaim-created');
+    const launch = since.find((d) => d.kind === 'nodeclaim-created');
     expect((launch?.at ?? Number.POSITIVE_INFINITY) - (warned?.at ?? 0)).toBeLessThan(20_000);
     await sim.advance(150_000);
+    expect(sim.invariants.violations).toEqual([]);
+  }, 90_000);
+});
+
+describe('e2e: spot interruption with every hint lost', () => {
+  it('begins the drain in the warning’s own invocation, not at termination’s next run', async () => {
+    // Karpenter's termination controller drains a deleted NodeClaim's Node as soon as its watch sees
+    // the deletion (node/termination/controller.go finalize). podlift's termination runs on the
+    // watcher's hint; lost, it would wait for its one-minute schedule, a minute of the two the
+    // warning gives. The interruption function begins the drain itself (interruption/drain.ts).
+    sim = await e2eWorld({ pool: still });
+    deploy(sim, 'inflate', 3);
+    expect(await sim.until(() => allRunning(sim as Simulation), 120_000)).toBe(true);
+    const id = liveInstances(sim).find((i) => i.InstanceLifecycle === 'spot')?.InstanceId ?? '';
+    const node = sim.kubelet.nodeOf(id);
+    const onNode = livePods(sim)
+      .filter((p) => p.spec.nodeName === node)
+      .map((p) => p.metadata.name as string);
+    expect(onNode.length).toBeGreaterThan(0);
+    sim.router.faults = { drop: 1, random: () => 0 };
+    const requestsBefore = sim.world.fakes.kube.requests.length;
+    const warnedAt = sim.world.time.now();
+
+    sim.interrupt(id);
+    const evictions = () =>
+      (sim as Simulation).world.fakes.kube.requests
+        .slice(requestsBefore)
+        .filter((r) => r.method === 'POST' && r.status === 201 && r.path.endsWith('/eviction'));
+    expect(await sim.until(() => evictions().length >= onNode.length, 10_000)).toBe(true);
+    // The hints flow again: the replacement's registration is not this test's concern.
+    sim.router.faults = undefined;
+
+    // Each of the node's pods evicted once, by the interruption function, within seconds of the warning.
+    expect(
+      evictions()
+        .map((r) => r.path.split('/').at(-2))
+        .sort(),
+    ).toStrictEqual([...onNode].sort());
+    expect(new Set(evictions().map((r) => r.user))).toStrictEqual(
+      new Set([functionIdentity('interruption').user.name]),
+    );
+    expect(sim.world.time.now() - warnedAt).toBeLessThanOrEqual(10_000);
+    const claim = claimOf(sim, id);
+    expect(claim?.status?.conditions?.find((c: Json) => c.type === 'Drained')?.status).toBe('Unknown');
+    // Termination's runs (its schedule) finish what the interruption function began.
+    await sim.advance(warnedAt + 150_000 - sim.world.time.now());
+    expect(allRunning(sim)).toBe(true);
+    expect(claims(sim).some((c) => String(c.status?.providerID ?? '').endsWith(`/${id}`))).toBe(false);
     expect(sim.invariants.violations).toEqual([]);
   }, 90_000);
 });

@@ -115,14 +115,8 @@ function terminationStep(
   instance: CloudInstance | undefined,
 ): TerminationAction[] {
   if (!claim.status.providerID) return [{ kind: 'finish', nodeClaim: claim.name }];
-  const actions: TerminationAction[] = [];
   const deadline = terminationDeadline(input, claim);
-  if (deadline !== undefined && !claim.annotations[ANNOTATIONS.terminationTimestamp]) {
-    // lifecycle/controller.go `ensureTerminationGracePeriodTerminationTimeAnnotation`.
-    const at = new Date(Math.floor(deadline / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-    actions.push({ kind: 'set-termination-time', nodeClaim: claim.name, at });
-    actions.push({ kind: 'record-event', event: claimGracePeriodExpiring(claim, at) });
-  }
+  const actions = terminationTimeActions(claim, deadline);
   if (node) {
     // node/termination/controller.go `finalize`: a Node that is not Ready and whose instance the
     // cloud no longer has is finalized at once; its kubelet is gone and nothing would drain it.
@@ -145,8 +139,57 @@ function terminationStep(
   return [...actions, { kind: 'finish', nodeClaim: claim.name, ...(node ? { node: node.name } : {}) }];
 }
 
+/**
+ * The termination time recorded on a NodeClaim that has a deadline and none recorded yet
+ * (lifecycle/controller.go `ensureTerminationGracePeriodTerminationTimeAnnotation`), and its Event.
+ */
+function terminationTimeActions(claim: NodeClaim, deadline: number | undefined): TerminationAction[] {
+  if (deadline === undefined || claim.annotations[ANNOTATIONS.terminationTimestamp]) return [];
+  const at = new Date(Math.floor(deadline / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return [
+    { kind: 'set-termination-time', nodeClaim: claim.name, at },
+    { kind: 'record-event', event: claimGracePeriodExpiring(claim, at) },
+  ];
+}
+
+/** What {@link decideDrainStart} reads: termination's input without the cloud's instances. */
+export type DrainStartInput = Pick<TerminationInput, 'now' | 'nodes' | 'nodeClaims' | 'nodePools'>;
+
+/**
+ * The first step of the drain of each named NodeClaim, for the function that has just deleted
+ * them and should not leave the drain to termination's next invocation (the interruption
+ * function: Karpenter's termination controller takes a deleted NodeClaim's Node through
+ * `finalize`, node/termination/controller.go, as soon as its watch sees the deletion; podlift's
+ * termination runs on the watcher's hint, which can be lost, or on its schedule, up to a minute
+ * of a spot warning's two). Only a NodeClaim being deleted whose Node's drain has not begun (no
+ * `Drained` condition yet: from then on termination's own runs carry it), and only the steps of
+ * that beginning: the termination time, the taint, the evictions, `Drained` Unknown and their
+ * Events. A NodeClaim whose step would delete pods for its termination time is left to
+ * termination whole: deleting pods is termination's right alone.
+ */
+export function decideDrainStart(
+  input: DrainStartInput,
+  nodeClaims: ReadonlySet<string>,
+): TerminationAction[] {
+  const nodeByProvider = new Map(
+    input.nodes.flatMap((n) => (n.providerID ? [[n.providerID, n] as const] : [])),
+  );
+  return input.nodeClaims.flatMap((claim) => {
+    if (!nodeClaims.has(claim.name) || !claim.deletionTimestamp || !claim.status.providerID) return [];
+    if (claim.status.conditions?.some((c) => c.type === 'Drained')) return [];
+    const node = nodeByProvider.get(claim.status.providerID);
+    if (!node) return [];
+    const deadline = terminationDeadline(input, claim);
+    const actions = [
+      ...terminationTimeActions(claim, deadline),
+      ...nodeTerminationStep({ ...input, claim, node, deadline }).actions,
+    ];
+    return actions.some((a) => a.kind === 'delete-pods') ? [] : actions;
+  });
+}
+
 /** When draining stops waiting: deletion + the NodeClaim's (or its NodePool's) terminationGracePeriod. */
-function terminationDeadline(input: TerminationInput, claim: NodeClaim): number | undefined {
+function terminationDeadline(input: DrainStartInput, claim: NodeClaim): number | undefined {
   const recorded = claim.annotations[ANNOTATIONS.terminationTimestamp];
   if (recorded) return Date.parse(recorded);
   const period =

@@ -25,7 +25,7 @@ import {
  */
 
 /** What a Node's termination step reads. */
-export interface NodeTerminationInput extends TerminationInput {
+export interface NodeTerminationInput extends Omit<TerminationInput, 'instances'> {
   readonly claim: NodeClaim;
   readonly node: StateNode;
   /** The node's termination time (the NodeClaim's terminationGracePeriod), if it has one. */

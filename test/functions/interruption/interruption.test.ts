@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { lambdaContext, NODE, type ProvisionerWorld, scheduledEvent, settle } from '../provisioner/world';
-import { about, claim, claims, interruptionWorld, type Json, running, sqsEvent, web } from './world';
+import {
+  about,
+  claim,
+  claims,
+  interruptionWorld,
+  type Json,
+  replicaSetCopies,
+  running,
+  sqsEvent,
+  web,
+} from './world';
 
 // Derived from aws/karpenter-provider-aws pkg/controllers/interruption/suite_test.go
 // ("Processing Messages") and utils.go (handleNodeClaim, markUnavailableOfferings).
@@ -14,6 +24,13 @@ afterEach(async () => {
 const taints = (pw: ProvisionerWorld) =>
   ((pw.world.fakes.kube.store.get('nodes', NODE) as Json).spec.taints ?? []) as Json[];
 const DISRUPTED = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
+/** The pods the API server accepted an eviction of. */
+const evicted = (pw: ProvisionerWorld) =>
+  pw.world.fakes.kube.requests
+    .filter((r) => r.method === 'POST' && r.status === 201 && r.path.endsWith('/eviction'))
+    .map((r) => r.path.split('/').at(-2));
+const drainedCondition = (pw: ProvisionerWorld, name: string) =>
+  (claim(pw, name).status.conditions as Json[]).find((c) => c.type === 'Drained')?.status;
 const marks = async (pw: ProvisionerWorld) =>
   (await pw.world.ports.lease.loadUnavailableOfferings()).map((o) => [
     o.instanceType,
@@ -54,6 +71,43 @@ describe('interruption: a spot interruption warning', () => {
     ]).not.toStrictEqual([type, zone]);
     expect(running(w)).toHaveLength(2);
     expect(t.seen.total('InterruptionMessages', { kind: 'spot-interruption' })).toBe(1);
+    // The drain began in the same invocation, after the launch (termination carries it on).
+    expect(evicted(w)).toStrictEqual(['web-1']);
+    expect(drainedCondition(w, t.claimName)).toBe('Unknown');
+    expect(t.seen.total('PodsEvicted')).toBe(1);
+  });
+
+  it('begins the drain of a NodeClaim already deleting whose drain has not begun, as on a redelivered warning', async () => {
+    // An invocation that deleted the NodeClaim and then died: the record comes back, the NodeClaim
+    // is deleting (nothing more to delete, Karpenter's deleteNodeClaim), and nobody drained it yet.
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    await w.world.ports.cluster.deleteNodeClaim(t.claimName);
+    expect(evicted(w)).toStrictEqual([]);
+    await t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)]), lambdaContext('i1'));
+    expect(evicted(w)).toStrictEqual(['web-1']);
+    expect(drainedCondition(w, t.claimName)).toBe('Unknown');
+
+    // Delivered again once the drain has begun, it leaves the drain to termination.
+    const before = w.world.fakes.kube.requests.length;
+    await t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)]), lambdaContext('i2'));
+    expect(
+      w.world.fakes.kube.requests.slice(before).filter((r) => r.path.endsWith('/eviction')),
+    ).toStrictEqual([]);
+  });
+
+  it('leaves the drain to termination when it cannot begin it, and still acknowledges the record', async () => {
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    w.world.fakes.kube.failNext('create', /\/eviction$/, 500);
+    const response = await t.handle(
+      sqsEvent([about('spot-interruption-warning', t.instanceId)]),
+      lambdaContext('i1'),
+    );
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(claim(w, t.claimName).metadata.deletionTimestamp).toBeDefined();
+    expect(evicted(w)).toStrictEqual([]);
+    expect(t.seen.linesSaying("starting the drain failed; termination's next run drains")).toHaveLength(1);
   });
 
   it('marks the spot offering, not the node`s own, when it names an on-demand node, and drains and replaces it', async () => {
@@ -69,9 +123,10 @@ describe('interruption: a spot interruption warning', () => {
     expect(claims(w)).toHaveLength(2);
   });
 
-  it('deletes and cordons at once while another run holds the Lease, and launches once the hold lapses', async () => {
+  it('deletes, cordons and drains at once while another run holds the Lease, and launches once the hold lapses', async () => {
     const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
+    replicaSetCopies(w);
     const world = w.world;
     // A run that crashed holding the Lease: its hold lapses 15 s later.
     await world.ports.lease.acquire('provisioner/crashed', 15);
@@ -85,7 +140,8 @@ describe('interruption: a spot interruption warning', () => {
     const deletedAt = Date.parse(claim(w, t.claimName).metadata.deletionTimestamp);
     expect(deletedAt - Math.floor(start / 1000) * 1000).toBeLessThanOrEqual(1_000);
     expect(taints(w)).toContainEqual(DISRUPTED);
-    // The function waited for the hold to lapse and launched web-1's replacement itself.
+    expect(evicted(w)).toStrictEqual(['web-1']);
+    // The function waited for the hold to lapse and launched for web-1's copy itself.
     expect(world.time.now() - start).toBeGreaterThanOrEqual(15_000);
     expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);
   });
@@ -93,6 +149,7 @@ describe('interruption: a spot interruption warning', () => {
   it('leaves the replacement to the provisioner when the Lease stays held past what the invocation can wait', async () => {
     const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
+    replicaSetCopies(w);
     await w.world.ports.lease.acquire('disruption/other', 120);
     const message = sqsEvent([about('spot-interruption-warning', t.instanceId)], ['m1']);
     const start = w.world.time.now();
@@ -112,7 +169,7 @@ describe('interruption: a spot interruption warning', () => {
       ),
     ).toHaveLength(1);
 
-    // The provisioner's next run finds web-1 on the tainted node and launches for it.
+    // The provisioner's next run finds web-1's copy pending and launches for it.
     await w.world.ports.lease.release('disruption/other');
     await w.handler(scheduledEvent('p3'), lambdaContext('p3'));
     expect(claims(w).filter((c) => c.metadata.name !== t.claimName)).toHaveLength(1);

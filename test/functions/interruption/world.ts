@@ -99,3 +99,24 @@ export async function addNode(pw: ProvisionerWorld, name: string, pod: string) {
     instanceId: String(added.status.providerID).split('/').pop() ?? '',
   };
 }
+
+/**
+ * The ReplicaSet controller as far as these tests need it: a ReplicaSet pod being deleted (an
+ * eviction) gets a copy at once, with the same requests, which kube-scheduler finds no room for.
+ */
+export function replicaSetCopies(pw: ProvisionerWorld): void {
+  const store = pw.world.fakes.kube.store;
+  const copied = new Set<string>();
+  store.subscribe(({ object }) => {
+    const pod = object as Json;
+    const name = String(pod.metadata?.name);
+    if (object.kind !== 'Pod' || !pod.metadata.deletionTimestamp || copied.has(name)) return;
+    if (pod.metadata.ownerReferences?.[0]?.kind !== 'ReplicaSet') return;
+    copied.add(name);
+    const requests = pod.spec.containers[0].resources.requests;
+    store.seed(
+      'pods',
+      podManifest({ name: `${name}-copy`, requests, unschedulable: true, ownerKind: 'ReplicaSet' }),
+    );
+  });
+}
