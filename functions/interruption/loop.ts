@@ -75,8 +75,11 @@ export async function runInterruption(
   await keepMarks(runtime, invocation, acted);
   // The first provisioner run plans with the interrupted nodes' pods still on them; the drain
   // begins after it, and never waits for the Lease (a later run finds the evicted pods' copies).
+  // Only NodeClaims being deleted can need it: a rebalance recommendation's Event reads nothing more.
+  const deleting = new Set(claims.items.filter((c) => c.deletionTimestamp).map((c) => c.name));
+  const draining = acted.filter((d) => d.deleteNodeClaim || deleting.has(d.nodeClaim));
   const waiting = await launchReplacements(runtime, invocation, acted, { waitForLease: false });
-  await startDrains(runtime, invocation, new Set(acted.map((d) => d.nodeClaim)));
+  await startDrains(runtime, invocation, new Set(draining.map((d) => d.nodeClaim)));
   if (waiting) await launchReplacements(runtime, invocation, acted, { waitForLease: true });
   return failed;
 }

@@ -64,6 +64,18 @@ describe('decideDrainStart', () => {
       );
   });
 
+  it('reads a NodeClaim without conditions as one whose drain has not begun, and a Node without a provider ID as no one’s', () => {
+    const bare = { ...deleting(), status: { providerID: deleting().status.providerID } };
+    const unregistered = { ...node([web({ name: 'other' })]), name: 'n0', providerID: undefined };
+    const actions = decideDrainStart(
+      input({ nodeClaims: [bare], nodes: [unregistered, node([web()])] }),
+      NAMED,
+    );
+    expect(actions.filter((a) => a.kind === 'evict')).toStrictEqual([
+      { kind: 'evict', node: 'n1', pods: [ref('web')], reason: 'Forceful Termination' },
+    ]);
+  });
+
   it('drains only the named NodeClaims of several', () => {
     const other = {
       ...deleting(),

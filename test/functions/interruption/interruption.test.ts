@@ -243,11 +243,15 @@ describe('interruption: other kinds', () => {
     // records SpotRebalanceRecommendation (Normal) on both objects.
     const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
+    const requestsBefore = w.world.fakes.kube.requests.length;
     const response = await t.handle(
       sqsEvent([about('rebalance-recommendation', t.instanceId)]),
       lambdaContext('i1'),
     );
     expect(response).toStrictEqual({ batchItemFailures: [] });
+    // Nothing to drain: the cluster's pods are not even read.
+    const read = w.world.fakes.kube.requests.slice(requestsBefore).map((r) => r.path);
+    expect(read.filter((path) => path.endsWith('/pods'))).toStrictEqual([]);
     const store = w.world.fakes.kube.store;
     const events = (store.list('events').items as Json[]).filter(
       (e) => e.reason === 'SpotRebalanceRecommendation',
