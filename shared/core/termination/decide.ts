@@ -158,10 +158,11 @@ export type DrainStartInput = Pick<TerminationInput, 'now' | 'nodes' | 'nodeClai
 /**
  * The first step of the drain of each named NodeClaim, for the function that has just deleted
  * them and should not leave the drain to termination's next invocation (the interruption
- * function: Karpenter's termination controller takes a deleted NodeClaim's Node through
- * `finalize`, node/termination/controller.go, as soon as its watch sees the deletion; podlift's
- * termination runs on the watcher's hint, which can be lost, or on its schedule, up to a minute
- * of a spot warning's two). Only a NodeClaim being deleted whose Node's drain has not begun (no
+ * function). In Karpenter the deletion sets off its watches at once: the NodeClaim lifecycle
+ * controller deletes the Node (nodeclaim/lifecycle/controller.go `finalize`), and the termination
+ * controller takes it through `finalize` (node/termination/controller.go: `Taint`, `awaitDrain`);
+ * podlift's termination runs on the watcher's hint, which can be lost, or on its schedule, up to
+ * a minute of a spot warning's two. Only a NodeClaim being deleted whose Node's drain has not begun (no
  * `Drained` condition yet: from then on termination's own runs carry it), and only the steps of
  * that beginning: the termination time, the taint, the evictions, `Drained` Unknown and their
  * Events. A NodeClaim whose step would delete pods for its termination time is left to
