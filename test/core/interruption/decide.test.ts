@@ -140,6 +140,16 @@ describe('decideInterruption: what Karpenter cordons and drains (actionForMessag
     // A NodeClaim in no reservation has nothing to mark.
     const [plain] = decide(message('capacity-reservation-interruption'), [launched('on-demand')]);
     expect(plain?.unavailable).toBeUndefined();
+    // Nor one whose offering cannot be named (no instance type or no zone label).
+    for (const missing of [LABEL_INSTANCE_TYPE, LABEL_ZONE]) {
+      const unnamed = launched('reserved', {
+        labels: { 'karpenter.k8s.aws/capacity-reservation-id': 'cr-56fac701cc1951b03', [missing]: '' },
+      });
+      expect(decide(message('capacity-reservation-interruption'), [unnamed])[0]?.unavailable).toBeUndefined();
+    }
+    // Only that warning marks a reservation: other kinds naming the same NodeClaim mark nothing.
+    for (const kind of ['scheduled-change', 'instance-stopped', 'rebalance-recommendation'] as const)
+      expect(decide(message(kind), [claim], 'replace')[0]?.unavailable).toBeUndefined();
   });
 
   it('deletes, cordons and replaces on a scheduled change, marking nothing', () => {
