@@ -109,12 +109,21 @@ export async function advanceCommand(
       if (waiting.length > 0) return `replacing ${command.id}`;
     }
   }
-  const why = whyNotDeleteNow(command, snapshot);
-  if (why !== undefined) {
+  const hold = whyNotDeleteNow(command, snapshot);
+  if (hold?.wait === true) {
+    // A budget at 0 is waited for with the replacements kept (until the timeout above), rather
+    // than cancelled with them left empty.
+    invocation.log.info('disruption command waits for a PodDisruptionBudget before deletion', {
+      id: command.id,
+      why: hold.why,
+    });
+    return `waiting ${command.id}`;
+  }
+  if (hold !== undefined) {
     await cancelCommand(runtime, invocation, snapshot, candidates, true);
     invocation.log.info('disruption command no longer holds before deletion; cancelled', {
       id: command.id,
-      why,
+      why: hold.why,
     });
     return `cancelled ${command.id}`;
   }
@@ -230,8 +239,11 @@ async function timeOut(
   for (const r of stuck) await runtime.ports.cluster.deleteNodeClaim(r.name);
   await cancelCommand(runtime, invocation, snapshot, candidates, true);
   const minutes = Math.round(waited / 60_000);
+  const initialized = replacements.every((r) => conditionIsTrue(r, 'Initialized'));
+  const hold = initialized ? whyNotDeleteNow(command, snapshot) : undefined;
   const message =
-    `disruption command reached timeout after ${minutes}m waiting for replacements to initialize` +
+    `disruption command reached timeout after ${minutes}m ` +
+    (hold ? `waiting to delete its candidates: ${hold.why}` : 'waiting for replacements to initialize') +
     (stuck.length > 0 ? `; deleted ${stuck.map((r) => r.name).join(', ')}, which never initialized` : '');
   const nodes = nodeNames(snapshot);
   for (const c of candidates) {

@@ -3,7 +3,7 @@ import type { NodeClaim } from '../model/nodeclaim';
 import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
-import { blockedFor, disruptionCandidates } from './candidates';
+import { blockedFor, type Candidate, disruptionCandidates } from './candidates';
 import type { DisruptionCommand } from './methods';
 
 /**
@@ -91,26 +91,53 @@ export function commandStartedAt(candidates: readonly Pick<NodeClaim, 'status'>[
   return times.length > 0 ? Math.min(...times) : undefined;
 }
 
+/** Why a started command must not delete its candidates now, and whether it may wait. */
+export interface DeleteHold {
+  why: string;
+  /**
+   * Only a PodDisruptionBudget allows no eviction: often a moment in a rollout, so the command
+   * keeps its replacements and waits, within its timeout, rather than leave them empty.
+   */
+  wait: boolean;
+}
+
 /**
  * The last check before a started command deletes its candidates, once its replacements are up:
  * why it must not, or undefined. The taint kept new pods off, so what can still change is what
  * a pod tolerating it, a person or the cluster did: a candidate gone or no longer a candidate,
  * newly blocked (do-not-disrupt, a PodDisruptionBudget at 0, for its method), or, for an emptiness
- * or drift command that deletes without replacing, no longer empty. Karpenter's `waitOrTerminate` deletes without looking.
+ * or drift command that deletes without replacing, no longer empty. Only a PodDisruptionBudget at
+ * 0 is waited for. Karpenter's `waitOrTerminate` deletes without looking, and its drain then waits
+ * for the budget with the node already going (node/termination/terminator `Drain`).
  */
-export function whyNotDeleteNow(command: DisruptionCommand, snapshot: ClusterSnapshot): string | undefined {
+export function whyNotDeleteNow(
+  command: DisruptionCommand,
+  snapshot: ClusterSnapshot,
+): DeleteHold | undefined {
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
+  let unbudgeted: Map<string, Candidate> | undefined;
+  let waitFor: DeleteHold | undefined;
   for (const name of command.candidates) {
     const c = byName.get(name);
-    if (!c) return `NodeClaim ${name} is no longer a disruption candidate`;
+    if (!c) return { why: `NodeClaim ${name} is no longer a disruption candidate`, wait: false };
     const blocked = blockedFor(c, command.method);
-    if (blocked) return blocked;
+    if (blocked) {
+      unbudgeted ??= new Map(
+        disruptionCandidates({ ...snapshot, podDisruptionBudgets: [] }).map((u) => [u.claim.name, u]),
+      );
+      // PodDisruptionBudgets block a candidate but never make or unmake one: it is there too.
+      if (blockedFor(unbudgeted.get(name) as Candidate, command.method)) return { why: blocked, wait: false };
+      waitFor ??= { why: blocked, wait: true };
+    }
     // Emptiness and drift delete only empty nodes; a consolidation that deletes moves the pods
     // its simulation placed on the capacity that stays.
     if (command.method !== 'consolidation' && !command.replace && c.pods.length > 0)
-      return `${c.pods.length} pods landed on NodeClaim ${name} since the command started`;
+      return {
+        why: `${c.pods.length} pods landed on NodeClaim ${name} since the command started`,
+        wait: false,
+      };
   }
-  return undefined;
+  return waitFor;
 }
 
 /**

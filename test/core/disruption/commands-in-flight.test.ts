@@ -17,7 +17,7 @@ import {
 import type { DisruptionCommand } from '../../../shared/core/disruption/methods';
 import type { Condition, NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
-import type { StateNode } from '../../../shared/core/state/cluster-state';
+import type { PodDisruptionBudget, StateNode } from '../../../shared/core/state/cluster-state';
 import { nodeClaim, nodePool, pod, stateNode } from '../../../sim/world/builders';
 import { snapshotOf, T0 } from './snapshot';
 
@@ -29,7 +29,22 @@ const condition = (type: string, at = T0, status: Condition['status'] = 'True'):
   message: '',
   lastTransitionTime: iso(at),
 });
-const web = (name: string, cpu = '500m') => pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet' });
+const web = (name: string, cpu = '500m') =>
+  pod({ name, cpu, memory: '512Mi', ownerKind: 'ReplicaSet', labels: { app: 'web' } });
+const guarded = (name: string): Pod => ({
+  ...pod({ name, ownerKind: 'ReplicaSet' }),
+  annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+});
+/** The PodDisruptionBudget `web` over the pods labelled app=web, allowing `allowed` evictions. */
+const budget = (allowed: number): PodDisruptionBudget => ({
+  namespace: 'default',
+  name: 'web',
+  selector: { matchLabels: { app: 'web' } },
+  disruptionsAllowed: allowed,
+  currentHealthy: 2,
+  desiredHealthy: 2 - allowed,
+  expectedPods: 2,
+});
 const command = (
   id: string,
   candidates: string[],
@@ -195,30 +210,68 @@ describe('decideDisruption beside commands in flight', () => {
 });
 
 describe('whyNotDeleteNow', () => {
+  const cancel = (why: string) => ({ why, wait: false });
   it('stops a command whose candidate went, got blocked, or took pods it was to leave empty', () => {
     const s = snapshotOf([member('a'), member('b', { pods: [web('b1')] })]);
     expect(whyNotDeleteNow(command('x', ['claim-a']), s)).toBeUndefined();
-    expect(whyNotDeleteNow(command('x', ['claim-gone']), s)).toBe(
-      'NodeClaim claim-gone is no longer a disruption candidate',
+    expect(whyNotDeleteNow(command('x', ['claim-gone']), s)).toEqual(
+      cancel('NodeClaim claim-gone is no longer a disruption candidate'),
     );
-    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-b']), s)).toBe(
-      '1 pods landed on NodeClaim claim-b since the command started',
+    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-b']), s)).toEqual(
+      cancel('1 pods landed on NodeClaim claim-b since the command started'),
     );
     expect(whyNotDeleteNow(command('x', ['claim-b'], { replace: true }), s)).toBeUndefined();
     // A consolidation that deletes moves its candidates' pods onto the nodes that stay.
     const consolidation = { method: 'consolidation' as const, reason: 'Underutilized' as const };
     expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-b'], consolidation), s)).toBeUndefined();
-    expect(whyNotDeleteNow(command('x', ['claim-b'], { method: 'drift', reason: 'Drifted' }), s)).toBe(
-      '1 pods landed on NodeClaim claim-b since the command started',
+    expect(whyNotDeleteNow(command('x', ['claim-b'], { method: 'drift', reason: 'Drifted' }), s)).toEqual(
+      cancel('1 pods landed on NodeClaim claim-b since the command started'),
     );
-    const guarded = {
-      ...pod({ name: 'g', ownerKind: 'ReplicaSet' }),
-      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    const blocked = snapshotOf([member('a', { pods: [guarded('g')] })]);
+    expect(whyNotDeleteNow(command('x', ['claim-a'], { replace: true }), blocked)).toEqual(
+      cancel('pod default/g has karpenter.sh/do-not-disrupt'),
+    );
+  });
+
+  // Karpenter deletes without looking and its drain waits for the budget (terminator.go `Drain`);
+  // podlift waits before deleting, its replacements kept, rather than cancel and leave them empty.
+  it('waits for a PodDisruptionBudget at 0, unless something else about the command stops it', () => {
+    const consolidation = {
+      method: 'consolidation' as const,
+      reason: 'Underutilized' as const,
+      replace: true,
     };
-    const blocked = snapshotOf([member('a', { pods: [guarded] })]);
-    expect(whyNotDeleteNow(command('x', ['claim-a'], { replace: true }), blocked)).toBe(
-      'pod default/g has karpenter.sh/do-not-disrupt',
+    const atZero = { podDisruptionBudgets: [budget(0)] };
+    const held = snapshotOf([member('a', { pods: [web('a1')] }), member('b', { pods: [web('b1')] })], atZero);
+    const waitFor = {
+      why: 'PodDisruptionBudget default/web allows no eviction of pod default/a1',
+      wait: true,
+    };
+    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-b'], consolidation), held)).toEqual(waitFor);
+    // Any candidate that must cancel does, wherever it comes in the command.
+    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-gone'], consolidation), held)).toEqual(
+      cancel('NodeClaim claim-gone is no longer a disruption candidate'),
     );
+    const mixed = snapshotOf(
+      [member('a', { pods: [web('a1')] }), member('g', { pods: [guarded('g1')] })],
+      atZero,
+    );
+    expect(whyNotDeleteNow(command('x', ['claim-a', 'claim-g'], consolidation), mixed)).toEqual(
+      cancel('pod default/g1 has karpenter.sh/do-not-disrupt'),
+    );
+    // A pod under the budget that also has do-not-disrupt: the budget opening would not end the wait.
+    const both = { ...guarded('a1'), labels: { app: 'web' } };
+    const guardedToo = snapshotOf([member('a', { pods: [both] })], atZero);
+    expect(whyNotDeleteNow(command('x', ['claim-a'], consolidation), guardedToo)).toEqual(
+      cancel('pod default/a1 has karpenter.sh/do-not-disrupt'),
+    );
+    // A deletion-only emptiness command whose node took pods since is cancelled, budget or not.
+    expect(whyNotDeleteNow(command('x', ['claim-a']), held)).toEqual(
+      cancel('1 pods landed on NodeClaim claim-a since the command started'),
+    );
+    // The budget allows an eviction again: the command deletes.
+    const open = snapshotOf([member('a', { pods: [web('a1')] })], { podDisruptionBudgets: [budget(1)] });
+    expect(whyNotDeleteNow(command('x', ['claim-a'], consolidation), open)).toBeUndefined();
   });
 });
 

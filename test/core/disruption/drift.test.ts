@@ -362,9 +362,10 @@ describe('drift in decideDisruption', () => {
     if (!command) return;
     expect(commandStillValid(command, s)).toBe(true);
     expect(whyNotDeleteNow(command, s)).toBeUndefined();
-    expect(whyNotDeleteNow(command, snapshot([[node, claim]]))).toBe(
-      'pod default/g1 has karpenter.sh/do-not-disrupt',
-    );
+    expect(whyNotDeleteNow(command, snapshot([[node, claim]]))).toEqual({
+      why: 'pod default/g1 has karpenter.sh/do-not-disrupt',
+      wait: false,
+    });
     const pdb = {
       namespace: 'default',
       name: 'web',

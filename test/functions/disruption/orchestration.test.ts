@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { podDisruptionBudgetManifest } from '../../../sim/world/builders';
 import { NODE, type ProvisionerWorld, settle } from '../provisioner/world';
 import { bound, claim, claims, disruptionWorld, events, type Json, taints } from './world';
 
@@ -157,6 +158,79 @@ describe('disruption: commands taint, wait and time out', () => {
     expect(claim(w, t.claimName).metadata.annotations['podlift.dev/disruption-command']).toBeUndefined();
     expect(taints(w)).not.toContainEqual(expect.objectContaining(DISRUPTED));
     expect(condition(w, t.claimName, 'DisruptionReason')).toBeUndefined();
+  });
+
+  // terminator.go `Drain`: Karpenter deletes the candidate and its drain waits for the budget.
+  // podlift waits before deleting, its replacement kept, rather than cancel and leave it empty.
+  describe('a PodDisruptionBudget at 0 once the replacement is up', () => {
+    const started = async () => {
+      const web = bound('web-1');
+      const t = await disruptionWorld(
+        [{ ...web, metadata: { ...web.metadata, labels: { app: 'web' } } }],
+        labelled,
+      );
+      w = t.pw;
+      await t.disrupt();
+      w.world.time.advance(20_000);
+      const id = ((await t.disrupt())?.steps[0] ?? '').replace('replacing ', '');
+      const store = w.world.fakes.kube.store;
+      store.seed(
+        'poddisruptionbudgets.policy',
+        podDisruptionBudgetManifest({ name: 'web', app: 'web', minAvailable: 1, expectedPods: 1 }),
+      );
+      const replacement = claims(w).find(
+        (c) => c.metadata.annotations?.['podlift.dev/replaces'] === id,
+      ) as Json;
+      const initialized = { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' };
+      store.updateStatus('nodeclaims.karpenter.sh', {
+        ...replacement,
+        status: {
+          ...replacement.status,
+          conditions: [
+            ...(replacement.status.conditions ?? []),
+            { ...initialized, lastTransitionTime: kubeNow() },
+          ],
+        },
+      });
+      return { t, id, replacement: replacement.metadata.name as string, store };
+    };
+    const kubeNow = () => new Date(w?.world.time.now() ?? 0).toISOString().replace('.000', '');
+    const pending = (name: string) => claim(w as ProvisionerWorld, name).metadata.deletionTimestamp;
+
+    it('waits, the candidate tainted and the replacement kept, then deletes once the budget allows', async () => {
+      const { t, id, replacement, store } = await started();
+      w = t.pw;
+      expect((await t.disrupt())?.steps[0]).toBe(`waiting ${id}`);
+      w.world.time.advance(60_000);
+      expect((await t.disrupt())?.steps[0]).toBe(`waiting ${id}`);
+      expect(pending(t.claimName)).toBeUndefined();
+      expect(pending(replacement)).toBeUndefined();
+      expect(taints(w)).toContainEqual(expect.objectContaining(DISRUPTED));
+      expect(t.seen.lines.some((l) => l.message.includes('waits for a PodDisruptionBudget'))).toBe(true);
+      store.delete('poddisruptionbudgets.policy', 'web', { namespace: 'default' });
+      expect((await t.disrupt())?.steps[0]).toBe(`executed ${id}`);
+      expect(pending(t.claimName)).toBeDefined();
+      expect(pending(replacement)).toBeUndefined();
+    });
+
+    it('gives up at the timeout, keeps the initialized replacement, and names the budget', async () => {
+      const { t, id, replacement } = await started();
+      w = t.pw;
+      w.world.time.advance(10 * 60_000 - 1_000);
+      expect((await t.disrupt())?.steps[0]).toBe(`waiting ${id}`);
+      w.world.time.advance(2_000);
+      expect((await t.disrupt())?.steps[0]).toBe(`timed out ${id}`);
+      expect(pending(t.claimName)).toBeUndefined();
+      expect(pending(replacement)).toBeUndefined();
+      expect(taints(w)).not.toContainEqual(expect.objectContaining(DISRUPTED));
+      const failed = events(w).find(
+        (e) => e.object === `NodeClaim/${t.claimName}` && e.reason === 'DisruptionFailed',
+      );
+      expect(failed?.message).toBe(
+        'disruption command reached timeout after 10m waiting to delete its candidates: ' +
+          'PodDisruptionBudget default/web allows no eviction of pod default/web-1',
+      );
+    });
   });
 
   it('keeps a command whose replacement launch was throttled: the NodeClaim stays for the next run', async () => {
