@@ -3,6 +3,9 @@ import {
   claimsByInstance,
   decideInterruption,
   type InterruptionDecision,
+  type InterruptionEvent,
+  onNode,
+  TERMINATING_ON_INTERRUPTION_EVENT,
 } from '../../shared/core/interruption/decide';
 import { classifyInterruption, type InterruptionMessage } from '../../shared/core/interruption/messages';
 import { isNotFoundError } from '../../shared/core/model/errors';
@@ -170,7 +173,13 @@ async function act(
     { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: d.nodeClaim },
     ...(d.node ? [{ apiVersion: 'v1', kind: 'Node', name: d.node }] : []),
   ];
-  for (const object of objects) await events.record({ object, ...d.event }).catch(() => undefined);
+  const record = async (event: InterruptionEvent) => {
+    for (const object of objects)
+      await events
+        .record({ object, ...(object.kind === 'Node' ? onNode(event) : event) })
+        .catch(() => undefined);
+  };
+  await record(d.event);
   invocation.log.info('interruption', {
     kind,
     nodeClaim: d.nodeClaim,
@@ -178,7 +187,9 @@ async function act(
     replace: d.replace,
   });
   if (d.deleteNodeClaim) {
-    await retried(() => cluster.deleteNodeClaim(d.nodeClaim));
+    // utils.go `deleteNodeClaim`: the Event only when the delete went through, not for one gone.
+    if (await retried(() => cluster.deleteNodeClaim(d.nodeClaim)))
+      await record(TERMINATING_ON_INTERRUPTION_EVENT);
     invocation.log.info('deleted interrupted NodeClaim; termination drains it', { nodeClaim: d.nodeClaim });
   }
 }

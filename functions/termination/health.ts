@@ -1,3 +1,4 @@
+import { onNode } from '../../shared/core/interruption/decide';
 import {
   decideInstanceHealth,
   type InstanceHealthDecision,
@@ -170,5 +171,7 @@ async function recordOn(
     ...(decision.node ? [{ apiVersion: 'v1', kind: 'Node', name: decision.node }] : []),
   ];
   for (const object of objects)
-    await runtime.ports.events.record({ object, ...event }).catch(() => undefined);
+    await runtime.ports.events
+      .record({ object, ...(object.kind === 'Node' ? onNode(event) : event) })
+      .catch(() => undefined);
 }

@@ -94,6 +94,23 @@ export const INTERRUPTION_EVENTS: Readonly<Record<ActionableKind, InterruptionEv
   },
 };
 
+/**
+ * events.go `TerminatingOnInterruption`, recorded on the NodeClaim and its Node once an
+ * interruption (utils.go `deleteNodeClaim`) or an instance's health deletes the NodeClaim.
+ */
+export const TERMINATING_ON_INTERRUPTION_EVENT: InterruptionEvent = {
+  type: 'Warning',
+  reason: 'TerminatingOnInterruption',
+  message: 'Interruption triggered termination for the NodeClaim',
+};
+
+/** The Event as recorded on the Node: events.go words `TerminatingOnInterruption` for the Node. */
+export function onNode(event: InterruptionEvent): InterruptionEvent {
+  return event.reason === TERMINATING_ON_INTERRUPTION_EVENT.reason
+    ? { ...event, message: 'Interruption triggered termination for the Node' }
+    : event;
+}
+
 /** The NodeClaims of this cluster a message is about, by instance id (others are not ours). */
 export function claimsByInstance(claims: readonly NodeClaim[]): Map<string, NodeClaim> {
   const byInstance = new Map<string, NodeClaim>();

@@ -2,7 +2,7 @@ import { ANNOTATIONS } from '../model/labels';
 import type { NodeClaim } from '../model/nodeclaim';
 import { rfc3339 } from '../model/rfc3339';
 import type { InstanceHealthReport, InstanceStatusCategory } from '../ports/cloud';
-import { claimsByInstance, type InterruptionEvent } from './decide';
+import { claimsByInstance, type InterruptionEvent, TERMINATING_ON_INTERRUPTION_EVENT } from './decide';
 
 /**
  * What EC2's instance status checks make podlift do, as aws/karpenter-provider-aws does it:
@@ -45,13 +45,6 @@ export const INSTANCE_UNHEALTHY_EVENT: InterruptionEvent = {
   type: 'Warning',
   reason: 'InstanceUnhealthy',
   message: 'An unhealthy warning was triggered for the instance',
-};
-
-/** events.go `TerminatingOnInterruption`. */
-export const TERMINATING_ON_INTERRUPTION_EVENT: InterruptionEvent = {
-  type: 'Warning',
-  reason: 'TerminatingOnInterruption',
-  message: 'Interruption triggered termination for the NodeClaim',
 };
 
 const ACTED_ON: readonly UnhealthyCategory[] = ['InstanceStatus', 'SystemStatus', 'EventStatus'];

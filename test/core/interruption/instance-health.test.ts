@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { onNode, TERMINATING_ON_INTERRUPTION_EVENT } from '../../../shared/core/interruption/decide';
 import {
   decideInstanceHealth,
   INSTANCE_UNHEALTHY_EVENT,
-  TERMINATING_ON_INTERRUPTION_EVENT,
   UNHEALTHY_THRESHOLD_MS,
   unhealthyCategories,
 } from '../../../shared/core/interruption/instance-health';
@@ -113,6 +113,13 @@ describe('decideInstanceHealth (instancestatus_controller.go → handleNodeClaim
         message: 'Interruption triggered termination for the NodeClaim',
       },
     ]);
+    // On the Node, events.go words it for the Node; every other Event reads the same on both.
+    expect(onNode(TERMINATING_ON_INTERRUPTION_EVENT)).toStrictEqual({
+      type: 'Warning',
+      reason: 'TerminatingOnInterruption',
+      message: 'Interruption triggered termination for the Node',
+    });
+    expect(onNode(INSTANCE_UNHEALTHY_EVENT)).toBe(INSTANCE_UNHEALTHY_EVENT);
   });
 
   it('terminates forcefully when a status is impaired as well as an event scheduled', () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext, NODE, type ProvisionerWorld, scheduledEvent, settle } from '../provisioner/world';
 import {
   about,
@@ -267,6 +267,47 @@ describe('interruption: other kinds', () => {
     expect(claims(w)).toHaveLength(1);
     expect(running(w)).toHaveLength(1);
     expect(await marks(w)).toStrictEqual([]);
+  });
+
+  // utils.go `deleteNodeClaim`: TerminatingOnInterruption once the delete went through, and
+  // nothing for a NodeClaim already being deleted.
+  it('records TerminatingOnInterruption on the NodeClaim and its Node once it deletes the NodeClaim, once', async () => {
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    const terminating = () =>
+      (w?.world.fakes.kube.store.list('events').items as Json[])
+        .filter((e) => e.reason === 'TerminatingOnInterruption')
+        .map((e) => [e.type, e.involvedObject.kind, e.involvedObject.name, e.message, e.count]);
+    await t.handle(sqsEvent([about('rebalance-recommendation', t.instanceId)]), lambdaContext('i0'));
+    expect(terminating()).toEqual([]);
+    const warning = sqsEvent([about('spot-interruption-warning', t.instanceId)]);
+    await t.handle(warning, lambdaContext('i1'));
+    const once = [
+      ['Warning', 'NodeClaim', t.claimName, 'Interruption triggered termination for the NodeClaim', 1],
+      ['Warning', 'Node', NODE, 'Interruption triggered termination for the Node', 1],
+    ];
+    expect(terminating()).toEqual(once);
+    await t.handle(warning, lambdaContext('i2'));
+    expect(terminating()).toEqual(once);
+  });
+
+  it('records no TerminatingOnInterruption when the NodeClaim was gone by the time it deleted it', async () => {
+    const t = await interruptionWorld([web()], 'spot');
+    w = t.pw;
+    // Termination finished it between the function's read and its delete.
+    const { cluster } = w.world.ports;
+    const deleteNodeClaim = cluster.deleteNodeClaim.bind(cluster);
+    vi.spyOn(cluster, 'deleteNodeClaim').mockImplementationOnce(async (name) => {
+      const store = w?.world.fakes.kube.store;
+      const stored = store?.get('nodeclaims.karpenter.sh', name) as Json;
+      store?.update('nodeclaims.karpenter.sh', { ...stored, metadata: { ...stored.metadata, finalizers: [] } });
+      store?.delete('nodeclaims.karpenter.sh', name);
+      return deleteNodeClaim(name);
+    });
+    await t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)]), lambdaContext('i1'));
+    const reasons = (w.world.fakes.kube.store.list('events').items as Json[]).map((e) => e.reason);
+    expect(reasons).toContain('SpotInterrupted');
+    expect(reasons).not.toContain('TerminatingOnInterruption');
   });
 
   it('records the Event Karpenter records for each kind it acts on', async () => {

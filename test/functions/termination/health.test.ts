@@ -78,6 +78,14 @@ describe('termination: instance health (instancestatus_controller.go)', () => {
         ['Node', 'TerminatingOnInterruption'],
       ]),
     );
+    // events.go words it for each object.
+    const terminating = (t.store.list('events').items as Json[])
+      .filter((e) => e.reason === 'TerminatingOnInterruption')
+      .map((e) => [e.involvedObject.kind, e.message]);
+    expect(terminating).toEqual([
+      ['NodeClaim', 'Interruption triggered termination for the NodeClaim'],
+      ['Node', 'Interruption triggered termination for the Node'],
+    ]);
     expect(t.seen.total('InstancesUnhealthy')).toBe(1);
 
     // The termination timestamp has passed: the pod is deleted without waiting for its budget.
