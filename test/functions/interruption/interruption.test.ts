@@ -274,8 +274,9 @@ describe('interruption: other kinds', () => {
   it('records TerminatingOnInterruption on the NodeClaim and its Node once it deletes the NodeClaim, once', async () => {
     const t = await interruptionWorld([web()], 'spot');
     w = t.pw;
+    const store = t.pw.world.fakes.kube.store;
     const terminating = () =>
-      (w?.world.fakes.kube.store.list('events').items as Json[])
+      (store.list('events').items as Json[])
         .filter((e) => e.reason === 'TerminatingOnInterruption')
         .map((e) => [e.type, e.involvedObject.kind, e.involvedObject.name, e.message, e.count]);
     await t.handle(sqsEvent([about('rebalance-recommendation', t.instanceId)]), lambdaContext('i0'));
@@ -296,16 +297,19 @@ describe('interruption: other kinds', () => {
     w = t.pw;
     // Termination finished it between the function's read and its delete.
     const { cluster } = w.world.ports;
+    const { store } = w.world.fakes.kube;
     const deleteNodeClaim = cluster.deleteNodeClaim.bind(cluster);
     vi.spyOn(cluster, 'deleteNodeClaim').mockImplementationOnce(async (name) => {
-      const store = w?.world.fakes.kube.store;
-      const stored = store?.get('nodeclaims.karpenter.sh', name) as Json;
-      store?.update('nodeclaims.karpenter.sh', { ...stored, metadata: { ...stored.metadata, finalizers: [] } });
-      store?.delete('nodeclaims.karpenter.sh', name);
+      const stored = store.get('nodeclaims.karpenter.sh', name) as Json;
+      store.update('nodeclaims.karpenter.sh', {
+        ...stored,
+        metadata: { ...stored.metadata, finalizers: [] },
+      });
+      store.delete('nodeclaims.karpenter.sh', name);
       return deleteNodeClaim(name);
     });
     await t.handle(sqsEvent([about('spot-interruption-warning', t.instanceId)]), lambdaContext('i1'));
-    const reasons = (w.world.fakes.kube.store.list('events').items as Json[]).map((e) => e.reason);
+    const reasons = (store.list('events').items as Json[]).map((e) => e.reason);
     expect(reasons).toContain('SpotInterrupted');
     expect(reasons).not.toContain('TerminatingOnInterruption');
   });
