@@ -82,10 +82,14 @@ export async function advanceCommand(
   await markDisrupted(runtime, invocation, snapshot, command.reason, candidates);
   if (command.replace) {
     if (replacements.some((r) => r.deletionTimestamp)) {
-      // queue.go: a replacement deleted before it initialized fails the command for good.
+      // queue.go: a replacement deleted before it initialized fails the command for good; so does
+      // one deleted while the command waited for a PodDisruptionBudget (emptiness may take it).
       await cancelCommand(runtime, invocation, snapshot, candidates, true);
-      invocation.log.warn('a replacement was deleted before it initialized; command cancelled', {
+      invocation.log.warn('a replacement was deleted before the command finished; command cancelled', {
         id: command.id,
+        replacements: replacements
+          .filter((r) => r.deletionTimestamp)
+          .map((r) => ({ nodeClaim: r.name, initialized: conditionIsTrue(r, 'Initialized') })),
       });
       return `cancelled ${command.id}`;
     }

@@ -213,6 +213,18 @@ describe('disruption: commands taint, wait and time out', () => {
       expect(pending(replacement)).toBeUndefined();
     });
 
+    it('is cancelled when its replacement is deleted while it waits, and says the replacement had initialized', async () => {
+      const { t, id, replacement, store } = await started();
+      w = t.pw;
+      expect((await t.disrupt())?.steps[0]).toBe(`waiting ${id}`);
+      store.delete('nodeclaims.karpenter.sh', replacement);
+      expect((await t.disrupt())?.steps[0]).toBe(`cancelled ${id}`);
+      expect(pending(t.claimName)).toBeUndefined();
+      expect(taints(w)).not.toContainEqual(expect.objectContaining(DISRUPTED));
+      const said = t.seen.lines.find((l) => l.message.startsWith('a replacement was deleted'));
+      expect(said?.fields.replacements).toEqual([{ nodeClaim: replacement, initialized: true }]);
+    });
+
     it('gives up at the timeout, keeps the initialized replacement, and names the budget', async () => {
       const { t, id, replacement } = await started();
       w = t.pw;
