@@ -93,12 +93,12 @@ export function commandStartedAt(candidates: readonly Pick<NodeClaim, 'status'>[
 
 /** Why a started command must not delete its candidates now, and whether it may wait. */
 export interface DeleteHold {
-  why: string;
+  readonly why: string;
   /**
    * Only a PodDisruptionBudget allows no eviction: often a moment in a rollout, so the command
    * keeps its replacements and waits, within its timeout, rather than leave them empty.
    */
-  wait: boolean;
+  readonly wait: boolean;
 }
 
 /**
