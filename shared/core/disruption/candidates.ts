@@ -16,6 +16,7 @@ import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { PodDisruptionBudget, StateNode } from '../state/cluster-state';
+import { commandIdOf } from './command-record';
 
 /**
  * A node consolidation, drift or emptiness may act on (kubernetes-sigs/karpenter
@@ -58,13 +59,30 @@ export function blockedFor(c: Candidate, method: DisruptionMethod): string | und
   return method === 'drift' ? c.eventualBlocked : c.blocked;
 }
 
-/** Every candidate of the snapshot, blocked ones included (they get an Event saying why). */
+/**
+ * Every candidate of the snapshot, blocked ones included (they get an Event saying why). The
+ * replacements of a command whose candidates' pods have yet to move are none: Karpenter's
+ * provisioner nominates the replacements for those pods — `StartCommand` first, then every
+ * provisioning pass while the candidates are marked for deletion (queue.go) — and a nominated
+ * node is no candidate (statenode.go `ValidateNodeDisruptable`: "node is nominated for a pending
+ * pod"). Without it emptiness could take a replacement, still empty, while its command waits.
+ */
 export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
   const pools = new Map(snapshot.nodePools.map((p) => [p.name, p]));
+  const pairs = joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims);
+  const awaited = new Set(
+    pairs.flatMap(({ node, nodeClaim: claim }) => {
+      const id = claim && commandIdOf(claim);
+      const moving = !claim?.deletionTimestamp || node?.pods.some(isReschedulable) === true;
+      return id !== undefined && moving ? [id] : [];
+    }),
+  );
   const candidates: Candidate[] = [];
-  for (const { node, nodeClaim: claim } of joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims)) {
+  for (const { node, nodeClaim: claim } of pairs) {
     if (!node || !claim || claim.deletionTimestamp || node.deleting) continue;
     if (!conditionIsTrue(claim, 'Initialized')) continue;
+    const replaces = claim.annotations[ANNOTATIONS.replaces];
+    if (replaces !== undefined && awaited.has(replaces)) continue;
     const pool = pools.get(claim.labels[LABEL_NODEPOOL] ?? '');
     if (!pool) continue;
     const pods = node.pods.filter(isReschedulable);

@@ -4,6 +4,7 @@ import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { blockedFor, type Candidate, disruptionCandidates } from './candidates';
+import { commandIdOf, underCommand } from './command-record';
 import type { DisruptionCommand } from './methods';
 
 /**
@@ -21,23 +22,6 @@ export const DISRUPTION_REASON = 'DisruptionReason';
 export const MIN_COMMAND_TIMEOUT_MS = 10 * 60_000;
 export const MAX_COMMAND_TIMEOUT_MS = 60 * 60_000;
 export const COMMAND_TIMEOUT_SCALE_MS = 80;
-
-/** Whether the NodeClaim is a candidate of a recorded command. */
-export function underCommand(claim: Pick<NodeClaim, 'annotations'>): boolean {
-  return claim.annotations[ANNOTATIONS.disruptionCommand] !== undefined;
-}
-
-/** The id of the command recorded on the NodeClaim, when one that parses is. */
-export function commandIdOf(claim: Pick<NodeClaim, 'annotations'>): string | undefined {
-  const text = claim.annotations[ANNOTATIONS.disruptionCommand];
-  if (!text) return undefined;
-  try {
-    const id = (JSON.parse(text) as { id?: unknown }).id;
-    return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The snapshot as a decision beside the commands in flight sees it (helpers.go

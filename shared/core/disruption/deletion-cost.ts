@@ -8,7 +8,7 @@ import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { StateNode } from '../state/cluster-state';
 import { type Candidate, candidatePrice, disruptionCandidates } from './candidates';
-import { underCommand } from './commands-in-flight';
+import { underCommand } from './command-record';
 import { type Consolidation, simulateRemoval } from './methods';
 import type { ConsolidationSettings } from './replacement-options';
 

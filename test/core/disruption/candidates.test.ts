@@ -97,6 +97,55 @@ describe('disruptionCandidates', () => {
     for (const c of cases) expect(disruptionCandidates(snapshotOf([c]))).toEqual([]);
     expect(disruptionCandidates(snapshotOf([[n, claim]]))).toHaveLength(1);
   });
+
+  // queue.go `StartCommand` and the provisioner nominate a command's replacements for its
+  // candidates' pods; statenode.go `ValidateNodeDisruptable`: "node is nominated for a pending pod".
+  it('leaves out the replacements of a command until its candidates’ pods have moved', () => {
+    const command = JSON.stringify({ id: 'cmd-1' });
+    const [cn, cc] = member('old', { annotations: { 'podlift.dev/disruption-command': command } });
+    const [rn, rc] = member('new', { annotations: { 'podlift.dev/replaces': 'cmd-1' } });
+    const [on, oc] = member('other', { annotations: { 'podlift.dev/replaces': 'cmd-2' } });
+    const names = (pairs: [StateNode, NodeClaim][]) =>
+      disruptionCandidates(snapshotOf(pairs)).map((c) => c.claim.name);
+    const deleting = { ...cc, deletionTimestamp: new Date(T0).toISOString() };
+    const withPod = { ...cn, pods: [app({ nodeName: 'old' })] };
+    // Waiting (not deleted yet): the replacement is kept; another command's, which is no more, is not.
+    expect(
+      names([
+        [cn, cc],
+        [rn, rc],
+        [on, oc],
+      ]),
+    ).toEqual(['claim-old', 'claim-other']);
+    // Deleted, its pod not moved yet: still kept.
+    expect(
+      names([
+        [withPod, deleting],
+        [rn, rc],
+      ]),
+    ).toEqual([]);
+    // Deleted and drained, or the command cancelled (its record cleared): a candidate again.
+    expect(
+      names([
+        [cn, deleting],
+        [rn, rc],
+      ]),
+    ).toEqual(['claim-new']);
+    expect(
+      names([
+        [cn, { ...cc, annotations: {} }],
+        [rn, rc],
+      ]),
+    ).toEqual(['claim-old', 'claim-new']);
+    // A record that does not parse names no command.
+    const garbled = { ...cc, annotations: { 'podlift.dev/disruption-command': '{' } };
+    expect(
+      names([
+        [cn, garbled],
+        [rn, rc],
+      ]),
+    ).toEqual(['claim-old', 'claim-new']);
+  });
 });
 
 describe('blockedBecause: PodDisruptionBudgets', () => {

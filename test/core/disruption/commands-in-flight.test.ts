@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { commandIdOf, underCommand } from '../../../shared/core/disruption/command-record';
 import {
   besideCommandsInFlight,
-  commandIdOf,
   commandStartedAt,
   commandTimeoutMs,
   DISRUPTION_REASON,
   staleDisruptionMarks,
-  underCommand,
   whyNotDeleteNow,
 } from '../../../shared/core/disruption/commands-in-flight';
 import {
