@@ -145,6 +145,10 @@ describe('disruptionCandidates', () => {
         [rn, rc],
       ]),
     ).toEqual(['claim-old', 'claim-new']);
+    // A deleted candidate whose Node is gone has no pods left to move; a Node without a NodeClaim is no one's.
+    const [loose] = member('loose');
+    const lone = snapshotOf([[rn, rc]], { nodes: [rn, loose], nodeClaims: [deleting, rc] });
+    expect(disruptionCandidates(lone).map((c) => c.claim.name)).toEqual(['claim-new']);
   });
 });
 
