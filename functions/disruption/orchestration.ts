@@ -83,7 +83,8 @@ export async function advanceCommand(
   if (command.replace) {
     if (replacements.some((r) => r.deletionTimestamp)) {
       // queue.go: a replacement deleted before it initialized fails the command for good; so does
-      // one deleted while the command waited for a PodDisruptionBudget (emptiness may take it).
+      // one deleted while the command waited for a PodDisruptionBudget (disruption itself leaves
+      // it alone then, candidates.ts, but a person may not).
       await cancelCommand(runtime, invocation, snapshot, candidates, true);
       invocation.log.warn('a replacement was deleted before the command finished; command cancelled', {
         id: command.id,
