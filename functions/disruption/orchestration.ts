@@ -10,6 +10,7 @@ import { commandStillValid } from '../../shared/core/disruption/decide';
 import { disruptionTerminating } from '../../shared/core/disruption/events';
 import {
   type DisruptionCommand,
+  plannedCandidates,
   replacementPlans,
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
@@ -277,7 +278,8 @@ async function replace(
   snapshot: ClusterSnapshot,
   { command, candidates }: RecordedCommand,
 ): Promise<string | undefined> {
-  const chosen = disruptionCandidates(snapshot).filter((c) => command.candidates.includes(c.claim.name));
+  // A phased global step's replacements are sized for the pods of the candidates it makes room for too.
+  const chosen = plannedCandidates(command, disruptionCandidates(snapshot));
   const beside = besideCommandsInFlight(snapshot, command.id);
   // A static NodePool's node is replaced from its template whatever its pods (static-drift.ts).
   const fixed = staticReplacementPlans(chosen, snapshot);

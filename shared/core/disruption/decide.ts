@@ -251,23 +251,31 @@ export function decideDisruption(
   // With podlift's GlobalConsolidation gate, one step toward the cheapest plan of each NodePool's
   // candidates comes first, scored as Balanced scores whatever the policy: one step onto a set's
   // cheapest fleet in place of several greedy ones, each of which may move the same pods again.
+  // Failing that, a step the budgets cut short in two phases, the first within them
+  // (global-consolidation.ts `phasedStep`).
   const step = global
-    ? globalConsolidation(withinBudgetInOrder(underutilized, counts, now, exempt), room, totals, settings)
+    ? globalConsolidation(
+        withinBudgetInOrder(underutilized, counts, now, exempt),
+        room,
+        totals,
+        settings,
+        underutilized,
+      )
     : undefined;
   if (step && !waits(step.candidates, step.consolidation)) {
     const { consolidation } = step;
     const replacements = consolidation.action === 'replace' ? consolidation.plans.length : 0;
-    return decided(
-      command(
-        'consolidation',
-        'Underutilized',
-        step.candidates,
-        replacements > 0,
-        consolidation.savings,
-        step.detail,
-        replacements,
-      ),
+    const recorded = command(
+      'consolidation',
+      'Underutilized',
+      step.candidates,
+      replacements > 0,
+      consolidation.savings,
+      step.detail,
+      replacements,
     );
+    const later = step.makesRoomFor?.map((c) => c.claim.name) ?? [];
+    return decided(later.length > 0 ? { ...recorded, makesRoomFor: later } : recorded);
   }
   // Multi-node searches only what the budgets allow together; single-node takes one node at a
   // time, so any candidate whose NodePool allows one more may be it (singlenodeconsolidation.go).
@@ -333,7 +341,9 @@ export function unconsolidatableBecause(c: Candidate): string | undefined {
  * Whether `command` still holds at least {@link VALIDATION_DELAY_MS} after it was decided
  * (validation.go): every candidate is still a candidate, not blocked, and its method still
  * chooses it — empty and Consolidatable still, drifted still drifted, a consolidation still
- * Consolidatable, possible and saving money — judged beside the other commands in flight.
+ * Consolidatable, possible and saving money — judged beside the other commands in flight. A
+ * phased global step (`makesRoomFor`) is held to the whole step: the candidates it makes room for
+ * still candidates of no other command, the whole step still possible with new nodes.
  */
 export function commandStillValid(
   command: DisruptionCommand,
@@ -342,28 +352,39 @@ export function commandStillValid(
 ): boolean {
   const snapshot = besideCommandsInFlight(cluster, command.id);
   const byName = new Map(disruptionCandidates(snapshot).map((c) => [c.claim.name, c]));
+  const roomFor = command.makesRoomFor ?? [];
+  const planned = [...command.candidates, ...roomFor];
   return (
-    command.candidates.every((name) => {
+    planned.every((name) => {
       const c = byName.get(name);
       if (!c || blockedFor(c, command.method)) return false;
+      // A phased step's candidates past the budget stay unmarked, so another command may take
+      // them; then the step is no longer whole.
+      if (roomFor.includes(name) && underCommand(c.claim)) return false;
       // Emptiness and consolidation take Consolidatable candidates only; a pod event since the
       // decision took the condition away (validation.go re-runs `ShouldDisrupt`).
       if (command.method === 'emptiness') return c.pods.length === 0 && isConsolidatable(c);
       if (command.method === 'consolidation') return isConsolidatable(c);
       // Drifted still; and a drift command that deletes without replacement, still empty.
       return driftedCondition(c.claim) !== undefined && (command.replace || c.pods.length === 0);
-    }) && consolidationHolds(command, byName, snapshot, settings)
+    }) &&
+    consolidationHolds(
+      command,
+      planned.flatMap((name) => byName.get(name) ?? []),
+      snapshot,
+      settings,
+    )
   );
 }
 
+/** Whether the consolidation still holds for `chosen`: its candidates and those it makes room for. */
 function consolidationHolds(
   command: DisruptionCommand,
-  byName: ReadonlyMap<string, Candidate>,
+  chosen: readonly Candidate[],
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings,
 ): boolean {
   if (command.method !== 'consolidation') return true;
-  const chosen = command.candidates.flatMap((name) => byName.get(name) ?? []);
   const room = consolidationRoom(snapshot, settings);
   const consolidation = simulateRemoval(chosen, room, settings, command.replacements);
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;

@@ -29,6 +29,11 @@ export interface GlobalStep {
   readonly consolidation: Consolidation;
   /** What the step saves and moves, in words (the command's detail, its Event and log line). */
   readonly detail: string;
+  /**
+   * A phased step's candidates past the budget, whose pods the new nodes are sized for too; a
+   * later step moves them ({@link phasedStep}).
+   */
+  readonly makesRoomFor?: readonly Candidate[];
 }
 
 /**
@@ -46,12 +51,87 @@ export const MAX_GLOBAL_REPLACEMENTS = 10;
  * at least 1/k of disruption ÷ pool disruption (balanced.go `ScoreMove`), k the NodePool's
  * `podlift.dev/global-consolidation-k` or Balanced's 2 — so the cluster never churns for cents.
  * Of the steps found, the one saving most; `settings.outOfTime` ends the search early.
+ *
+ * When none is found within the budgets, a step that needs more candidates than they allow at
+ * once is taken in two phases ({@link phasedStep}): `pastBudget` are the Consolidatable
+ * candidates the budgets hold back now.
  */
 export function globalConsolidation(
   eligible: readonly Candidate[],
   snapshot: ClusterSnapshot,
   totals: ReadonlyMap<string, NodePoolTotals>,
-  settings: ConsolidationSettings & { readonly outOfTime?: () => boolean } = DEFAULT_CONSOLIDATION_SETTINGS,
+  settings: GlobalSearchSettings = DEFAULT_CONSOLIDATION_SETTINGS,
+  pastBudget: readonly Candidate[] = [],
+): GlobalStep | undefined {
+  return (
+    search(eligible, snapshot, totals, settings) ??
+    phasedStep(eligible, pastBudget, snapshot, totals, settings)
+  );
+}
+
+/** The consolidation settings and when the run is out of time for the search. */
+type GlobalSearchSettings = ConsolidationSettings & { readonly outOfTime?: () => boolean };
+
+/**
+ * A step the budgets cut short, taken in two phases, each within them. A NodePool's budget bounds
+ * how many of its nodes are disrupted at once (Karpenter's `nodes`: kubernetes-sigs/karpenter
+ * pkg/controllers/disruption/helpers.go `BuildDisruptionBudgetMapping`); the cheapest fleet for a
+ * set of under-used nodes may need more of them than that — five single-pod nodes onto one new
+ * node, where three of them onto a smaller one save too little to clear the threshold — and
+ * a cluster held there stays above it for good (in the soak, seed 4 settled at 1.49 × the bound).
+ * So the search runs again over `eligible` and `pastBudget` together, for a step with new nodes
+ * that takes at least one eligible candidate. Its first phase is a command of its eligible
+ * candidates that launches the new nodes the whole step needs, sized for the others' pods too
+ * (the command's `makesRoomFor`: neither marked nor deleted, so they use none of the budget);
+ * its recorded saving is the first phase's own, which may be nothing or less. Once the first
+ * phase is done and the budget has room again, the others move onto the new nodes' room as a
+ * step of their own, a deletion that saves their whole price. The whole step is what clears the
+ * threshold, judged as any step; the validation holds the first phase to it (decide.ts
+ * `commandStillValid`): every candidate of both phases still a candidate, the whole step still
+ * possible with new nodes.
+ */
+function phasedStep(
+  eligible: readonly Candidate[],
+  pastBudget: readonly Candidate[],
+  snapshot: ClusterSnapshot,
+  totals: ReadonlyMap<string, NodePoolTotals>,
+  settings: GlobalSearchSettings,
+): GlobalStep | undefined {
+  const now = new Set(eligible);
+  const held = pastBudget.filter((c) => !now.has(c));
+  if (held.length === 0) return undefined;
+  const whole = search([...eligible, ...held], snapshot, totals, settings, (step, consolidation) => {
+    return (
+      consolidation.action === 'replace' && step.some((c) => now.has(c)) && step.some((c) => !now.has(c))
+    );
+  });
+  if (whole?.consolidation.action !== 'replace') return undefined;
+  const first = whole.candidates.filter((c) => now.has(c));
+  const later = whole.candidates.filter((c) => !now.has(c));
+  const { plans } = whole.consolidation;
+  const consolidation: Consolidation = {
+    action: 'replace',
+    plans,
+    savings: first.reduce((sum, c) => sum + c.price, 0) - plans.reduce((sum, p) => sum + p.price, 0),
+  };
+  return {
+    candidates: first,
+    consolidation,
+    detail: `${describe(first, consolidation, 'global consolidation, first of two phases,')}; the new nodes make room for the pods of ${later.map((c) => c.node.name).join(', ')}, which move once the budget allows (both phases save $${whole.consolidation.savings.toFixed(4)}/h)`,
+    makesRoomFor: later,
+  };
+}
+
+/**
+ * The step saving most among sets of `eligible`, one NodePool's at a time, that move and clear
+ * the threshold, and that `accept` takes.
+ */
+function search(
+  eligible: readonly Candidate[],
+  snapshot: ClusterSnapshot,
+  totals: ReadonlyMap<string, NodePoolTotals>,
+  settings: GlobalSearchSettings,
+  accept: (step: readonly Candidate[], consolidation: Consolidation) => boolean = () => true,
 ): GlobalStep | undefined {
   let best: GlobalStep | undefined;
   for (const group of byNodePool(eligible)) {
@@ -64,6 +144,7 @@ export function globalConsolidation(
       const consolidation = computeConsolidation(step, snapshot, settings, MAX_GLOBAL_REPLACEMENTS);
       if (consolidation.action === 'none') return false;
       if (
+        accept(step, consolidation) &&
         clearsGlobalThreshold(step, consolidation.savings, totals) &&
         (!best || best.consolidation.savings < consolidation.savings)
       )
@@ -158,7 +239,11 @@ function byNodePool(candidates: readonly Candidate[]): Candidate[][] {
 }
 
 /** The step in words: what it saves, which nodes it removes, where their pods go. */
-function describe(step: readonly Candidate[], consolidation: Consolidation): string {
+function describe(
+  step: readonly Candidate[],
+  consolidation: Consolidation,
+  what = 'global consolidation',
+): string {
   const pods = step.reduce((n, c) => n + c.pods.length, 0);
   const onto =
     consolidation.action === 'replace'
@@ -166,5 +251,9 @@ function describe(step: readonly Candidate[], consolidation: Consolidation): str
           .map((p) => `a new ${p.instanceType} (${p.capacityType}, $${p.price.toFixed(4)}/h)`)
           .join(', ')} and the nodes that stay`
       : 'the nodes that stay';
-  return `global consolidation saves $${consolidation.savings.toFixed(4)}/h: moves ${pods} pod(s) off ${step.map((c) => c.node.name).join(', ')} onto ${onto}`;
+  const saving =
+    consolidation.savings < 0
+      ? `costs $${(-consolidation.savings).toFixed(4)}/h more`
+      : `saves $${consolidation.savings.toFixed(4)}/h`;
+  return `${what} ${saving}: moves ${pods} pod(s) off ${step.map((c) => c.node.name).join(', ')} onto ${onto}`;
 }

@@ -6,6 +6,7 @@ import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import { allowedDisruptions, type DisruptionReason } from './budgets';
 import type { Candidate, DisruptionMethod } from './candidates';
+import { underCommand } from './command-record';
 import {
   type ConsolidationSettings,
   DEFAULT_CONSOLIDATION_SETTINGS,
@@ -40,6 +41,24 @@ export interface DisruptionCommand {
   readonly savings: number;
   /** What the method found, in words (e.g. which subnet drifted). */
   readonly detail?: string;
+  /**
+   * NodeClaims the replacements make room for (global consolidation's phased step,
+   * global-consolidation.ts `phasedStep`): their pods are planned with the candidates', but this
+   * command neither marks nor deletes them.
+   */
+  readonly makesRoomFor?: readonly string[];
+}
+
+/**
+ * The candidates whose pods a command's replacements are planned for: its own, and those a phased
+ * step makes room for (`makesRoomFor`) while no other command has taken them.
+ */
+export function plannedCandidates(command: DisruptionCommand, candidates: readonly Candidate[]): Candidate[] {
+  const own = new Set(command.candidates);
+  const room = new Set(command.makesRoomFor ?? []);
+  return candidates.filter(
+    (c) => own.has(c.claim.name) || (room.has(c.claim.name) && !underCommand(c.claim)),
+  );
 }
 
 /** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */

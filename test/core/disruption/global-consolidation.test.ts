@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { nodePoolTotals } from '../../../shared/core/disruption/balanced';
 import { disruptionCandidates } from '../../../shared/core/disruption/candidates';
-import { decideDisruption } from '../../../shared/core/disruption/decide';
+import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
   clearsGlobalThreshold,
   globalConsolidation,
   MAX_GLOBAL_CANDIDATES,
   MAX_GLOBAL_REPLACEMENTS,
 } from '../../../shared/core/disruption/global-consolidation';
+import { plannedCandidates, VALIDATION_DELAY_MS } from '../../../shared/core/disruption/methods';
+import { ANNOTATIONS } from '../../../shared/core/model/labels';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
@@ -372,8 +374,132 @@ describe('decideDisruption with GlobalConsolidation', () => {
     expect(clearsGlobalThreshold([k3Candidate], 0.06, nodePoolTotals(k3))).toBe(false);
   });
 
-  it('takes nothing past the budget: two nodes of the three are not enough', () => {
-    expect(decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command).toBeUndefined();
+  describe('a step the budget cuts short, in two phases', () => {
+    /** The m5.2xlarge the first phase launched, holding x's and y's pods, z's still to come. */
+    const afterFirstPhase = (pinned?: Record<string, string>) =>
+      cluster(
+        [
+          member('r', [...big('x'), ...big('y')], {
+            instanceType: 'm5.2xlarge',
+            cpu: '7910m',
+            memory: '29Gi',
+            price: 0.384,
+          }),
+          m5xlargeMember('z', big('z', pinned)),
+          busy('p'),
+          busy('q'),
+        ],
+        '2',
+      );
+
+    it('takes the two nodes the budget allows now, their m5.2xlarge sized for the third', () => {
+      // Two of three onto an m5.2xlarge save nothing and single-node finds nothing: without the
+      // phases the cluster stays at $0.576/h for good.
+      const { command } = decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate);
+      expect(command).toMatchObject({
+        candidates: ['claim-x', 'claim-y'],
+        makesRoomFor: ['claim-z'],
+        replace: true,
+      });
+      expect(command?.replacements).toBeUndefined();
+      expect(command?.savings).toBeCloseTo(0, 9);
+      expect(command?.detail).toBe(
+        'global consolidation, first of two phases, saves $0.0000/h: moves 2 pod(s) off x, y onto a new m5.2xlarge (on-demand, $0.3840/h) and the nodes that stay; the new nodes make room for the pods of z, which move once the budget allows (both phases save $0.1920/h)',
+      );
+    });
+
+    it('moves the third onto their room once the first phase is done, saving its whole price', () => {
+      const { command } = decideDisruption(afterFirstPhase(), T0 + 60_000, gate);
+      expect(command).toMatchObject({ candidates: ['claim-z'], replace: false });
+      expect(command?.makesRoomFor).toBeUndefined();
+      expect(command?.savings).toBeCloseTo(0.192, 9);
+      // Karpenter's methods find the same deletion.
+      expect(decideDisruption(afterFirstPhase(), T0 + 60_000).command).toMatchObject({
+        candidates: ['claim-z'],
+        replace: false,
+      });
+    });
+
+    it('takes no phase for a candidate held back by something other than the budget', () => {
+      const pinned = { 'karpenter.sh/do-not-disrupt': 'true' };
+      expect(decideDisruption(cluster(missed(pinned), '2'), T0 + 60_000, gate).command).toBeUndefined();
+    });
+
+    it('takes no phase when nothing is past the budget, nor the whole step when the budget allows it', () => {
+      // Budget 3: the whole step in one command, no phases.
+      const { command } = decideDisruption(cluster(missed(), '3'), T0 + 60_000, gate);
+      expect(command?.candidates).toStrictEqual(['claim-x', 'claim-y', 'claim-z']);
+      expect(command?.makesRoomFor).toBeUndefined();
+    });
+
+    it('plans its replacements for the pods of the third too, unless another command took it', () => {
+      const command = decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate).command;
+      if (!command) throw new Error('no command');
+      const names = (s: ReturnType<typeof cluster>) =>
+        plannedCandidates(command, disruptionCandidates(s)).map((c) => c.claim.name);
+      expect(names(cluster(missed(), '2'))).toStrictEqual(['claim-x', 'claim-y', 'claim-z']);
+      const other = JSON.stringify({ ...command, id: 'other', candidates: ['claim-z'] });
+      const taken = missed().map(([node, claim]): [StateNode, NodeClaim] =>
+        claim.name === 'claim-z'
+          ? [
+              node,
+              { ...claim, annotations: { ...claim.annotations, [ANNOTATIONS.disruptionCommand]: other } },
+            ]
+          : [node, claim],
+      );
+      expect(names(cluster(taken, '2'))).toStrictEqual(['claim-x', 'claim-y']);
+      // A command without phases plans for its own candidates only.
+      expect(
+        plannedCandidates(
+          { ...command, makesRoomFor: undefined },
+          disruptionCandidates(cluster(missed(), '2')),
+        ).map((c) => c.claim.name),
+      ).toStrictEqual(['claim-x', 'claim-y']);
+    });
+
+    it('is held to the whole step by its validation: the third still a candidate, unclaimed', () => {
+      const { command } = decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate);
+      if (!command) throw new Error('no command');
+      const later = T0 + 60_000 + VALIDATION_DELAY_MS;
+      const recorded = (members: [StateNode, NodeClaim][]) =>
+        snapshotOf(
+          members.map(([node, claim]) =>
+            command.candidates.includes(claim.name)
+              ? [
+                  node,
+                  {
+                    ...claim,
+                    annotations: {
+                      ...claim.annotations,
+                      [ANNOTATIONS.disruptionCommand]: JSON.stringify(command),
+                    },
+                  },
+                ]
+              : [node, claim],
+          ),
+          { nodePools: [m5Pool('2')], now: later },
+        );
+      expect(commandStillValid(command, recorded(missed()))).toBe(true);
+      // z gone, or pinned: the first phase alone would save nothing.
+      expect(commandStillValid(command, recorded(missed().filter(([n]) => n.name !== 'z')))).toBe(false);
+      expect(commandStillValid(command, recorded(missed({ 'karpenter.sh/do-not-disrupt': 'true' })))).toBe(
+        false,
+      );
+      // z taken by another command.
+      const other = { ...command, id: 'other', candidates: ['claim-z'] };
+      const taken = missed().map(([node, claim]): [StateNode, NodeClaim] =>
+        claim.name === 'claim-z'
+          ? [
+              node,
+              {
+                ...claim,
+                annotations: { ...claim.annotations, [ANNOTATIONS.disruptionCommand]: JSON.stringify(other) },
+              },
+            ]
+          : [node, claim],
+      );
+      expect(commandStillValid(command, recorded(taken))).toBe(false);
+    });
   });
 
   it('takes nothing when one of the three has a do-not-disrupt pod', () => {
