@@ -420,6 +420,29 @@ describe('decideDisruption with GlobalConsolidation', () => {
       });
     });
 
+    it('takes a first phase that costs more under a budget of one, and says so', () => {
+      // Budget 1: x alone onto the m5.2xlarge all three need ($0.192/h more until y and z move).
+      const { command } = decideDisruption(cluster(missed(), '1'), T0 + 60_000, gate);
+      expect(command).toMatchObject({ candidates: ['claim-x'], makesRoomFor: ['claim-y', 'claim-z'] });
+      expect(command?.savings).toBeCloseTo(-0.192, 9);
+      expect(command?.detail).toBe(
+        'global consolidation, first of two phases, costs $0.1920/h more: moves 1 pod(s) off x onto a new m5.2xlarge (on-demand, $0.3840/h) and the nodes that stay; the new nodes make room for the pods of y, z, which move once the budget allows (both phases save $0.1920/h)',
+      );
+    });
+
+    it('takes no phase without a candidate the budget allows now, nor when the whole step saves nothing', () => {
+      // e (a 3.5-cpu pod, first in consolidation's order) is the one the budget of one allows;
+      // x, y and z together would save, but without e: a step of held candidates alone is none.
+      // Its pod's deletion cost (eviction cost 2) puts e last in the search's order, after them.
+      const e = m5xlargeMember('e', [
+        app('e1', '3500m', { 'controller.kubernetes.io/pod-deletion-cost': `${2 ** 27}` }),
+      ]);
+      expect(decideDisruption(cluster([e, ...missed()], '1'), T0 + 60_000, gate).command).toBeUndefined();
+      // Two of the three, one allowed now: together they save nothing.
+      const two = missed().filter(([n]) => n.name !== 'z');
+      expect(decideDisruption(cluster(two, '1'), T0 + 60_000, gate).command).toBeUndefined();
+    });
+
     it('takes no phase for a candidate held back by something other than the budget', () => {
       const pinned = { 'karpenter.sh/do-not-disrupt': 'true' };
       expect(decideDisruption(cluster(missed(pinned), '2'), T0 + 60_000, gate).command).toBeUndefined();
