@@ -75,10 +75,12 @@ type GlobalSearchSettings = ConsolidationSettings & { readonly outOfTime?: () =>
 /**
  * A step the budgets cut short, taken in two phases, each within them. A NodePool's budget bounds
  * how many of its nodes are disrupted at once (Karpenter's `nodes`: kubernetes-sigs/karpenter
- * pkg/controllers/disruption/helpers.go `BuildDisruptionBudgetMapping`); the cheapest fleet for a
- * set of under-used nodes may need more of them than that — five single-pod nodes onto one new
- * node, where three of them onto a smaller one save too little to clear the threshold — and
- * a cluster held there stays above it for good (in the soak, seed 4 settled at 1.49 × the bound).
+ * pkg/controllers/disruption/helpers.go `BuildDisruptionBudgetMapping`), and Karpenter's
+ * multi-node consolidation searches only as many candidates as it allows
+ * (multinodeconsolidation.go `ComputeCommands`). The cheapest fleet for a set of under-used nodes
+ * may need more of them than that — five single-pod nodes onto one new node, where three of them
+ * onto a smaller one save too little to clear the threshold — and a cluster held there stays
+ * above it for good (in the soak, seed 4 spent its last ten quiet minutes at 1.49 × the bound).
  * So the search runs again over `eligible` and `pastBudget` together, for a step with new nodes
  * that takes at least one eligible candidate. Its first phase is a command of its eligible
  * candidates that launches the new nodes the whole step needs, sized for the others' pods too
