@@ -310,7 +310,11 @@ async function replace(
   }
   const plans = [...fixed.plans, ...(options && 'plans' in options ? options.plans : planned.plans)];
   const outcomes = await provisionerCapacity(runtime).provision(plans, snapshot, invocation, {
-    annotations: { [ANNOTATIONS.replaces]: command.id },
+    annotations: {
+      [ANNOTATIONS.replaces]: command.id,
+      // A phased step's room, kept from consolidation until the rest has moved (candidates.ts).
+      ...(command.makesRoomFor?.length ? { [ANNOTATIONS.makesRoomFor]: command.makesRoomFor.join(',') } : {}),
+    },
     reason: `disruption ${command.method}`,
     // Planned again without a refused offering, the pods could get a dearer type than decided;
     // the next run plans and narrows again instead.

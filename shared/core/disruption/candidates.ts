@@ -104,7 +104,34 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
       ...(eventualBlocked ? { eventualBlocked } : {}),
     });
   }
-  return candidates;
+  return withoutKeptRoom(candidates, snapshot.now);
+}
+
+/**
+ * How long a phased step's new node keeps its room for the candidates it was sized for, at most
+ * (from its NodeClaim's creation): the orchestration's shortest command timeout (queue.go
+ * `minRetryDuration`). The second phase normally follows within a minute or two of the first.
+ */
+export const ROOM_KEPT_MS = 10 * 60_000;
+
+/**
+ * The candidates less the new nodes of a phased global step (`podlift.dev/makes-room-for`) while
+ * a candidate they were sized for can still move onto them — not blocked, pods to move — and for
+ * at most {@link ROOM_KEPT_MS}. Without it the room looks like waste: under a budget of one node
+ * the new node, holding only the first phase's pods and first in consolidation's order (fewest
+ * pods, dearest), was replaced by a smaller one before the rest could move, and the step began
+ * again — a pod evicted every two minutes. Karpenter keeps a node nominated for pods from
+ * disruption the same way (statenode.go `ValidateNodeDisruptable`).
+ */
+function withoutKeptRoom(candidates: Candidate[], now: number): Candidate[] {
+  const movable = new Set(candidates.filter((c) => !c.blocked && c.pods.length > 0).map((c) => c.claim.name));
+  return candidates.filter((c) => {
+    const roomFor = c.claim.annotations[ANNOTATIONS.makesRoomFor];
+    if (!roomFor) return true;
+    const created = Date.parse(c.claim.creationTimestamp ?? '');
+    const kept = Number.isFinite(created) && now < created + ROOM_KEPT_MS;
+    return !(kept && roomFor.split(',').some((name) => movable.has(name)));
+  });
 }
 
 /**

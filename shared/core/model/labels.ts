@@ -151,6 +151,12 @@ export const ANNOTATIONS = {
   /** On a replacement NodeClaim: the id of the disruption command it replaces capacity for. */
   replaces: 'podlift.dev/replaces',
   /**
+   * On a replacement NodeClaim of a phased global-consolidation step: the NodeClaims (names,
+   * comma-separated) whose pods its room is for, which move onto it once the budget allows
+   * (disruption/global-consolidation.ts `phasedStep`, disruption/candidates.ts).
+   */
+  makesRoomFor: 'podlift.dev/makes-room-for',
+  /**
    * On a NodeClaim: a fingerprint of its node's pods when the disruption loop last looked, so the
    * next run sees a pod event (disruption/consolidatable.ts) and stamps `status.lastPodEventTime`.
    */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { blockedBecause, disruptionCandidates } from '../../../shared/core/disruption/candidates';
+import {
+  blockedBecause,
+  disruptionCandidates,
+  ROOM_KEPT_MS,
+} from '../../../shared/core/disruption/candidates';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
@@ -149,6 +153,53 @@ describe('disruptionCandidates', () => {
     const [loose] = member('loose');
     const lone = snapshotOf([[rn, rc]], { nodes: [rn, loose], nodeClaims: [deleting, rc] });
     expect(disruptionCandidates(lone).map((c) => c.claim.name)).toEqual(['claim-new']);
+  });
+
+  it('leaves out a phased step’s new node while a candidate it has room for can still move, for at most 10 minutes', () => {
+    const created = new Date(T0).toISOString();
+    const [rn, rc] = member('room', {
+      annotations: { 'podlift.dev/makes-room-for': 'claim-gone,claim-y', 'podlift.dev/replaces': 'cmd-0' },
+      creationTimestamp: created,
+    });
+    const [yn, yc] = member('y', {}, { pods: [app({ nodeName: 'y' })] });
+    const names = (pairs: [StateNode, NodeClaim][], now = T0 + 60_000) =>
+      disruptionCandidates({ ...snapshotOf(pairs), now }).map((c) => c.claim.name);
+    // y can move onto it: the room is kept.
+    expect(
+      names([
+        [rn, rc],
+        [yn, yc],
+      ]),
+    ).toEqual(['claim-y']);
+    // Up to 10 minutes after the new node's NodeClaim was created, no longer.
+    const pairs: [StateNode, NodeClaim][] = [
+      [rn, rc],
+      [yn, yc],
+    ];
+    expect(names(pairs, T0 + ROOM_KEPT_MS - 1)).toEqual(['claim-y']);
+    expect(names(pairs, T0 + ROOM_KEPT_MS)).toEqual(['claim-room', 'claim-y']);
+    // y gone, emptied, or kept by a do-not-disrupt pod: nothing more to keep the room for.
+    expect(names([[rn, rc]])).toEqual(['claim-room']);
+    expect(
+      names([
+        [rn, rc],
+        [{ ...yn, pods: [] }, yc],
+      ]),
+    ).toEqual(['claim-room', 'claim-y']);
+    const pinned = app({ nodeName: 'y', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+    expect(
+      names([
+        [rn, rc],
+        [{ ...yn, pods: [pinned] }, yc],
+      ]),
+    ).toEqual(['claim-room', 'claim-y']);
+    // A NodeClaim without a creation time keeps nothing.
+    expect(
+      names([
+        [rn, { ...rc, creationTimestamp: undefined }],
+        [yn, yc],
+      ]),
+    ).toEqual(['claim-room', 'claim-y']);
   });
 });
 
