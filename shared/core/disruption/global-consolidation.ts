@@ -100,7 +100,11 @@ function phasedStep(
   settings: GlobalSearchSettings,
 ): GlobalStep | undefined {
   const now = new Set(eligible);
-  const held = pastBudget.filter((c) => !now.has(c));
+  // The simulation frees the capacity of every candidate it moves, while the held-back ones stay
+  // until the second phase: the new nodes could take a NodePool past its limits meanwhile (in the
+  // soak, 66 vCPU over a limits.cpu of 64). Until they are counted, a NodePool with limits takes
+  // no phased step.
+  const held = pastBudget.filter((c) => !now.has(c) && Object.keys(c.pool.limits).length === 0);
   if (held.length === 0) return undefined;
   const whole = search([...eligible, ...held], snapshot, totals, settings, (step, consolidation) => {
     return (

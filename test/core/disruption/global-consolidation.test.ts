@@ -443,6 +443,12 @@ describe('decideDisruption with GlobalConsolidation', () => {
       expect(decideDisruption(cluster(two, '1'), T0 + 60_000, gate).command).toBeUndefined();
     });
 
+    it('takes no phase in a NodePool with limits: the held-back nodes would not count against them', () => {
+      const limited = { ...m5Pool('2'), limits: { cpu: 64_000 } };
+      const s = snapshotOf(missed(), { nodePools: [limited] });
+      expect(decideDisruption(s, T0 + 60_000, gate).command).toBeUndefined();
+    });
+
     it('takes no phase for a candidate held back by something other than the budget', () => {
       const pinned = { 'karpenter.sh/do-not-disrupt': 'true' };
       expect(decideDisruption(cluster(missed(pinned), '2'), T0 + 60_000, gate).command).toBeUndefined();
