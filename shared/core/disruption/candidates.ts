@@ -16,7 +16,7 @@ import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { joinNodesAndClaims } from '../state/cluster-snapshot';
 import type { PodDisruptionBudget, StateNode } from '../state/cluster-state';
-import { commandIdOf } from './command-record';
+import { commandIdOf, MIN_COMMAND_TIMEOUT_MS } from './command-record';
 
 /**
  * A node consolidation, drift or emptiness may act on (kubernetes-sigs/karpenter
@@ -112,7 +112,7 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
  * (from its NodeClaim's creation): the orchestration's shortest command timeout (queue.go
  * `minRetryDuration`). The second phase normally follows within a minute or two of the first.
  */
-export const ROOM_KEPT_MS = 10 * 60_000;
+export const ROOM_KEPT_MS = MIN_COMMAND_TIMEOUT_MS;
 
 /**
  * The candidates less the new nodes of a phased global step (`podlift.dev/makes-room-for`) while

@@ -7,6 +7,12 @@ import type { NodeClaim } from '../model/nodeclaim';
  * `ProviderIDToCommand`).
  */
 
+/**
+ * The shortest time a started command may wait for its replacements (queue.go `minRetryDuration`;
+ * commands-in-flight.ts `commandTimeoutMs`).
+ */
+export const MIN_COMMAND_TIMEOUT_MS = 10 * 60_000;
+
 /** Whether the NodeClaim is a candidate of a recorded command. */
 export function underCommand(claim: Pick<NodeClaim, 'annotations'>): boolean {
   return claim.annotations[ANNOTATIONS.disruptionCommand] !== undefined;

@@ -4,7 +4,7 @@ import type { Pod } from '../model/pod';
 import { isReschedulable } from '../provisioning/pods-to-provision';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { blockedFor, type Candidate, disruptionCandidates } from './candidates';
-import { commandIdOf, underCommand } from './command-record';
+import { commandIdOf, MIN_COMMAND_TIMEOUT_MS, underCommand } from './command-record';
 import type { DisruptionCommand } from './methods';
 
 /**
@@ -18,8 +18,7 @@ import type { DisruptionCommand } from './methods';
 /** The NodeClaim condition a started command sets on its candidates (v1.ConditionTypeDisruptionReason). */
 export const DISRUPTION_REASON = 'DisruptionReason';
 
-/** queue.go `minRetryDuration`, `maxRetryDuration` and `retryDurationScale`. */
-export const MIN_COMMAND_TIMEOUT_MS = 10 * 60_000;
+/** queue.go `maxRetryDuration` and `retryDurationScale` (`minRetryDuration`: command-record.ts). */
 export const MAX_COMMAND_TIMEOUT_MS = 60 * 60_000;
 export const COMMAND_TIMEOUT_SCALE_MS = 80;
 
