@@ -12,6 +12,7 @@ import {
   type DisruptionCommand,
   plannedCandidates,
   replacementPlans,
+  staysForNow,
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
 import { replacementsOptions } from '../../shared/core/disruption/replacement-options';
@@ -283,12 +284,10 @@ async function replace(
   const beside = besideCommandsInFlight(snapshot, command.id);
   // A static NodePool's node is replaced from its template whatever its pods (static-drift.ts).
   const fixed = staticReplacementPlans(chosen, snapshot);
-  const planned = replacementPlans(
-    chosen
-      .filter((c) => !isStaticNodePool(c.pool))
-      .map((c) => withReschedulablePods(c, snapshot.podDisruptionBudgets, snapshot.now)),
-    beside,
-  );
+  const moving = chosen
+    .filter((c) => !isStaticNodePool(c.pool))
+    .map((c) => withReschedulablePods(c, snapshot.podDisruptionBudgets, snapshot.now));
+  const planned = replacementPlans(moving, beside, staysForNow(command, moving));
   const unschedulable = planned.unschedulable + fixed.missing;
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).

@@ -19,6 +19,7 @@ import {
   poolDisruptionCounts,
   replacementPlans,
   simulateRemoval,
+  staysForNow,
   withinBudgetInOrder,
 } from './methods';
 import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './replacement-options';
@@ -386,7 +387,13 @@ function consolidationHolds(
 ): boolean {
   if (command.method !== 'consolidation') return true;
   const room = consolidationRoom(snapshot, settings);
-  const consolidation = simulateRemoval(chosen, room, settings, command.replacements);
+  const consolidation = simulateRemoval(
+    chosen,
+    room,
+    settings,
+    command.replacements,
+    staysForNow(command, chosen),
+  );
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }
 

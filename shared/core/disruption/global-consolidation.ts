@@ -100,20 +100,24 @@ function phasedStep(
   settings: GlobalSearchSettings,
 ): GlobalStep | undefined {
   const now = new Set(eligible);
-  // The simulation frees the capacity of every candidate it moves, while the held-back ones stay
-  // until the second phase: the new nodes could take a NodePool past its limits meanwhile (in the
-  // soak, 66 vCPU over a limits.cpu of 64). Until they are counted, a NodePool with limits takes
-  // no phased step.
-  const held = pastBudget.filter((c) => !now.has(c) && Object.keys(c.pool.limits).length === 0);
+  const held = pastBudget.filter((c) => !now.has(c));
   if (held.length === 0) return undefined;
-  const whole = search([...eligible, ...held], snapshot, totals, settings, (step, consolidation) => {
-    return (
-      consolidation.action === 'replace' && step.some((c) => now.has(c)) && step.some((c) => !now.has(c))
-    );
-  });
+  // The held-back candidates' nodes stay until the second phase, beside the new nodes: the
+  // simulation moves their pods but still counts them against their NodePool's limits (without,
+  // the soak's NodePool reached 66 vCPU over a limits.cpu of 64).
+  const staying = (step: readonly Candidate[]) => step.filter((c) => !now.has(c));
+  const whole = search(
+    [...eligible, ...held],
+    snapshot,
+    totals,
+    settings,
+    (step, consolidation) =>
+      consolidation.action === 'replace' && step.some((c) => now.has(c)) && staying(step).length > 0,
+    staying,
+  );
   if (whole?.consolidation.action !== 'replace') return undefined;
   const first = whole.candidates.filter((c) => now.has(c));
-  const later = whole.candidates.filter((c) => !now.has(c));
+  const later = staying(whole.candidates);
   const { plans } = whole.consolidation;
   const consolidation: Consolidation = {
     action: 'replace',
@@ -130,7 +134,8 @@ function phasedStep(
 
 /**
  * The step saving most among sets of `eligible`, one NodePool's at a time, that move and clear
- * the threshold, and that `accept` takes.
+ * the threshold, and that `accept` takes; `staying` are those of a set whose nodes stay for now
+ * (`computeConsolidation`'s).
  */
 function search(
   eligible: readonly Candidate[],
@@ -138,6 +143,7 @@ function search(
   totals: ReadonlyMap<string, NodePoolTotals>,
   settings: GlobalSearchSettings,
   accept: (step: readonly Candidate[], consolidation: Consolidation) => boolean = () => true,
+  staying: (step: readonly Candidate[]) => readonly Candidate[] = () => [],
 ): GlobalStep | undefined {
   let best: GlobalStep | undefined;
   for (const group of byNodePool(eligible)) {
@@ -147,7 +153,13 @@ function search(
       // Out of the run's time (the disruption function's budget), the search stops where it is
       // and the best step found so far stands.
       if (settings.outOfTime?.()) return false;
-      const consolidation = computeConsolidation(step, snapshot, settings, MAX_GLOBAL_REPLACEMENTS);
+      const consolidation = computeConsolidation(
+        step,
+        snapshot,
+        settings,
+        MAX_GLOBAL_REPLACEMENTS,
+        staying(step),
+      );
       if (consolidation.action === 'none') return false;
       if (
         accept(step, consolidation) &&

@@ -61,6 +61,15 @@ export function plannedCandidates(command: DisruptionCommand, candidates: readon
   );
 }
 
+/**
+ * Those of `candidates` the command makes room for (`makesRoomFor`): planned with its own, their
+ * nodes stay until a later step, so they still count against their NodePools' limits.
+ */
+export function staysForNow(command: DisruptionCommand, candidates: readonly Candidate[]): Candidate[] {
+  const room = new Set(command.makesRoomFor ?? []);
+  return candidates.filter((c) => room.has(c.claim.name));
+}
+
 /** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */
 export const VALIDATION_DELAY_MS = 15_000;
 
@@ -111,8 +120,9 @@ export function simulateRemoval(
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
   maxReplacements = 1,
+  staying: readonly Candidate[] = [],
 ): Consolidation | undefined {
-  const result = computeConsolidation(candidates, snapshot, settings, maxReplacements);
+  const result = computeConsolidation(candidates, snapshot, settings, maxReplacements, staying);
   return result.action === 'none' ? undefined : result;
 }
 
@@ -123,22 +133,25 @@ export function simulateRemoval(
  * candidate's pod would land on a node that is not initialized yet: otherwise the candidates'
  * pods are counted onto room others are about to take, and need a new node the moment they move.
  * Karpenter launches at most one replacement; podlift's global consolidation passes
- * `maxReplacements` to allow more (each narrowed by `replacementsOptions`).
+ * `maxReplacements` to allow more (each narrowed by `replacementsOptions`), and `staying`: those
+ * of the candidates a phased step moves only later (global-consolidation.ts `phasedStep`), whose
+ * nodes stay meanwhile and so still count against their NodePools' limits.
  */
 export function computeConsolidation(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
   maxReplacements = 1,
+  staying: readonly Candidate[] = [],
 ): Consolidation | NoConsolidation {
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
   if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0))
     return { action: 'none' };
-  const leaving = new Set(candidates.map((c) => c.node.name));
+  const leaving = nodeNames(candidates);
   const { planner, uninitialized } = simulationBase(snapshot, snapshot.catalog);
   const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
   const mine = new Set(moving.map((p) => p.uid));
-  const result = planner.plan([...snapshot.pendingPods, ...moving], leaving);
+  const result = planner.plan([...snapshot.pendingPods, ...moving], leaving, nodeNames(staying));
   // `AllNonPendingPodsScheduled`: the pending pods may stay pending; the candidates' may not,
   // nor wait on a node that is still starting (helpers.go `UninitializedNodeError`).
   if (result.unschedulable.some((u) => mine.has(u.pod.uid))) return { action: 'none' };
@@ -151,6 +164,11 @@ export function computeConsolidation(
   if ('why' in options) return { action: 'none', why: options.why };
   const cost = options.plans.reduce((sum, p) => sum + p.price, 0);
   return { action: 'replace', plans: options.plans, savings: price - cost };
+}
+
+/** The names of the candidates' nodes. */
+function nodeNames(candidates: readonly Candidate[]): Set<string> {
+  return new Set(candidates.map((c) => c.node.name));
 }
 
 /**
@@ -237,19 +255,23 @@ export function budgetFor(
  * a replacement launched for another command holds for that command's pods is not counted twice
  * (helpers.go `SimulateScheduling` schedules the pods of deleting nodes with the candidates').
  * Only the plans holding candidates' pods are returned, and only their pods count as unschedulable.
+ * The nodes of `staying` (a phased step's candidates past the budget, among `candidates`) still
+ * count against their NodePools' limits, as in {@link computeConsolidation}.
  */
 export function replacementPlans(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
+  staying: readonly Candidate[] = [],
 ): { plans: readonly NodeClaimPlan[]; unschedulable: number } {
   if (!snapshot.catalog)
     return { plans: [], unschedulable: candidates.reduce((n, c) => n + c.pods.length, 0) };
-  const leaving = new Set(candidates.map((c) => c.node.name));
+  const leaving = nodeNames(candidates);
   const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
   const mine = new Set(moving.map((p) => p.uid));
   const result = simulationBase(snapshot, snapshot.catalog).planner.plan(
     [...snapshot.pendingPods, ...moving],
     leaving,
+    nodeNames(staying),
   );
   return {
     plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),

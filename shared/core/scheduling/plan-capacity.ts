@@ -112,8 +112,19 @@ export class CapacityPlanner {
     this.instanceTypes = instanceTypesByNodePool(state.nodePools, state.nodeClasses, catalog, options);
   }
 
-  /** `planCapacity` of `pods` on the state's nodes less those named in `without`. */
-  plan(pods: readonly Pod[], without: ReadonlySet<string> = NO_NODES): SchedulingResult {
+  /**
+   * `planCapacity` of `pods` on the state's nodes less those named in `without`; of those, the
+   * ones also named in `stayCounted` still count against their NodePools' limits.
+   */
+  plan(
+    pods: readonly Pod[],
+    without: ReadonlySet<string> = NO_NODES,
+    stayCounted: ReadonlySet<string> = NO_NODES,
+  ): SchedulingResult {
+    const counted =
+      stayCounted.size > 0
+        ? this.state.nodes.filter((n) => stayCounted.has(n.name) && without.has(n.name))
+        : [];
     return schedule(
       {
         pods,
@@ -122,6 +133,7 @@ export class CapacityPlanner {
         nodePools: this.state.nodePools,
         nodeClasses: this.state.nodeClasses,
         instanceTypes: this.instanceTypes,
+        ...(counted.length > 0 ? { countedInLimits: counted } : {}),
       },
       this.existing.without(without),
     );

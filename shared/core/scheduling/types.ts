@@ -29,6 +29,13 @@ export interface SchedulingInput extends ProvisioningInput {
    * depends on its kubelet settings) with unavailable offerings marked.
    */
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  /**
+   * Nodes not in `nodes` that take no pods in this run but still count against their NodePools'
+   * limits: nodes the run plans without that stay for a while yet (global consolidation's phased
+   * step, whose held-back candidates leave only in its second phase).
+   * @default none
+   */
+  readonly countedInLimits?: readonly StateNode[];
 }
 
 /** A pod placed on existing or in-flight capacity. */

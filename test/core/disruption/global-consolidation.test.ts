@@ -8,9 +8,16 @@ import {
   MAX_GLOBAL_CANDIDATES,
   MAX_GLOBAL_REPLACEMENTS,
 } from '../../../shared/core/disruption/global-consolidation';
-import { plannedCandidates, VALIDATION_DELAY_MS } from '../../../shared/core/disruption/methods';
+import {
+  type DisruptionCommand,
+  plannedCandidates,
+  replacementPlans,
+  staysForNow,
+  VALIDATION_DELAY_MS,
+} from '../../../shared/core/disruption/methods';
 import { ANNOTATIONS } from '../../../shared/core/model/labels';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
+import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod } from '../../../sim/world/builders';
@@ -375,6 +382,29 @@ describe('decideDisruption with GlobalConsolidation', () => {
   });
 
   describe('a step the budget cuts short, in two phases', () => {
+    /** The cluster the command's validation sees: its candidates marked, 15 s on. */
+    const validating = (
+      command: DisruptionCommand,
+      members: readonly [StateNode, NodeClaim][],
+      nodePool: NodePool,
+    ) =>
+      snapshotOf(
+        members.map(([node, claim]): [StateNode, NodeClaim] =>
+          command.candidates.includes(claim.name)
+            ? [
+                node,
+                {
+                  ...claim,
+                  annotations: {
+                    ...claim.annotations,
+                    [ANNOTATIONS.disruptionCommand]: JSON.stringify(command),
+                  },
+                },
+              ]
+            : [node, claim],
+        ),
+        { nodePools: [nodePool], now: T0 + 60_000 + VALIDATION_DELAY_MS },
+      );
     /** The m5.2xlarge the first phase launched, holding x's and y's pods, z's still to come. */
     const afterFirstPhase = (pinned?: Record<string, string>) =>
       cluster(
@@ -443,10 +473,26 @@ describe('decideDisruption with GlobalConsolidation', () => {
       expect(decideDisruption(cluster(two, '1'), T0 + 60_000, gate).command).toBeUndefined();
     });
 
-    it('takes no phase in a NodePool with limits: the held-back nodes would not count against them', () => {
-      const limited = { ...m5Pool('2'), limits: { cpu: 64_000 } };
-      const s = snapshotOf(missed(), { nodePools: [limited] });
-      expect(decideDisruption(s, T0 + 60_000, gate).command).toBeUndefined();
+    it("counts the third's node against the NodePool's limits until it moves", () => {
+      // Five m5.xlarge, 20 vCPU. The first phase leaves p, q and z (12) beside the new m5.2xlarge
+      // (8): within limits.cpu 20, not 19 — though without z's it would be (16).
+      const limitedPool = (cpu: number) => ({ ...m5Pool('2'), limits: { cpu } });
+      const limited = (cpu: number) => snapshotOf(missed(), { nodePools: [limitedPool(cpu)] });
+      expect(decideDisruption(limited(20_000), T0 + 60_000, gate).command).toMatchObject({
+        candidates: ['claim-x', 'claim-y'],
+        makesRoomFor: ['claim-z'],
+      });
+      expect(decideDisruption(limited(19_000), T0 + 60_000, gate).command).toBeUndefined();
+      // The validation and the launch's plan count it too: the limits lowered to 19, the step no
+      // longer holds, and the launch's plan finds room for one of the three pods (an m5.xlarge).
+      const command = decideDisruption(limited(20_000), T0 + 60_000, gate).command;
+      if (!command) throw new Error('no command');
+      expect(commandStillValid(command, validating(command, missed(), limitedPool(20_000)))).toBe(true);
+      expect(commandStillValid(command, validating(command, missed(), limitedPool(19_000)))).toBe(false);
+      const s = limited(19_000);
+      const chosen = plannedCandidates(command, disruptionCandidates(s));
+      expect(replacementPlans(chosen, s).unschedulable).toBe(0);
+      expect(replacementPlans(chosen, s, staysForNow(command, chosen)).unschedulable).toBe(2);
     });
 
     it('takes no phase for a candidate held back by something other than the budget', () => {
@@ -489,25 +535,7 @@ describe('decideDisruption with GlobalConsolidation', () => {
     it('is held to the whole step by its validation: the third still a candidate, unclaimed', () => {
       const { command } = decideDisruption(cluster(missed(), '2'), T0 + 60_000, gate);
       if (!command) throw new Error('no command');
-      const later = T0 + 60_000 + VALIDATION_DELAY_MS;
-      const recorded = (members: [StateNode, NodeClaim][]) =>
-        snapshotOf(
-          members.map(([node, claim]) =>
-            command.candidates.includes(claim.name)
-              ? [
-                  node,
-                  {
-                    ...claim,
-                    annotations: {
-                      ...claim.annotations,
-                      [ANNOTATIONS.disruptionCommand]: JSON.stringify(command),
-                    },
-                  },
-                ]
-              : [node, claim],
-          ),
-          { nodePools: [m5Pool('2')], now: later },
-        );
+      const recorded = (members: [StateNode, NodeClaim][]) => validating(command, members, m5Pool('2'));
       expect(commandStillValid(command, recorded(missed()))).toBe(true);
       // z gone, or pinned: the first phase alone would save nothing.
       expect(commandStillValid(command, recorded(missed().filter(([n]) => n.name !== 'z')))).toBe(false);

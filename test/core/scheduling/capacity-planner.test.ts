@@ -177,6 +177,28 @@ describe('CapacityPlanner', () => {
     const small = pod({ name: 'small', cpu: '100m' });
     expect(planner.plan([small], new Set(['a'])).placements).toEqual([{ node: 'b', pods: [small] }]);
   });
+
+  it('counts a node left out against its NodePool limits while it stays for now', () => {
+    // limits.cpu 4 and one m5.large (2 vCPU); two 1500m pods, one to a node. Left out, the
+    // m5.large's room is gone, but named to stay (a phased consolidation's held-back candidate)
+    // its 2 vCPU still count: room for one new m5.large, not two.
+    const limited = { ...pools[0], limits: { cpu: 4000 } };
+    const a = realNode({ name: 'a', instanceType: 'm5.large', zone: 'us-east-1a', nodePool: limited });
+    const planner = new CapacityPlanner(
+      { daemonSets: [], nodes: [a], nodePools: [limited], nodeClasses: [defaultNodeClass] },
+      catalog,
+    );
+    const pods = ['w1', 'w2'].map((name) => pod({ name, cpu: '1500m' }));
+    expect(planner.plan(pods, new Set(['a'])).unschedulable).toStrictEqual([]);
+    const counted = planner.plan(pods, new Set(['a']), new Set(['a']));
+    expect(counted.nodeClaims).toHaveLength(1);
+    expect(counted.unschedulable).toHaveLength(1);
+    // Named to stay but not left out, it is capacity as any node, counted once: one pod on it,
+    // the other on a new m5.large.
+    const stays = planner.plan(pods, new Set(), new Set(['a']));
+    expect(stays).toEqual(planner.plan(pods));
+    expect(stays.unschedulable).toStrictEqual([]);
+  });
 });
 
 describe('ExistingCapacityBase', () => {
