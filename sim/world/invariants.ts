@@ -6,6 +6,7 @@ import type { ClusterWorld } from './cluster-world';
 import { InterruptionInvariant, podsOn } from './interruption-invariant';
 import { quantityValue } from './kube-scheduler';
 import type { KubeletStandIn } from './kubelet';
+import { NodeBudgetInvariant } from './node-budget-invariant';
 
 /** How long an instance of the cluster may run without a NodeClaim before it counts as an orphan. */
 export const ORPHAN_BOUND_MS = 3 * 60_000;
@@ -28,6 +29,8 @@ type Json = Record<string, any>;
  * - no voluntary disruption by podlift (an eviction, a pod deletion, an instance terminated)
  *   takes a PodDisruptionBudget's healthy pods below its desiredHealthy, minAvailable or
  *   maxUnavailable, integer or percentage ({@link BudgetInvariant}); involuntary losses do not count.
+ * - no disruption command takes more of a NodePool's nodes at once than its disruption budgets
+ *   allow ({@link NodeBudgetInvariant});
  * - the API server refuses no request of a function or the watcher with 403: manifests/ grants
  *   every right their code uses (the fake enforces its RBAC, kube-identities.ts).
  * Each violation is reported once, named, and kept in `violations`.
@@ -37,6 +40,7 @@ export class InvariantChecker {
   private readonly reported = new Set<string>();
   private readonly previousState = new Map<string, string>();
   private readonly budgets = new BudgetInvariant();
+  private readonly nodeBudgets = new NodeBudgetInvariant();
   private readonly interruptions: InterruptionInvariant;
   /** Requests of the API server's log already looked at (only podlift talks to it over HTTP). */
   private requestCursor = 0;
@@ -88,7 +92,15 @@ export class InvariantChecker {
     const instances = this.world.fakes.ec2.listInstances();
     this.checkTerminateCalls();
     const claims = store.list('nodeclaims.karpenter.sh').items as Json[];
-    this.checkLimits(instances, store.list('nodepools.karpenter.sh').items as Json[]);
+    const pools = store.list('nodepools.karpenter.sh').items as Json[];
+    this.checkLimits(instances, pools);
+    for (const message of this.nodeBudgets.check({
+      nodeClaims: claims,
+      nodes: store.list('nodes').items as Json[],
+      nodePools: pools,
+      now: this.world.time.now(),
+    }))
+      this.violate(`node-budget/${message}`, message);
     this.checkTerminations(instances);
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
     this.interruptions.check(claims);
