@@ -121,10 +121,6 @@ export class CapacityPlanner {
     without: ReadonlySet<string> = NO_NODES,
     stayCounted: ReadonlySet<string> = NO_NODES,
   ): SchedulingResult {
-    const counted =
-      stayCounted.size > 0
-        ? this.state.nodes.filter((n) => stayCounted.has(n.name) && without.has(n.name))
-        : [];
     return schedule(
       {
         pods,
@@ -133,7 +129,7 @@ export class CapacityPlanner {
         nodePools: this.state.nodePools,
         nodeClasses: this.state.nodeClasses,
         instanceTypes: this.instanceTypes,
-        ...(counted.length > 0 ? { countedInLimits: counted } : {}),
+        countedInLimits: this.state.nodes.filter((n) => stayCounted.has(n.name) && without.has(n.name)),
       },
       this.existing.without(without),
     );

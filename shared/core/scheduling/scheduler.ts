@@ -56,7 +56,7 @@ class Scheduler {
           np,
           classes.get(np.template.nodeClassRef.name),
           input.instanceTypes.get(np.name) ?? [],
-          input.countedInLimits ? [...input.nodes, ...input.countedInLimits] : input.nodes,
+          input.countedInLimits?.length ? [...input.nodes, ...input.countedInLimits] : input.nodes,
           input.daemonSets,
         ),
     );
