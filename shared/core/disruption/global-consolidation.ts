@@ -102,22 +102,26 @@ function phasedStep(
   const now = new Set(eligible);
   const held = pastBudget.filter((c) => !now.has(c));
   if (held.length === 0) return undefined;
-  // The held-back candidates' nodes stay until the second phase, beside the new nodes: the
-  // simulation moves their pods but still counts them against their NodePool's limits (without,
-  // the soak's NodePool reached 66 vCPU over a limits.cpu of 64).
-  const staying = (step: readonly Candidate[]) => step.filter((c) => !now.has(c));
+  const later = (step: readonly Candidate[]) => step.filter((c) => !now.has(c));
+  // The new nodes, sized for the pods of both phases, run beside every candidate of the step for
+  // a while: the first phase's until they have drained, the held-back ones until the second phase.
+  // So the simulation moves their pods but still counts all their nodes against the NodePool's
+  // limits — stricter than a replacement of Karpenter's, which frees its candidates' share
+  // (scheduling/scheduler.go `calculateExistingNodeClaims` counts only the nodes that stay). In the
+  // soak, freeing the held-back nodes took the NodePool to 66 vCPU over a limits.cpu of 64, and
+  // freeing the first phase's still did, while it drained.
   const whole = search(
     [...eligible, ...held],
     snapshot,
     totals,
     settings,
     (step, consolidation) =>
-      consolidation.action === 'replace' && step.some((c) => now.has(c)) && staying(step).length > 0,
-    staying,
+      consolidation.action === 'replace' && step.some((c) => now.has(c)) && later(step).length > 0,
+    (step) => (later(step).length > 0 ? step : []),
   );
   if (whole?.consolidation.action !== 'replace') return undefined;
   const first = whole.candidates.filter((c) => now.has(c));
-  const later = staying(whole.candidates);
+  const rest = later(whole.candidates);
   const { plans } = whole.consolidation;
   const consolidation: Consolidation = {
     action: 'replace',
@@ -127,15 +131,15 @@ function phasedStep(
   return {
     candidates: first,
     consolidation,
-    detail: `${describe(first, consolidation, 'global consolidation, first of two phases,')}; the new nodes make room for the pods of ${later.map((c) => c.node.name).join(', ')}, which move once the budget allows (both phases save $${whole.consolidation.savings.toFixed(4)}/h)`,
-    makesRoomFor: later,
+    detail: `${describe(first, consolidation, 'global consolidation, first of two phases,')}; the new nodes make room for the pods of ${rest.map((c) => c.node.name).join(', ')}, which move once the budget allows (both phases save $${whole.consolidation.savings.toFixed(4)}/h)`,
+    makesRoomFor: rest,
   };
 }
 
 /**
  * The step saving most among sets of `eligible`, one NodePool's at a time, that move and clear
- * the threshold, and that `accept` takes; `staying` are those of a set whose nodes stay for now
- * (`computeConsolidation`'s).
+ * the threshold, and that `accept` takes; `staying` are those of a set whose nodes still count
+ * against the limits (`computeConsolidation`'s).
  */
 function search(
   eligible: readonly Candidate[],

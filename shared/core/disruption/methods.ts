@@ -62,12 +62,15 @@ export function plannedCandidates(command: DisruptionCommand, candidates: readon
 }
 
 /**
- * Those of `candidates` the command makes room for (`makesRoomFor`): planned with its own, their
- * nodes stay until a later step, so they still count against their NodePools' limits.
+ * Those of `candidates` whose nodes still count against their NodePools' limits while the
+ * command's replacements are planned: for a phased step (`makesRoomFor`), every one, its own and
+ * those it makes room for (global-consolidation.ts `phasedStep`); for any other command, none.
  */
-export function staysForNow(command: DisruptionCommand, candidates: readonly Candidate[]): Candidate[] {
-  const room = new Set(command.makesRoomFor ?? []);
-  return candidates.filter((c) => room.has(c.claim.name));
+export function staysForNow(
+  command: DisruptionCommand,
+  candidates: readonly Candidate[],
+): readonly Candidate[] {
+  return command.makesRoomFor?.length ? candidates : [];
 }
 
 /** Karpenter's consolidation validation delay (pkg/controllers/disruption/validation.go). */
@@ -134,8 +137,8 @@ export function simulateRemoval(
  * pods are counted onto room others are about to take, and need a new node the moment they move.
  * Karpenter launches at most one replacement; podlift's global consolidation passes
  * `maxReplacements` to allow more (each narrowed by `replacementsOptions`), and `staying`: those
- * of the candidates a phased step moves only later (global-consolidation.ts `phasedStep`), whose
- * nodes stay meanwhile and so still count against their NodePools' limits.
+ * of the candidates whose nodes still count against their NodePools' limits, as a phased step's
+ * do (global-consolidation.ts `phasedStep`).
  */
 export function computeConsolidation(
   candidates: readonly Candidate[],
@@ -255,8 +258,8 @@ export function budgetFor(
  * a replacement launched for another command holds for that command's pods is not counted twice
  * (helpers.go `SimulateScheduling` schedules the pods of deleting nodes with the candidates').
  * Only the plans holding candidates' pods are returned, and only their pods count as unschedulable.
- * The nodes of `staying` (a phased step's candidates past the budget, among `candidates`) still
- * count against their NodePools' limits, as in {@link computeConsolidation}.
+ * The nodes of `staying` (among `candidates`) still count against their NodePools' limits, as in
+ * {@link computeConsolidation}.
  */
 export function replacementPlans(
   candidates: readonly Candidate[],

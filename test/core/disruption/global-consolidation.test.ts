@@ -473,26 +473,30 @@ describe('decideDisruption with GlobalConsolidation', () => {
       expect(decideDisruption(cluster(two, '1'), T0 + 60_000, gate).command).toBeUndefined();
     });
 
-    it("counts the third's node against the NodePool's limits until it moves", () => {
-      // Five m5.xlarge, 20 vCPU. The first phase leaves p, q and z (12) beside the new m5.2xlarge
-      // (8): within limits.cpu 20, not 19 — though without z's it would be (16).
+    it("counts all its nodes against the NodePool's limits until they have moved", () => {
+      // Five m5.xlarge, 20 vCPU. The new m5.2xlarge (8) runs beside x and y until they have
+      // drained and beside z until the second phase: within limits.cpu 28, not 27 — though with
+      // x's and y's freed, as a replacement of Karpenter's frees them, it would be (24), and with
+      // z's too (16).
       const limitedPool = (cpu: number) => ({ ...m5Pool('2'), limits: { cpu } });
       const limited = (cpu: number) => snapshotOf(missed(), { nodePools: [limitedPool(cpu)] });
-      expect(decideDisruption(limited(20_000), T0 + 60_000, gate).command).toMatchObject({
+      expect(decideDisruption(limited(28_000), T0 + 60_000, gate).command).toMatchObject({
         candidates: ['claim-x', 'claim-y'],
         makesRoomFor: ['claim-z'],
       });
-      expect(decideDisruption(limited(19_000), T0 + 60_000, gate).command).toBeUndefined();
-      // The validation and the launch's plan count it too: the limits lowered to 19, the step no
+      expect(decideDisruption(limited(27_000), T0 + 60_000, gate).command).toBeUndefined();
+      // The validation and the launch's plan count them too: the limits lowered to 27, the step no
       // longer holds, and the launch's plan finds room for one of the three pods (an m5.xlarge).
-      const command = decideDisruption(limited(20_000), T0 + 60_000, gate).command;
+      const command = decideDisruption(limited(28_000), T0 + 60_000, gate).command;
       if (!command) throw new Error('no command');
-      expect(commandStillValid(command, validating(command, missed(), limitedPool(20_000)))).toBe(true);
-      expect(commandStillValid(command, validating(command, missed(), limitedPool(19_000)))).toBe(false);
-      const s = limited(19_000);
+      expect(commandStillValid(command, validating(command, missed(), limitedPool(28_000)))).toBe(true);
+      expect(commandStillValid(command, validating(command, missed(), limitedPool(27_000)))).toBe(false);
+      const s = limited(27_000);
       const chosen = plannedCandidates(command, disruptionCandidates(s));
       expect(replacementPlans(chosen, s).unschedulable).toBe(0);
       expect(replacementPlans(chosen, s, staysForNow(command, chosen)).unschedulable).toBe(2);
+      // A command of no phased step counts none of its candidates, as Karpenter's.
+      expect(staysForNow({ ...command, makesRoomFor: undefined }, chosen)).toStrictEqual([]);
     });
 
     it('takes no phase for a candidate held back by something other than the budget', () => {
