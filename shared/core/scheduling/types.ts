@@ -32,7 +32,7 @@ export interface SchedulingInput extends ProvisioningInput {
   /**
    * Nodes not in `nodes` that take no pods in this run but still count against their NodePools'
    * limits: nodes the run plans without that stay for a while yet (global consolidation's phased
-   * step, whose held-back candidates leave only in its second phase).
+   * step, whose candidates run beside its new nodes until they have moved).
    * @default none
    */
   readonly countedInLimits?: readonly StateNode[];
