@@ -9,10 +9,10 @@ import {
 import { commandStillValid } from '../../shared/core/disruption/decide';
 import { disruptionTerminating } from '../../shared/core/disruption/events';
 import {
+  countedUntilMoved,
   type DisruptionCommand,
   plannedCandidates,
   replacementPlans,
-  staysForNow,
   VALIDATION_DELAY_MS,
 } from '../../shared/core/disruption/methods';
 import { replacementsOptions } from '../../shared/core/disruption/replacement-options';
@@ -287,7 +287,7 @@ async function replace(
   const moving = chosen
     .filter((c) => !isStaticNodePool(c.pool))
     .map((c) => withReschedulablePods(c, snapshot.podDisruptionBudgets, snapshot.now));
-  const planned = replacementPlans(moving, beside, staysForNow(command, moving));
+  const planned = replacementPlans(moving, beside, countedUntilMoved(command, moving));
   const unschedulable = planned.unschedulable + fixed.missing;
   // The candidates' pods left since the command was decided: nothing needs new capacity, so the
   // command runs as a plain deletion (otherwise it would wait for replacements never launched).

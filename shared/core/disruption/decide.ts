@@ -14,12 +14,12 @@ import {
   budgetFor,
   type Consolidation,
   computeConsolidation,
+  countedUntilMoved,
   type DisruptionCommand,
   multiNodeConsolidation,
   poolDisruptionCounts,
   replacementPlans,
   simulateRemoval,
-  staysForNow,
   withinBudgetInOrder,
 } from './methods';
 import { type ConsolidationSettings, DEFAULT_CONSOLIDATION_SETTINGS } from './replacement-options';
@@ -392,7 +392,7 @@ function consolidationHolds(
     room,
     settings,
     command.replacements,
-    staysForNow(command, chosen),
+    countedUntilMoved(command, chosen),
   );
   return consolidation !== undefined && (consolidation.action === 'replace') === command.replace;
 }

@@ -138,8 +138,8 @@ function phasedStep(
 
 /**
  * The step saving most among sets of `eligible`, one NodePool's at a time, that move and clear
- * the threshold, and that `accept` takes; `staying` are those of a set whose nodes still count
- * against the limits (`computeConsolidation`'s).
+ * the threshold, and that `accept` takes; `stillCounted` are those of a set whose nodes still
+ * count against the limits (`computeConsolidation`'s).
  */
 function search(
   eligible: readonly Candidate[],
@@ -147,7 +147,7 @@ function search(
   totals: ReadonlyMap<string, NodePoolTotals>,
   settings: GlobalSearchSettings,
   accept: (step: readonly Candidate[], consolidation: Consolidation) => boolean = () => true,
-  staying: (step: readonly Candidate[]) => readonly Candidate[] = () => [],
+  stillCounted: (step: readonly Candidate[]) => readonly Candidate[] = () => [],
 ): GlobalStep | undefined {
   let best: GlobalStep | undefined;
   for (const group of byNodePool(eligible)) {
@@ -162,7 +162,7 @@ function search(
         snapshot,
         settings,
         MAX_GLOBAL_REPLACEMENTS,
-        staying(step),
+        stillCounted(step),
       );
       if (consolidation.action === 'none') return false;
       if (

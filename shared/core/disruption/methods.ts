@@ -66,7 +66,7 @@ export function plannedCandidates(command: DisruptionCommand, candidates: readon
  * command's replacements are planned: for a phased step (`makesRoomFor`), every one, its own and
  * those it makes room for (global-consolidation.ts `phasedStep`); for any other command, none.
  */
-export function staysForNow(
+export function countedUntilMoved(
   command: DisruptionCommand,
   candidates: readonly Candidate[],
 ): readonly Candidate[] {
@@ -123,9 +123,9 @@ export function simulateRemoval(
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
   maxReplacements = 1,
-  staying: readonly Candidate[] = [],
+  stillCounted: readonly Candidate[] = [],
 ): Consolidation | undefined {
-  const result = computeConsolidation(candidates, snapshot, settings, maxReplacements, staying);
+  const result = computeConsolidation(candidates, snapshot, settings, maxReplacements, stillCounted);
   return result.action === 'none' ? undefined : result;
 }
 
@@ -136,16 +136,16 @@ export function simulateRemoval(
  * candidate's pod would land on a node that is not initialized yet: otherwise the candidates'
  * pods are counted onto room others are about to take, and need a new node the moment they move.
  * Karpenter launches at most one replacement; podlift's global consolidation passes
- * `maxReplacements` to allow more (each narrowed by `replacementsOptions`), and `staying`: those
- * of the candidates whose nodes still count against their NodePools' limits, as a phased step's
- * do (global-consolidation.ts `phasedStep`).
+ * `maxReplacements` to allow more (each narrowed by `replacementsOptions`), and
+ * `stillCounted`: those of the candidates whose nodes still count against their NodePools'
+ * limits, as a phased step's do (global-consolidation.ts `phasedStep`).
  */
 export function computeConsolidation(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
   settings: ConsolidationSettings = DEFAULT_CONSOLIDATION_SETTINGS,
   maxReplacements = 1,
-  staying: readonly Candidate[] = [],
+  stillCounted: readonly Candidate[] = [],
 ): Consolidation | NoConsolidation {
   const price = candidates.reduce((sum, c) => sum + c.price, 0);
   if (!snapshot.catalog || candidates.length === 0 || candidates.some((c) => c.price <= 0))
@@ -154,7 +154,7 @@ export function computeConsolidation(
   const { planner, uninitialized } = simulationBase(snapshot, snapshot.catalog);
   const moving = candidates.flatMap((c) => c.pods.map((p) => ({ ...p, nodeName: undefined })));
   const mine = new Set(moving.map((p) => p.uid));
-  const result = planner.plan([...snapshot.pendingPods, ...moving], leaving, nodeNames(staying));
+  const result = planner.plan([...snapshot.pendingPods, ...moving], leaving, nodeNames(stillCounted));
   // `AllNonPendingPodsScheduled`: the pending pods may stay pending; the candidates' may not,
   // nor wait on a node that is still starting (helpers.go `UninitializedNodeError`).
   if (result.unschedulable.some((u) => mine.has(u.pod.uid))) return { action: 'none' };
@@ -258,13 +258,13 @@ export function budgetFor(
  * a replacement launched for another command holds for that command's pods is not counted twice
  * (helpers.go `SimulateScheduling` schedules the pods of deleting nodes with the candidates').
  * Only the plans holding candidates' pods are returned, and only their pods count as unschedulable.
- * The nodes of `staying` (among `candidates`) still count against their NodePools' limits, as in
- * {@link computeConsolidation}.
+ * The nodes of `stillCounted` (among `candidates`) still count against their NodePools' limits,
+ * as in {@link computeConsolidation}.
  */
 export function replacementPlans(
   candidates: readonly Candidate[],
   snapshot: ClusterSnapshot,
-  staying: readonly Candidate[] = [],
+  stillCounted: readonly Candidate[] = [],
 ): { plans: readonly NodeClaimPlan[]; unschedulable: number } {
   if (!snapshot.catalog)
     return { plans: [], unschedulable: candidates.reduce((n, c) => n + c.pods.length, 0) };
@@ -274,7 +274,7 @@ export function replacementPlans(
   const result = simulationBase(snapshot, snapshot.catalog).planner.plan(
     [...snapshot.pendingPods, ...moving],
     leaving,
-    nodeNames(staying),
+    nodeNames(stillCounted),
   );
   return {
     plans: result.nodeClaims.filter((plan) => plan.pods.some((p) => mine.has(p.uid))),

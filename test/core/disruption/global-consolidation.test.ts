@@ -9,10 +9,10 @@ import {
   MAX_GLOBAL_REPLACEMENTS,
 } from '../../../shared/core/disruption/global-consolidation';
 import {
+  countedUntilMoved,
   type DisruptionCommand,
   plannedCandidates,
   replacementPlans,
-  staysForNow,
   VALIDATION_DELAY_MS,
 } from '../../../shared/core/disruption/methods';
 import { ANNOTATIONS } from '../../../shared/core/model/labels';
@@ -494,9 +494,9 @@ describe('decideDisruption with GlobalConsolidation', () => {
       const s = limited(27_000);
       const chosen = plannedCandidates(command, disruptionCandidates(s));
       expect(replacementPlans(chosen, s).unschedulable).toBe(0);
-      expect(replacementPlans(chosen, s, staysForNow(command, chosen)).unschedulable).toBe(2);
+      expect(replacementPlans(chosen, s, countedUntilMoved(command, chosen)).unschedulable).toBe(2);
       // A command of no phased step counts none of its candidates, as Karpenter's.
-      expect(staysForNow({ ...command, makesRoomFor: undefined }, chosen)).toStrictEqual([]);
+      expect(countedUntilMoved({ ...command, makesRoomFor: undefined }, chosen)).toStrictEqual([]);
     });
 
     it('takes no phase for a candidate held back by something other than the budget', () => {
