@@ -93,10 +93,11 @@ export class InvariantChecker {
     this.checkTerminateCalls();
     const claims = store.list('nodeclaims.karpenter.sh').items as Json[];
     const pools = store.list('nodepools.karpenter.sh').items as Json[];
+    const nodes = store.list('nodes').items as Json[];
     this.checkLimits(instances, pools);
     for (const message of this.nodeBudgets.check({
       nodeClaims: claims,
-      nodes: store.list('nodes').items as Json[],
+      nodes,
       nodePools: pools,
       now: this.world.time.now(),
     }))
@@ -104,7 +105,7 @@ export class InvariantChecker {
     this.checkTerminations(instances);
     this.checkOrphans(instances, new Set(claims.map((c) => c.metadata.name)));
     this.interruptions.check(claims);
-    this.checkDoNotDisrupt(store.list('nodes').items as Json[], claims);
+    this.checkDoNotDisrupt(nodes, claims);
     this.checkBudgets();
   }
 

@@ -114,12 +114,12 @@ export class CapacityPlanner {
 
   /**
    * `planCapacity` of `pods` on the state's nodes less those named in `without`; of those, the
-   * ones also named in `stayCounted` still count against their NodePools' limits.
+   * ones also named in `stillCounted` still count against their NodePools' limits.
    */
   plan(
     pods: readonly Pod[],
     without: ReadonlySet<string> = NO_NODES,
-    stayCounted: ReadonlySet<string> = NO_NODES,
+    stillCounted: ReadonlySet<string> = NO_NODES,
   ): SchedulingResult {
     return schedule(
       {
@@ -129,7 +129,7 @@ export class CapacityPlanner {
         nodePools: this.state.nodePools,
         nodeClasses: this.state.nodeClasses,
         instanceTypes: this.instanceTypes,
-        countedInLimits: this.state.nodes.filter((n) => stayCounted.has(n.name) && without.has(n.name)),
+        countedInLimits: this.state.nodes.filter((n) => stillCounted.has(n.name) && without.has(n.name)),
       },
       this.existing.without(without),
     );
