@@ -73,7 +73,12 @@ export function disruptionCandidates(snapshot: ClusterSnapshot): Candidate[] {
   const awaited = new Set(
     pairs.flatMap(({ node, nodeClaim: claim }) => {
       const id = claim && commandIdOf(claim);
-      const moving = !claim?.deletionTimestamp || node?.pods.some(isReschedulable) === true;
+      // On a decision's snapshot the pods of a candidate being deleted are pending already
+      // (`besideCommandsInFlight`); `podsLeaving` keeps that they have yet to move.
+      const moving =
+        !claim?.deletionTimestamp ||
+        node?.pods.some(isReschedulable) === true ||
+        (node !== undefined && snapshot.podsLeaving?.has(node.name) === true);
       return id !== undefined && moving ? [id] : [];
     }),
   );

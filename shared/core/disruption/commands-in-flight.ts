@@ -27,7 +27,9 @@ export const COMMAND_TIMEOUT_SCALE_MS = 80;
  * `SimulateScheduling`: nodes marked for deletion take no pods, and their pods are scheduled
  * with the candidates'): the Nodes of every other command's candidates (all but `except`), and
  * every Node being deleted for any reason — expiry, interruption, node repair, a person — take no
- * pods, and their pods that would move are pending.
+ * pods, and their pods that would move are pending. `podsLeaving` names those Nodes, so that a
+ * command's replacements stay awaited while its candidates' pods move (candidates.ts
+ * `disruptionCandidates`).
  */
 export function besideCommandsInFlight(snapshot: ClusterSnapshot, except?: string): ClusterSnapshot {
   const held = new Set(
@@ -40,13 +42,16 @@ export function besideCommandsInFlight(snapshot: ClusterSnapshot, except?: strin
   );
   if (held.size === 0 && !snapshot.nodes.some((n) => n.deleting)) return snapshot;
   const moving: Pod[] = [];
+  const leaving = new Set(snapshot.podsLeaving);
   const nodes = snapshot.nodes.map((node) => {
     if (!node.deleting && (!node.providerID || !held.has(node.providerID))) return node;
     // Their pods are counted once, as pending; DaemonSet pods stay with their node.
-    moving.push(...node.pods.filter(isReschedulable).map((p) => ({ ...p, nodeName: undefined })));
+    const pods = node.pods.filter(isReschedulable);
+    moving.push(...pods.map((p) => ({ ...p, nodeName: undefined })));
+    if (pods.length > 0) leaving.add(node.name);
     return { ...node, unschedulable: true, pods: node.pods.filter((p) => !isReschedulable(p)) };
   });
-  return { ...snapshot, nodes, pendingPods: [...snapshot.pendingPods, ...moving] };
+  return { ...snapshot, nodes, pendingPods: [...snapshot.pendingPods, ...moving], podsLeaving: leaving };
 }
 
 /**

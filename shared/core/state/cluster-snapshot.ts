@@ -42,6 +42,11 @@ export interface ClusterSnapshot {
   readonly invalid: readonly ValidationError[];
   /** What the loader worked around (an SSM NodePool shadowed by a CRD, …). */
   readonly warnings: readonly string[];
+  /**
+   * Nodes, by name, whose pods a disruption decision counts as pending because their node is
+   * going (disruption/commands-in-flight.ts `besideCommandsInFlight`): pods that have yet to move.
+   */
+  readonly podsLeaving?: ReadonlySet<string>;
 }
 
 /**

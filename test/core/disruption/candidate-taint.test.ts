@@ -10,7 +10,7 @@ import type { NodePool } from '../../../shared/core/model/nodepool';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
 import { nodePool, pod } from '../../../sim/world/builders';
-import { condition, m5xlargeMember, snapshotOf } from './snapshot';
+import { condition, m5xlargeMember, snapshotOf, T0 } from './snapshot';
 
 // The Candidate state of kubernetes-sigs/karpenter issue #624: a node Karpenter would disrupt
 // carries a PreferNoSchedule taint, and leaves candidacy as soon as it is no longer one.
@@ -133,6 +133,30 @@ describe('candidateNodes: where consolidation is heading', () => {
       annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
     });
     expect(sorted(candidateNodes(cluster([annotated, full('f')]), global))).toEqual([]);
+  });
+
+  it("leaves out a command's replacements, empty as they are, while its candidates' pods move", () => {
+    // a drains (deleted, its pod still on it); r was launched for that pod and holds none yet.
+    const draining = ([node, claim]: [StateNode, NodeClaim]): [StateNode, NodeClaim] => [
+      node,
+      {
+        ...claim,
+        deletionTimestamp: new Date(T0).toISOString(),
+        annotations: { ...claim.annotations, 'podlift.dev/disruption-command': '{"id":"x"}' },
+      },
+    ];
+    const [rn, rc] = m5xlargeMember('r', []);
+    const replacement: [StateNode, NodeClaim] = [
+      rn,
+      { ...rc, annotations: { ...rc.annotations, 'podlift.dev/replaces': 'x' } },
+    ];
+    expect(sorted(candidateNodes(cluster([draining(light('a')), replacement, full('f')]), global))).toEqual(
+      [],
+    );
+    // Once a's pods have moved (elsewhere, here), the empty replacement is on its way out.
+    const [an, ac] = draining(light('a'));
+    const drained: [StateNode, NodeClaim] = [{ ...an, pods: [] }, ac];
+    expect(sorted(candidateNodes(cluster([drained, replacement, full('f')]), global))).toEqual(['r']);
   });
 
   /** Many pods of 100m on one node: a large share of the NodePool's disruption. */

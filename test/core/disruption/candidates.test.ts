@@ -4,6 +4,7 @@ import {
   disruptionCandidates,
   ROOM_KEPT_MS,
 } from '../../../shared/core/disruption/candidates';
+import { besideCommandsInFlight } from '../../../shared/core/disruption/commands-in-flight';
 import type { NodeClaim } from '../../../shared/core/model/nodeclaim';
 import type { Pod } from '../../../shared/core/model/pod';
 import type { StateNode } from '../../../shared/core/state/cluster-state';
@@ -121,13 +122,22 @@ describe('disruptionCandidates', () => {
         [on, oc],
       ]),
     ).toEqual(['claim-old', 'claim-other']);
-    // Deleted, its pod not moved yet: still kept.
+    // Deleted, its pod not moved yet: still kept...
     expect(
       names([
         [withPod, deleting],
         [rn, rc],
       ]),
     ).toEqual([]);
+    // ...on the snapshot a decision sees as well, where that pod is pending already.
+    const decided = besideCommandsInFlight(
+      snapshotOf([
+        [withPod, deleting],
+        [rn, rc],
+      ]),
+    );
+    expect(decided.pendingPods).toHaveLength(1);
+    expect(disruptionCandidates(decided)).toEqual([]);
     // Deleted and drained, or the command cancelled (its record cleared): a candidate again.
     expect(
       names([

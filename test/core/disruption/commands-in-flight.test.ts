@@ -183,6 +183,24 @@ describe('decideDisruption beside commands in flight', () => {
     expect(decideDisruption(busy, T0).command?.candidates).toEqual(['claim-b']);
   });
 
+  // The provisioner nominates a command's replacements for its candidates' pods while they are
+  // marked for deletion (queue.go `StartCommand`; statenode.go `ValidateNodeDisruptable`).
+  it("leaves a command's empty replacement to its candidates' pods until they have moved", () => {
+    const replacing = command('r', ['claim-a'], {
+      method: 'consolidation',
+      reason: 'Underutilized',
+      replace: true,
+    });
+    const [an, ac] = member('a', { pods: [web('a1')], under: replacing });
+    const deleting: [StateNode, NodeClaim] = [an, { ...ac, deletionTimestamp: iso(T0) }];
+    const replacement = member('n', { annotations: { 'podlift.dev/replaces': 'r' } });
+    const s = (a: [StateNode, NodeClaim]) => snapshotOf([a, replacement], { nodePools: [roomy] });
+    expect(decideDisruption(s(deleting), T0).command).toBeUndefined();
+    // Drained (its pod elsewhere): the replacement, still empty, is emptiness's.
+    const drained: [StateNode, NodeClaim] = [{ ...an, pods: [] }, deleting[1]];
+    expect(decideDisruption(s(drained), T0).command?.candidates).toEqual(['claim-n']);
+  });
+
   it('says why consolidation may not take a candidate, in Karpenter’s words', () => {
     const s = snapshotOf([member('a', { pods: [web('a1')] })], {
       nodePools: [nodePool({ consolidationPolicy: 'WhenEmpty' })],
