@@ -31,21 +31,29 @@ export function nodeDisruptionCost(pods: readonly Pod[]): number {
 export interface NodePoolTotals {
   readonly cost: number;
   readonly disruptionCost: number;
+  /**
+   * How long the NodePool has been settled: since the last of its NodeClaims was created or its
+   * last pod event (`status.lastPodEventTime`, a pod bound to or gone from its node); podlift's
+   * global consolidation threshold reads it (global-consolidation.ts `thresholdK`). Absent, long.
+   */
+  readonly settledForMs?: number;
 }
 
 /**
  * Every NodePool's totals (balanced.go `computeNodePoolTotals`): the hourly prices of all its
  * NodeClaims, and the disruption cost of all its nodes, candidates or not (in-flight NodeClaims
- * count their base cost).
+ * count their base cost); and how long it has been settled.
  */
 export function nodePoolTotals(snapshot: ClusterSnapshot): Map<string, NodePoolTotals> {
-  const totals = new Map<string, { cost: number; disruptionCost: number }>();
+  const totals = new Map<string, { cost: number; disruptionCost: number; settledForMs: number }>();
   for (const { node, nodeClaim } of joinNodesAndClaims(snapshot.nodes, snapshot.nodeClaims)) {
     const pool = nodeClaim?.labels[LABEL_NODEPOOL];
     if (!nodeClaim || !pool) continue;
-    const entry = totals.get(pool) ?? { cost: 0, disruptionCost: 0 };
+    const entry = totals.get(pool) ?? { cost: 0, disruptionCost: 0, settledForMs: Number.POSITIVE_INFINITY };
     entry.cost += Number(nodeClaim.annotations[ANNOTATIONS.hourlyPrice] ?? 0) || 0;
     entry.disruptionCost += nodeDisruptionCost(node ? node.pods.filter(isReschedulable) : []);
+    const changed = Date.parse(nodeClaim.status.lastPodEventTime ?? nodeClaim.creationTimestamp ?? '');
+    if (Number.isFinite(changed)) entry.settledForMs = Math.min(entry.settledForMs, snapshot.now - changed);
     totals.set(pool, entry);
   }
   return totals;

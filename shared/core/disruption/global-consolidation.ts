@@ -1,3 +1,4 @@
+import { durationMs } from '../model/duration';
 import type { NodePool } from '../model/nodepool';
 import type { ClusterSnapshot } from '../state/cluster-snapshot';
 import { BALANCED_K, everyPoolApproves, type NodePoolTotals, nodeDisruptionCost } from './balanced';
@@ -49,7 +50,8 @@ export const MAX_GLOBAL_REPLACEMENTS = 10;
  * together); `totals` are every NodePool's cost and disruption cost (balanced.ts). A step must
  * save money and clear Balanced's threshold whatever the NodePool's policy — saving ÷ pool cost
  * at least 1/k of disruption ÷ pool disruption (balanced.go `ScoreMove`), k the NodePool's
- * `podlift.dev/global-consolidation-k` or Balanced's 2 — so the cluster never churns for cents.
+ * `podlift.dev/global-consolidation-k` once it has settled ({@link thresholdK}), or Balanced's 2 —
+ * so the cluster never churns for cents.
  * Of the steps found, the one saving most; `settings.outOfTime` ends the search early.
  *
  * When none is found within the budgets, a step that needs more candidates than they allow at
@@ -205,11 +207,31 @@ export function globalConsolidationK(pool: NodePool): number {
   return pool.disruption.globalConsolidationK ?? BALANCED_K;
 }
 
+/** How long a NodePool must have been settled before its k applies, unless it says otherwise. */
+export const DEFAULT_SETTLE_AFTER_MS = 3 * 60_000;
+
+/**
+ * The k a move of the NodePool is scored at: its {@link globalConsolidationK} once it has been
+ * settled — no NodeClaim of it created, no pod come or gone on its nodes — for
+ * `podlift.dev/global-consolidation-settle-after` ({@link DEFAULT_SETTLE_AFTER_MS}), and until
+ * then no more than Balanced's 2. A k above 2 takes moves that save less for what they disrupt,
+ * worth it in a cluster that stays as it is; while its workload still changes, such a move is
+ * often undone — its pods scaled away, its new nodes emptied — and its evictions wasted. In the
+ * soak, on eight seeds at k = 3, this took the evictions from 54.6 an hour (more than Karpenter's
+ * consolidation on three seeds) to 35.6, fewer than Karpenter's on every seed (docs/performance.md).
+ * The NodePool's own moves settle it again: each step waits the time anew before the next at k.
+ */
+export function thresholdK(pool: NodePool, totals: NodePoolTotals | undefined): number {
+  const k = globalConsolidationK(pool);
+  const settleAfter = pool.disruption.globalConsolidationSettleAfter;
+  const needed = settleAfter !== undefined ? (durationMs(settleAfter) ?? 0) : DEFAULT_SETTLE_AFTER_MS;
+  return (totals?.settledForMs ?? Number.POSITIVE_INFINITY) >= needed ? k : Math.min(k, BALANCED_K);
+}
+
 /**
  * Whether a move clears global consolidation's threshold, which the `GlobalConsolidation` gate
  * applies to its own steps and to every move of Karpenter's methods whatever the NodePool's policy:
- * each NodePool among the candidates scores it as Balanced does, at its
- * {@link globalConsolidationK}. Without it, the single-node and multi-node moves the global step
+ * each NodePool among the candidates scores it as Balanced does, at its {@link thresholdK}. Without it, the single-node and multi-node moves the global step
  * left behind took any saving, and evicted pods for cents: over the soak's eight seeds they made
  * the gate evict 58.9 pods an hour against 52.0 with it (docs/performance.md).
  */
@@ -218,7 +240,7 @@ export function clearsGlobalThreshold(
   savings: number,
   totals: ReadonlyMap<string, NodePoolTotals>,
 ): boolean {
-  return everyPoolApproves(candidates, savings, totals, globalConsolidationK);
+  return everyPoolApproves(candidates, savings, totals, (pool) => thresholdK(pool, totals.get(pool.name)));
 }
 
 /**

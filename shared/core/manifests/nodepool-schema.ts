@@ -225,6 +225,14 @@ const nodePoolManifest = z
         message: 'must be an integer from 1 to 10 (the k of the global consolidation threshold, 1/k)',
         path: ['metadata', 'annotations', ANNOTATIONS.globalConsolidationK],
       });
+    const settle = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationSettleAfter];
+    if (settle !== undefined && !DURATION.test(settle))
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be a duration in hours, minutes and seconds ("3m", "90s"): how long the NodePool must have been settled before its global consolidation k applies',
+        path: ['metadata', 'annotations', ANNOTATIONS.globalConsolidationSettleAfter],
+      });
     const band = m.metadata.annotations?.[ANNOTATIONS.launchPriceBand];
     if (band !== undefined && !LAUNCH_PRICE_BAND.test(band))
       ctx.addIssue({
@@ -246,6 +254,7 @@ function toNodePool(m: NodePoolManifest): NodePool {
   const t = m.spec.template;
   const d = m.spec.disruption;
   const k = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationK];
+  const settle = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationSettleAfter];
   const band = m.metadata.annotations?.[ANNOTATIONS.launchPriceBand];
   const requirements: NodeSelectorRequirement[] = t.spec.requirements.map((r) => ({
     key: r.key,
@@ -284,6 +293,7 @@ function toNodePool(m: NodePoolManifest): NodePool {
       consolidateAfter: d?.consolidateAfter ?? '0s',
       budgets,
       ...(k !== undefined ? { globalConsolidationK: Number(k) } : {}),
+      ...(settle !== undefined ? { globalConsolidationSettleAfter: settle } : {}),
     },
     ...(band !== undefined ? { launchPriceBand: Number.parseInt(band, 10) / 100 } : {}),
     limits: limits satisfies Resources,

@@ -174,6 +174,12 @@ export const ANNOTATIONS = {
    */
   globalConsolidationK: 'podlift.dev/global-consolidation-k',
   /**
+   * On a NodePool: how long it must have been settled — no NodeClaim of it created, no pod come
+   * or gone on its nodes — before its global-consolidation k applies; until then no more than
+   * Balanced's 2. A duration in hours, minutes and seconds ("3m"); absent, 3 minutes.
+   */
+  globalConsolidationSettleAfter: 'podlift.dev/global-consolidation-settle-after',
+  /**
    * On a NodePool: how far above a NodeClaim's cheapest option (of its capacity type) its other
    * instance-type options may be priced, a percentage ("25%"); absent, every option is kept, as
    * in Karpenter (provisioning/price-band.ts).

@@ -59,6 +59,11 @@ export interface NodePool {
      * NodePool's `podlift.dev/global-consolidation-k` annotation; absent, Balanced's 2.
      */
     readonly globalConsolidationK?: number;
+    /**
+     * How long the NodePool must have been settled before its `globalConsolidationK` applies
+     * (a duration, from `podlift.dev/global-consolidation-settle-after`); absent, 3 minutes.
+     */
+    readonly globalConsolidationSettleAfter?: string;
   };
   /**
    * The launch price band as a fraction (0.25 for "25%"), from the NodePool's

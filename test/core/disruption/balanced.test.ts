@@ -237,8 +237,12 @@ describe('nodePoolTotals: balanced_scoring_test.go "computeNodePoolTotals"', () 
 
   it('keeps each NodePool apart', () => {
     const totals = nodePoolTotals(snapshotOf([...fiveNodes, poolMember('x', 'pool-b', onePod('x1'), 1)]));
-    expect(totals.get('pool-a')).toStrictEqual({ cost: expect.closeTo(24.2, 9), disruptionCost: 10 });
-    expect(totals.get('pool-b')).toStrictEqual({ cost: 1, disruptionCost: 2 });
+    expect(totals.get('pool-a')).toStrictEqual({
+      cost: expect.closeTo(24.2, 9),
+      disruptionCost: 10,
+      settledForMs: 0,
+    });
+    expect(totals.get('pool-b')).toStrictEqual({ cost: 1, disruptionCost: 2, settledForMs: 0 });
   });
 
   it('accumulates the disruption of zero-priced nodes, and lets no NaN price poison the cost', () => {
@@ -254,7 +258,11 @@ describe('nodePoolTotals: balanced_scoring_test.go "computeNodePoolTotals"', () 
         fiveNodes[1],
       ]),
     );
-    expect(totals.get('pool-a')).toStrictEqual({ cost: expect.closeTo(9.68, 9), disruptionCost: 8 });
+    expect(totals.get('pool-a')).toStrictEqual({
+      cost: expect.closeTo(9.68, 9),
+      disruptionCost: 8,
+      settledForMs: 0,
+    });
     expect(scoreMove(4.84, 2, totals.get('pool-a')).score).toBeCloseTo(4.84 / 9.68 / (2 / 8), 9);
   });
 
@@ -274,7 +282,11 @@ describe('nodePoolTotals: balanced_scoring_test.go "computeNodePoolTotals"', () 
     });
     const s = snapshotOf(fiveNodes);
     const totals = nodePoolTotals({ ...s, nodeClaims: [...s.nodeClaims, inFlight] });
-    expect(totals.get('pool-a')).toStrictEqual({ cost: expect.closeTo(25.7, 9), disruptionCost: 11 });
+    expect(totals.get('pool-a')).toStrictEqual({
+      cost: expect.closeTo(25.7, 9),
+      disruptionCost: 11,
+      settledForMs: 0,
+    });
   });
 
   it('skips a node without a NodePool label, Karpenter-managed or not (`if !ok { continue }`)', () => {

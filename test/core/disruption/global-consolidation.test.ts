@@ -4,9 +4,11 @@ import { disruptionCandidates } from '../../../shared/core/disruption/candidates
 import { commandStillValid, decideDisruption } from '../../../shared/core/disruption/decide';
 import {
   clearsGlobalThreshold,
+  DEFAULT_SETTLE_AFTER_MS,
   globalConsolidation,
   MAX_GLOBAL_CANDIDATES,
   MAX_GLOBAL_REPLACEMENTS,
+  thresholdK,
 } from '../../../shared/core/disruption/global-consolidation';
 import {
   countedUntilMoved,
@@ -99,12 +101,74 @@ describe('globalConsolidation', () => {
     const s = cluster(members);
     expect(globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))).toBeUndefined();
     const pool = m5Pool();
+    // Settled: no NodeClaim created (all at T0) and no pod event for the 3 minutes k = 3 waits.
     const k3 = snapshotOf(members, {
+      now: T0 + DEFAULT_SETTLE_AFTER_MS,
       nodePools: [{ ...pool, disruption: { ...pool.disruption, globalConsolidationK: 3 } }],
     });
     const step = globalConsolidation(disruptionCandidates(k3), k3, nodePoolTotals(k3));
     expect(step?.candidates.map((c) => c.node.name)).toStrictEqual(['x', 'y', 'z']);
     expect(step?.consolidation.savings).toBeCloseTo(0.192, 9);
+  });
+
+  describe("the NodePool's k applies once it has settled; until then no more than Balanced's 2", () => {
+    // The cluster of the test above: the move scores 0.375, under 1/2, over 1/3.
+    const one = (n: string) => m5xlargeMember(n, [app(`${n}1`, '2500m')]);
+    const full = m5xlargeMember('w', [app('w1', '1900m'), app('w2', '1900m')], { starting: true });
+    const base = m5Pool();
+    const at = (now: number, members: readonly [StateNode, NodeClaim][], k = 3, settleAfter?: string) => {
+      const s = snapshotOf(members, {
+        now,
+        nodePools: [
+          {
+            ...base,
+            disruption: {
+              ...base.disruption,
+              globalConsolidationK: k,
+              ...(settleAfter !== undefined ? { globalConsolidationSettleAfter: settleAfter } : {}),
+            },
+          },
+        ],
+      });
+      return globalConsolidation(disruptionCandidates(s), s, nodePoolTotals(s))?.candidates.length ?? 0;
+    };
+    const members = [one('x'), one('y'), one('z'), full];
+    const settled = T0 + DEFAULT_SETTLE_AFTER_MS;
+
+    it('waits 3 minutes from the last NodeClaim created', () => {
+      expect(at(settled, members)).toBe(3);
+      expect(at(settled - 1, members)).toBe(0);
+      // k = 1 is stricter than Balanced's, and stays so while the NodePool changes.
+      expect(at(T0, members, 1)).toBe(0);
+    });
+
+    it('waits 3 minutes from the last pod event on any of its nodes', () => {
+      const [wn, wc] = full;
+      const event = (ms: number): [StateNode, NodeClaim] => [
+        wn,
+        { ...wc, status: { ...wc.status, lastPodEventTime: new Date(ms).toISOString() } },
+      ];
+      const later = [one('x'), one('y'), one('z'), event(T0 + 60_000)];
+      expect(at(settled, later)).toBe(0);
+      expect(at(settled + 60_000, later)).toBe(3);
+    });
+
+    it('waits as long as podlift.dev/global-consolidation-settle-after says', () => {
+      expect(at(T0, members, 3, '0s')).toBe(3);
+      expect(at(settled, members, 3, '10m')).toBe(0);
+      expect(at(T0 + 600_000, members, 3, '10m')).toBe(3);
+    });
+
+    it('counts from the latest change across the NodePool, and is long without a NodeClaim', () => {
+      const s = snapshotOf(members, { now: T0 + 5_000 });
+      expect(nodePoolTotals(s).get('default')?.settledForMs).toBe(5_000);
+      expect(thresholdK(base, undefined)).toBe(2);
+      const k4 = { ...base, disruption: { ...base.disruption, globalConsolidationK: 4 } };
+      expect(thresholdK(k4, undefined)).toBe(4);
+      expect(thresholdK(k4, { cost: 1, disruptionCost: 1, settledForMs: DEFAULT_SETTLE_AFTER_MS - 1 })).toBe(
+        2,
+      );
+    });
   });
 
   it('takes nothing when the planned fleet is not cheaper than the candidates', () => {
@@ -368,7 +432,7 @@ describe('decideDisruption with GlobalConsolidation', () => {
       savings: 0.096,
     });
     expect(decideDisruption(s, T0 + 60_000, gate).command).toBeUndefined();
-    const k3 = snapshotOf(members, { nodePools: [pool(['m5'], 3)] });
+    const k3 = snapshotOf(members, { now: T0 + DEFAULT_SETTLE_AFTER_MS, nodePools: [pool(['m5'], 3)] });
     expect(decideDisruption(k3, T0 + 60_000, gate).command).toMatchObject({
       candidates: ['claim-a'],
       replace: true,

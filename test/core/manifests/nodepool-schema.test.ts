@@ -308,6 +308,25 @@ describe('parseNodePool', () => {
     }
   });
 
+  it('reads how long a NodePool must be settled from podlift.dev/global-consolidation-settle-after', () => {
+    const withSettle = (settle?: string) =>
+      nodePoolDoc((d) => {
+        if (settle !== undefined)
+          d.metadata.annotations = { 'podlift.dev/global-consolidation-settle-after': settle };
+      });
+    expect(parseNodePool(withSettle()).disruption.globalConsolidationSettleAfter).toBeUndefined();
+    expect(parseNodePool(withSettle('0s')).disruption.globalConsolidationSettleAfter).toBe('0s');
+    expect(parseNodePool(withSettle('1h30m')).disruption.globalConsolidationSettleAfter).toBe('1h30m');
+    for (const bad of ['3', '3 m', '-1m', '1.5m', 'Never', '', 'soon']) {
+      const err = validationError(withSettle(bad));
+      const issue = err.issues.find(
+        (i) => i.field === 'metadata.annotations["podlift.dev/global-consolidation-settle-after"]',
+      );
+      expect(issue?.message, bad).toMatch(/must be a duration in hours, minutes and seconds/);
+      expect(err.message).toContain(JSON.stringify(bad));
+    }
+  });
+
   it('reads the launch price band from podlift.dev/launch-price-band, 0% to 1000%', () => {
     const withBand = (band?: string) =>
       nodePoolDoc((d) => {
