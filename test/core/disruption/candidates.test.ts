@@ -138,6 +138,9 @@ describe('disruptionCandidates', () => {
     );
     expect(decided.pendingPods).toHaveLength(1);
     expect(disruptionCandidates(decided)).toEqual([]);
+    // Its Node gone (and its pods with it), the replacement is a candidate again.
+    const gone = { ...decided, nodes: decided.nodes.filter((n) => n.name !== 'old') };
+    expect(disruptionCandidates(gone).map((c) => c.claim.name)).toEqual(['claim-new']);
     // Deleted and drained, or the command cancelled (its record cleared): a candidate again.
     expect(
       names([
