@@ -34,7 +34,8 @@ export interface NodePoolTotals {
   /**
    * How long the NodePool has been settled: since the last of its NodeClaims was created or its
    * last pod event (`status.lastPodEventTime`, a pod bound to or gone from its node); podlift's
-   * global consolidation threshold reads it (global-consolidation.ts `thresholdK`). Absent, long.
+   * global consolidation threshold reads it (global-consolidation.ts `thresholdK`). Absent, the
+   * NodePool counts as settled long since.
    */
   readonly settledForMs?: number;
 }

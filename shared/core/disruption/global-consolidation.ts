@@ -231,9 +231,10 @@ export function thresholdK(pool: NodePool, totals: NodePoolTotals | undefined): 
 /**
  * Whether a move clears global consolidation's threshold, which the `GlobalConsolidation` gate
  * applies to its own steps and to every move of Karpenter's methods whatever the NodePool's policy:
- * each NodePool among the candidates scores it as Balanced does, at its {@link thresholdK}. Without it, the single-node and multi-node moves the global step
- * left behind took any saving, and evicted pods for cents: over the soak's eight seeds they made
- * the gate evict 58.9 pods an hour against 52.0 with it (docs/performance.md).
+ * each NodePool among the candidates scores it as Balanced does, at its {@link thresholdK}.
+ * Without it, the single-node and multi-node moves the global step left behind took any saving,
+ * and evicted pods for cents: over the soak's eight seeds they made the gate evict 58.9 pods an
+ * hour against 52.0 with it (docs/performance.md).
  */
 export function clearsGlobalThreshold(
   candidates: readonly Candidate[],
