@@ -211,6 +211,25 @@ export const GLOBAL_CONSOLIDATION_K = /^(?:[1-9]|10)$/;
 /** The values `podlift.dev/launch-price-band` may take: a whole percentage from 0% to 1000%. */
 export const LAUNCH_PRICE_BAND = /^(?:0|[1-9]\d{0,2}|1000)%$/;
 
+/** podlift's NodePool annotations, what their values must match, and the error saying so. */
+const ANNOTATION_VALUES: readonly (readonly [string, RegExp, string])[] = [
+  [
+    ANNOTATIONS.globalConsolidationK,
+    GLOBAL_CONSOLIDATION_K,
+    'must be an integer from 1 to 10 (the k of the global consolidation threshold, 1/k)',
+  ],
+  [
+    ANNOTATIONS.globalConsolidationSettleAfter,
+    DURATION,
+    'must be a duration in hours, minutes and seconds ("3m", "90s"): how long the NodePool must have been settled before its global consolidation k applies',
+  ],
+  [
+    ANNOTATIONS.launchPriceBand,
+    LAUNCH_PRICE_BAND,
+    'must be a whole percentage from 0% to 1000% (how far above the cheapest option a launch option may be priced)',
+  ],
+];
+
 const nodePoolManifest = z
   .strictObject({
     ...manifestHeader(NODEPOOL_KIND),
@@ -218,29 +237,12 @@ const nodePoolManifest = z
     status: z.unknown().optional(),
   })
   .superRefine((m, ctx) => {
-    const k = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationK];
-    if (k !== undefined && !GLOBAL_CONSOLIDATION_K.test(k))
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be an integer from 1 to 10 (the k of the global consolidation threshold, 1/k)',
-        path: ['metadata', 'annotations', ANNOTATIONS.globalConsolidationK],
-      });
-    const settle = m.metadata.annotations?.[ANNOTATIONS.globalConsolidationSettleAfter];
-    if (settle !== undefined && !DURATION.test(settle))
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          'must be a duration in hours, minutes and seconds ("3m", "90s"): how long the NodePool must have been settled before its global consolidation k applies',
-        path: ['metadata', 'annotations', ANNOTATIONS.globalConsolidationSettleAfter],
-      });
-    const band = m.metadata.annotations?.[ANNOTATIONS.launchPriceBand];
-    if (band !== undefined && !LAUNCH_PRICE_BAND.test(band))
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          'must be a whole percentage from 0% to 1000% (how far above the cheapest option a launch option may be priced)',
-        path: ['metadata', 'annotations', ANNOTATIONS.launchPriceBand],
-      });
+    // podlift's own NodePool annotations: each value must match its pattern.
+    for (const [key, pattern, message] of ANNOTATION_VALUES) {
+      const value = m.metadata.annotations?.[key];
+      if (value !== undefined && !pattern.test(value))
+        ctx.addIssue({ code: 'custom', message, path: ['metadata', 'annotations', key] });
+    }
   });
 
 type NodePoolManifest = z.infer<typeof nodePoolManifest>;
