@@ -202,19 +202,14 @@ function search(
   return best;
 }
 
-/** A NodePool's k for global consolidation: `podlift.dev/global-consolidation-k`, else Balanced's 2. */
-export function globalConsolidationK(pool: NodePool): number {
-  return pool.disruption.globalConsolidationK ?? BALANCED_K;
-}
-
 /** How long a NodePool must have been settled before its k applies, unless it says otherwise. */
 export const DEFAULT_SETTLE_AFTER_MS = 3 * 60_000;
 
 /**
- * The k a move of the NodePool is scored at: its {@link globalConsolidationK} once it has been
- * settled — no NodeClaim of it created, no pod come or gone on its nodes — for
- * `podlift.dev/global-consolidation-settle-after` ({@link DEFAULT_SETTLE_AFTER_MS}), and until
- * then no more than Balanced's 2. A k above 2 takes moves that save less for what they disrupt,
+ * The k a move of the NodePool is scored at: its `podlift.dev/global-consolidation-k` (else
+ * Balanced's 2) once it has been settled — no NodeClaim of it created, no pod come or gone on its
+ * nodes — for `podlift.dev/global-consolidation-settle-after` ({@link DEFAULT_SETTLE_AFTER_MS}),
+ * and until then no more than Balanced's 2. A k above 2 takes moves that save less for what they disrupt,
  * worth it in a cluster that stays as it is; while its workload still changes, such a move is
  * often undone — its pods scaled away, its new nodes emptied — and its evictions wasted. In the
  * soak, on eight seeds at k = 3, this took the evictions from 54.6 an hour (more than Karpenter's
@@ -222,7 +217,7 @@ export const DEFAULT_SETTLE_AFTER_MS = 3 * 60_000;
  * The NodePool's own moves settle it again: each step waits the time anew before the next at k.
  */
 export function thresholdK(pool: NodePool, totals: NodePoolTotals | undefined): number {
-  const k = globalConsolidationK(pool);
+  const k = pool.disruption.globalConsolidationK ?? BALANCED_K;
   const settleAfter = pool.disruption.globalConsolidationSettleAfter;
   const needed = settleAfter !== undefined ? (durationMs(settleAfter) ?? 0) : DEFAULT_SETTLE_AFTER_MS;
   return (totals?.settledForMs ?? Number.POSITIVE_INFINITY) >= needed ? k : Math.min(k, BALANCED_K);
